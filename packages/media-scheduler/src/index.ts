@@ -1,1 +1,36 @@
-export {};
+export { MediaSchedulerError, type MediaSchedulerErrorCode } from "./errors.js";
+export {
+  MEDIA_SCHEDULER_CHANNELS,
+  type MediaEvictEvent,
+  type MediaGrantEvent,
+  type MediaRebindEvent,
+  type MediaReleaseEvent,
+  type MediaSchedulerEvent,
+} from "./events.js";
+export type { MediaDc, MediaDirection, MediaPriority, MediaSizeClass } from "./kinds.js";
+export {
+  MEDIA_CHARGE_UNIT_BYTES,
+  MEDIA_SCHEDULER_DEFAULTS,
+  type MediaDirectionLimits,
+  type MediaSchedulerLimits,
+  type MediaSchedulerLogger,
+  type MediaSchedulerRegistryOptions,
+  type ResolvedDirectionLimits,
+  type ResolvedLimits,
+} from "./options.js";
+export type { MediaPermit } from "./permit.js";
+export {
+  type CloseOptions,
+  MediaSchedulerRegistry,
+  type OpenTransferOptions,
+} from "./registry.js";
+export type { MediaScheduler } from "./scheduler.js";
+export type {
+  MediaBindingState,
+  MediaSchedulerCounters,
+  MediaSchedulerRegistrySnapshot,
+  MediaSchedulerSnapshot,
+  MediaSchedulerTransferSnapshot,
+  MediaTransferSnapshot,
+} from "./snapshot.js";
+export type { MediaAcquireOptions, MediaTransfer } from "./transfer.js";

@@ -1,0 +1,367 @@
+// The registry owns one lazily created scheduler per (data centre, direction), opens transfers,
+// applies limits while running, and shuts everything down without losing a charge.
+
+import {
+  abortReason,
+  type Clock,
+  checkNumber,
+  createDeferred,
+  onAbort,
+  systemClock,
+} from "@telepace/core";
+import { MediaSchedulerError } from "./errors.js";
+import { channels } from "./events.js";
+import type { MutableCounters, RegistryHost } from "./host.js";
+import {
+  checkDc,
+  checkDirection,
+  checkPriority,
+  type MediaDc,
+  type MediaDirection,
+  type MediaPriority,
+} from "./kinds.js";
+import {
+  MEDIA_SCHEDULER_DEFAULTS,
+  type MediaSchedulerLimits,
+  type MediaSchedulerLogger,
+  type MediaSchedulerRegistryOptions,
+  type ResolvedLimits,
+  resolveLimits,
+} from "./options.js";
+import { MediaScheduler } from "./scheduler.js";
+import type { MediaSchedulerRegistrySnapshot, MediaSchedulerSnapshot } from "./snapshot.js";
+import { MediaTransfer } from "./transfer.js";
+
+/** Options of {@link MediaSchedulerRegistry.open}. */
+export interface OpenTransferOptions {
+  /** The data centre: an MTProto DC id, or the API host for the Bot API. */
+  readonly dc: MediaDc;
+  readonly direction: MediaDirection;
+  /**
+   * The file's size in bytes, an integer >= 0, or `undefined` when unknown (then the transfer is
+   * large). @defaultValue undefined
+   */
+  readonly sizeBytes?: number | undefined;
+  /** Default priority of the transfer's acquires. @defaultValue "foreground" */
+  readonly priority?: MediaPriority | undefined;
+}
+
+/** Options of {@link MediaSchedulerRegistry.close}. */
+export interface CloseOptions {
+  /**
+   * Give up waiting for live permits after this many milliseconds (by the registry's clock) and
+   * reject with `ERR_CLOSE_TIMEOUT`. A finite number >= 0. @defaultValue wait until drained
+   */
+  readonly timeoutMs?: number | undefined;
+  /** Aborting stops the wait and rejects with `signal.reason` (the registry stays closed). */
+  readonly signal?: AbortSignal | undefined;
+}
+
+function newCounters(): MutableCounters {
+  return {
+    transfersOpened: 0,
+    transfersClosed: 0,
+    grants: 0,
+    releases: 0,
+    aborted: 0,
+    rejectedClosed: 0,
+    rejectedQueueFull: 0,
+    rejectedOverBudget: 0,
+    rebinds: 0,
+    schedulersCreated: 0,
+    schedulersEvicted: 0,
+  };
+}
+
+/**
+ * Fair byte budgets for file transfers. One scheduler per (data centre, direction) is created on
+ * first use and evicted once fully drained; transfers opened here acquire a permit per chunk.
+ * Different data centres, and uploads versus downloads, never contend with each other.
+ *
+ * @example
+ * const registry = new MediaSchedulerRegistry();
+ * using transfer = registry.open({ dc: "api.telegram.org", direction: "download", sizeBytes });
+ * await using permit = await transfer.acquire(512 * 1024, { signal });
+ * // … fetch the chunk …
+ * await registry.close();
+ */
+export class MediaSchedulerRegistry implements AsyncDisposable {
+  readonly #largeThreshold: number;
+  readonly #schedulers: Record<MediaDirection, Map<MediaDc, MediaScheduler>> = {
+    download: new Map(),
+    upload: new Map(),
+  };
+  readonly #transfers = new Set<MediaTransfer>();
+  readonly #host: RegistryHost;
+  #nextTransferNumber = 1;
+  #isClosed = false;
+  readonly #drained = createDeferred<void>();
+
+  /**
+   * @throws {TypeError | RangeError} naming the first invalid option.
+   */
+  constructor(options: MediaSchedulerRegistryOptions = {}) {
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError(`Expected \`options\` to be an object, got ${String(options)}`);
+    }
+    let limits = resolveLimits(options, MEDIA_SCHEDULER_DEFAULTS);
+    this.#largeThreshold = checkNumber(
+      "largeTransferThresholdBytes",
+      options.largeTransferThresholdBytes ?? MEDIA_SCHEDULER_DEFAULTS.largeTransferThresholdBytes,
+      { integer: true, min: 1 },
+    );
+    const clock = checkClock(options.clock ?? systemClock);
+    const logger = checkLogger(options.logger);
+    const counters = newCounters();
+    let nextPermitId = 1;
+    this.#host = {
+      clock,
+      logger,
+      counters,
+      get limits(): ResolvedLimits {
+        return limits;
+      },
+      set limits(next: ResolvedLimits) {
+        limits = next;
+      },
+      queuedRequests: 0,
+      nextPermitId: () => nextPermitId++,
+      schedulerFor: (dc, direction) => this.#schedulerFor(dc, direction),
+      onSchedulerEmpty: (scheduler) => this.#evict(scheduler),
+      onTransferClosed: (transfer) => {
+        this.#transfers.delete(transfer);
+        counters.transfersClosed++;
+      },
+    };
+  }
+
+  /** The limits in force (frozen; change them with {@link MediaSchedulerRegistry.configure}). */
+  get limits(): ResolvedLimits {
+    return this.#host.limits;
+  }
+
+  /** Number of live schedulers. */
+  get size(): number {
+    return this.#schedulers.download.size + this.#schedulers.upload.size;
+  }
+
+  /** Whether {@link MediaSchedulerRegistry.close} was called. */
+  get isClosed(): boolean {
+    return this.#isClosed;
+  }
+
+  /**
+   * Registers a transfer with the scheduler of (`dc`, `direction`), creating it on first use.
+   * @throws {MediaSchedulerError} `ERR_REGISTRY_CLOSED` after {@link MediaSchedulerRegistry.close}.
+   * @throws {TypeError | RangeError} for an invalid option, naming it.
+   */
+  open(options: OpenTransferOptions): MediaTransfer {
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError(`Expected \`options\` to be an object, got ${String(options)}`);
+    }
+    const dc = checkDc(options.dc);
+    const direction = checkDirection(options.direction);
+    const sizeBytes =
+      options.sizeBytes === undefined
+        ? undefined
+        : checkNumber("sizeBytes", options.sizeBytes, { integer: true, min: 0 });
+    const priority =
+      options.priority === undefined ? "foreground" : checkPriority(options.priority);
+    if (this.#isClosed) {
+      throw new MediaSchedulerError(
+        "ERR_REGISTRY_CLOSED",
+        "The media scheduler registry is closed",
+      );
+    }
+    const sizeClass =
+      sizeBytes === undefined || sizeBytes >= this.#largeThreshold ? "large" : "small";
+    const id = `${direction}-${this.#nextTransferNumber++}`;
+    const transfer = new MediaTransfer(
+      this.#host,
+      id,
+      dc,
+      direction,
+      sizeBytes,
+      sizeClass,
+      priority,
+    );
+    this.#transfers.add(transfer);
+    this.#host.counters.transfersOpened++;
+    return transfer;
+  }
+
+  /**
+   * Changes limits while transfers run: every existing scheduler of a direction takes the new
+   * values at once and grants whatever now fits. A smaller budget takes effect as permits
+   * release (nothing granted is revoked); waiting acquires whose charge exceeds it reject with
+   * `RangeError`. A smaller slot cap admits no new transfer until enough go idle. The update is
+   * validated as a whole first, so an invalid one changes nothing.
+   * @throws {TypeError | RangeError} naming the first invalid option.
+   * @throws {MediaSchedulerError} `ERR_REGISTRY_CLOSED` after close.
+   */
+  configure(limits: MediaSchedulerLimits): void {
+    const next = resolveLimits(limits, this.#host.limits);
+    if (this.#isClosed) {
+      throw new MediaSchedulerError(
+        "ERR_REGISTRY_CLOSED",
+        "The media scheduler registry is closed",
+      );
+    }
+    this.#host.limits = next;
+    for (const map of [this.#schedulers.download, this.#schedulers.upload]) {
+      for (const scheduler of [...map.values()]) scheduler.applyLimits(next);
+    }
+  }
+
+  /** The live scheduler of (`dc`, `direction`), or `undefined` when none exists (none is created). */
+  scheduler(dc: MediaDc, direction: MediaDirection): MediaScheduler | undefined {
+    return this.#schedulers[checkDirection(direction)].get(dc);
+  }
+
+  /** A fresh, frozen view of the registry and every live scheduler. */
+  snapshot(): MediaSchedulerRegistrySnapshot {
+    const schedulers: MediaSchedulerSnapshot[] = [];
+    for (const map of [this.#schedulers.download, this.#schedulers.upload]) {
+      for (const scheduler of map.values()) schedulers.push(scheduler.snapshot());
+    }
+    const host = this.#host;
+    return Object.freeze({
+      isClosed: this.#isClosed,
+      openTransfers: this.#transfers.size,
+      queuedRequests: host.queuedRequests,
+      maxQueuedAcquires: host.limits.maxQueuedAcquires,
+      backgroundGrantInterval: host.limits.backgroundGrantInterval,
+      counters: Object.freeze({ ...host.counters }),
+      schedulers: Object.freeze(schedulers),
+    });
+  }
+
+  /**
+   * Closes every transfer (their waiting acquires reject with `ERR_TRANSFER_CLOSED`) and refuses
+   * new ones, at once. The returned promise resolves when every live permit has been released
+   * and every scheduler evicted. Calling it again returns the same wait.
+   * @returns rejects with `ERR_CLOSE_TIMEOUT` after `timeoutMs`, or with `signal.reason` on abort;
+   * the registry stays closed either way and still drains as permits are released.
+   */
+  close(options: CloseOptions = {}): Promise<void> {
+    const { signal, timeoutMs } = options;
+    if (timeoutMs !== undefined) checkNumber("timeoutMs", timeoutMs, { min: 0 });
+    if (!this.#isClosed) {
+      this.#isClosed = true;
+      for (const transfer of [...this.#transfers]) {
+        transfer.closeWith("the media scheduler registry was closed");
+      }
+      this.#resolveIfDrained();
+    }
+    const drained = this.#drained.promise;
+    if (signal === undefined && timeoutMs === undefined) return drained;
+    if (this.size === 0) return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const finish = (error?: unknown): void => {
+        if (settled) return;
+        settled = true;
+        timer?.cancel();
+        unsubscribe();
+        if (error === undefined) resolve();
+        else reject(error);
+      };
+      const unsubscribe = onAbort(signal, () => finish(abortReason(signal as AbortSignal)));
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : this.#host.clock.setTimer(() => finish(this.#timeoutError(timeoutMs)), timeoutMs);
+      drained.then(() => finish());
+    });
+  }
+
+  /** Same as `close()`: resolves once every permit is released. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #schedulerFor(dc: MediaDc, direction: MediaDirection): MediaScheduler {
+    const map = this.#schedulers[direction];
+    let scheduler = map.get(dc);
+    if (scheduler === undefined) {
+      scheduler = new MediaScheduler(dc, direction, this.#host);
+      map.set(dc, scheduler);
+      this.#host.counters.schedulersCreated++;
+      this.#host.logger?.debug({ dc, direction }, "media scheduler created");
+    }
+    return scheduler;
+  }
+
+  #evict(scheduler: MediaScheduler): void {
+    const map = this.#schedulers[scheduler.direction];
+    // Only the instance the map holds; a stale one must not remove its successor.
+    if (map.get(scheduler.dc) !== scheduler) return;
+    map.delete(scheduler.dc);
+    this.#host.counters.schedulersEvicted++;
+    this.#host.logger?.debug(
+      { dc: scheduler.dc, direction: scheduler.direction },
+      "media scheduler evicted",
+    );
+    if (channels.evict.hasSubscribers) {
+      channels.evict.publish({
+        type: "evict",
+        dc: scheduler.dc,
+        direction: scheduler.direction,
+        grants: scheduler.snapshot().grants,
+      });
+    }
+    this.#resolveIfDrained();
+  }
+
+  #resolveIfDrained(): void {
+    if (this.#isClosed && this.size === 0) this.#drained.resolve();
+  }
+
+  #timeoutError(timeoutMs: number): MediaSchedulerError {
+    let livePermits = 0;
+    let activeBytes = 0;
+    const holders = new Set<string>();
+    for (const map of [this.#schedulers.download, this.#schedulers.upload]) {
+      for (const scheduler of map.values()) {
+        for (const entry of scheduler.snapshot().transfers) {
+          livePermits += entry.livePermits;
+          activeBytes += entry.activeBytes;
+          if (entry.livePermits > 0) holders.add(entry.transferId);
+        }
+      }
+    }
+    const shown = [...holders].slice(0, 10).join(", ");
+    return new MediaSchedulerError(
+      "ERR_CLOSE_TIMEOUT",
+      `Media scheduler registry did not drain within ${timeoutMs} ms: ${livePermits} permits (${activeBytes} bytes) still live, held by ${shown}${holders.size > 10 ? ", …" : ""}`,
+    );
+  }
+}
+
+function checkClock(clock: unknown): Clock {
+  const candidate = clock as Partial<Clock> | null;
+  if (
+    typeof candidate !== "object" ||
+    candidate === null ||
+    typeof candidate.now !== "function" ||
+    typeof candidate.setTimer !== "function"
+  ) {
+    throw new TypeError("Expected `clock` to be a Clock (with now() and setTimer())");
+  }
+  return candidate as Clock;
+}
+
+function checkLogger(logger: unknown): MediaSchedulerLogger | undefined {
+  if (logger === undefined) return undefined;
+  const candidate = logger as Partial<MediaSchedulerLogger> | null;
+  if (
+    typeof candidate !== "object" ||
+    candidate === null ||
+    typeof candidate.debug !== "function" ||
+    typeof candidate.warn !== "function"
+  ) {
+    throw new TypeError("Expected `logger` to have debug() and warn() methods (pino-compatible)");
+  }
+  return candidate as MediaSchedulerLogger;
+}

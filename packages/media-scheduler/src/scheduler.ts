@@ -1,0 +1,506 @@
+// One scheduler per (data centre, direction): a byte budget shared by deficit round robin between
+// the transfers bound to it, foreground first with a guaranteed periodic background grant.
+
+import type { Binding, Ring, Waiter } from "./binding.js";
+import { channels } from "./events.js";
+import type { RegistryHost } from "./host.js";
+import type { MediaDc, MediaDirection, MediaSizeClass } from "./kinds.js";
+import { LinkedQueue } from "./linked-queue.js";
+import { MEDIA_CHARGE_UNIT_BYTES, type ResolvedLimits } from "./options.js";
+import { MediaPermit } from "./permit.js";
+import type { MediaSchedulerSnapshot, MediaSchedulerTransferSnapshot } from "./snapshot.js";
+
+/** Rounds `bytes` up to a whole number of 64 KiB charge units. @internal */
+export function chargeOf(bytes: number): number {
+  return Math.ceil(bytes / MEDIA_CHARGE_UNIT_BYTES) * MEDIA_CHARGE_UNIT_BYTES;
+}
+
+function newRing(priority: Ring["priority"]): Ring {
+  return { priority, queue: new LinkedQueue<Binding>(), lastTurn: undefined };
+}
+
+/**
+ * The byte budget of one (data centre, direction). Created lazily by a
+ * {@link MediaSchedulerRegistry} when a transfer first binds to it and evicted once nothing is
+ * bound, queued or live there. Read it through {@link MediaScheduler.snapshot}; transfers and
+ * permits drive it.
+ *
+ * How a grant is chosen (all decisions are synchronous, at acquire, release, abort, close, rebind
+ * and configure time; no timers):
+ * 1. A transfer whose size class has no free active slot waits in a FIFO for one; it does not
+ *    hold up anyone else.
+ * 2. Among admitted transfers, deficit round robin in two rotations: foreground, and background.
+ *    The background rotation gets the next grant after `backgroundGrantInterval` foreground grants
+ *    made while it had a request waiting, or whenever no foreground request waits.
+ * 3. The request chosen next is never overtaken: if it does not fit the free bytes, the
+ *    scheduler waits for releases, which reserves the capacity it needs.
+ */
+export class MediaScheduler {
+  /** The data centre whose budget this is. */
+  readonly dc: MediaDc;
+  /** The direction whose budget this is. */
+  readonly direction: MediaDirection;
+  readonly #host: RegistryHost;
+  readonly #bindings = new Set<Binding>();
+  readonly #foreground = newRing("foreground");
+  readonly #background = newRing("background");
+  readonly #slotQueues: Record<MediaSizeClass, LinkedQueue<Binding>> = {
+    small: new LinkedQueue<Binding>(),
+    large: new LinkedQueue<Binding>(),
+  };
+  readonly #slotsInUse: Record<MediaSizeClass, number> = { small: 0, large: 0 };
+  #slotLimits: Record<MediaSizeClass, number>;
+  #maxBytes: number;
+  #backgroundInterval: number;
+  #activeBytes = 0;
+  #queuedBytes = 0;
+  #queuedRequests = 0;
+  #quantum = MEDIA_CHARGE_UNIT_BYTES;
+  #foregroundSinceBackground = 0;
+  #grants = 0;
+  #grantedBytes = 0;
+  #releases = 0;
+  #isDispatching = false;
+
+  /** @internal Schedulers are made by a registry only. */
+  constructor(dc: MediaDc, direction: MediaDirection, host: RegistryHost) {
+    this.dc = dc;
+    this.direction = direction;
+    this.#host = host;
+    const limits = host.limits[direction];
+    this.#maxBytes = limits.maxBytesInFlight;
+    this.#slotLimits = {
+      small: limits.maxActiveSmallTransfers,
+      large: limits.maxActiveLargeTransfers,
+    };
+    this.#backgroundInterval = host.limits.backgroundGrantInterval;
+  }
+
+  /** The byte budget in force. */
+  get maxBytesInFlight(): number {
+    return this.#maxBytes;
+  }
+
+  /** Sum of the charges of live permits. */
+  get activeBytes(): number {
+    return this.#activeBytes;
+  }
+
+  /** Sum of the charges of waiting acquires. */
+  get queuedBytes(): number {
+    return this.#queuedBytes;
+  }
+
+  /** A fresh, frozen view of the scheduler and of every transfer bound to it. */
+  snapshot(): MediaSchedulerSnapshot {
+    const transfers: MediaSchedulerTransferSnapshot[] = [];
+    let activeTransfers = 0;
+    let queuedTransfers = 0;
+    for (const binding of this.#bindings) {
+      if (binding.livePermits > 0) activeTransfers++;
+      if (binding.waiters.size > 0) queuedTransfers++;
+      transfers.push(snapshotBinding(binding));
+    }
+    return Object.freeze({
+      dc: this.dc,
+      direction: this.direction,
+      maxBytesInFlight: this.#maxBytes,
+      activeBytes: this.#activeBytes,
+      queuedBytes: this.#queuedBytes,
+      queuedRequests: this.#queuedRequests,
+      maxActiveSmallTransfers: this.#slotLimits.small,
+      maxActiveLargeTransfers: this.#slotLimits.large,
+      smallSlotsInUse: this.#slotsInUse.small,
+      largeSlotsInUse: this.#slotsInUse.large,
+      transfersWaitingForSlot: this.#slotQueues.small.size + this.#slotQueues.large.size,
+      activeTransfers,
+      queuedTransfers,
+      quantumBytes: this.#quantum,
+      foregroundGrantsSinceBackground: this.#foregroundSinceBackground,
+      grants: this.#grants,
+      grantedBytes: this.#grantedBytes,
+      releases: this.#releases,
+      transfers: Object.freeze(transfers),
+    });
+  }
+
+  /** @internal Registers a transfer here and returns its binding. */
+  bind(transferId: string, sizeClass: MediaSizeClass, onRemoved: Binding["onRemoved"]): Binding {
+    const binding: Binding = {
+      transferId,
+      sizeClass,
+      scheduler: this,
+      onRemoved,
+      waiters: new LinkedQueue<Waiter>(),
+      queuedBytes: 0,
+      livePermits: 0,
+      liveBytes: 0,
+      grants: 0,
+      grantedBytes: 0,
+      deficit: 0,
+      isTurnOpen: false,
+      ring: undefined,
+      ringNode: undefined,
+      slotNode: undefined,
+      holdsSlot: false,
+      isCurrent: true,
+    };
+    this.#bindings.add(binding);
+    return binding;
+  }
+
+  /** @internal Queues `waiter` at `waiter.binding` (a binding of this scheduler) and dispatches. */
+  enqueue(waiter: Waiter): void {
+    this.#push(waiter);
+    this.#dispatch();
+  }
+
+  /** @internal Removes a waiting acquire (its signal aborted) and rejects it with `reason`. */
+  cancel(waiter: Waiter, reason: unknown): void {
+    const binding = waiter.binding;
+    const node = waiter.node;
+    if (node === undefined) return;
+    const wasHead = binding.waiters.peek() === waiter;
+    this.#unqueue(binding, waiter, node);
+    this.#afterRemoval(binding, wasHead);
+    this.#host.counters.aborted++;
+    waiter.reject(reason);
+    this.#dispatch();
+  }
+
+  /** @internal Rejects every waiting acquire of `binding` with `reason` (the transfer closed). */
+  rejectAll(binding: Binding, reason: unknown): void {
+    const rejected = this.#drainWaiters(binding);
+    this.#host.counters.rejectedClosed += rejected.length;
+    for (const waiter of rejected) {
+      waiter.unsubscribe();
+      waiter.reject(reason);
+    }
+    this.#dispatch();
+  }
+
+  /** @internal Detaches every waiting acquire of `binding`, in order, for a rebind. */
+  takeWaiters(binding: Binding): Waiter[] {
+    const taken = this.#drainWaiters(binding);
+    this.#dispatch();
+    return taken;
+  }
+
+  /** @internal Queues waiters moved from another scheduler, keeping their order. */
+  adoptWaiters(binding: Binding, waiters: readonly Waiter[]): void {
+    for (const waiter of waiters) {
+      waiter.binding = binding;
+      this.#push(waiter);
+    }
+    this.#dispatch();
+  }
+
+  /** @internal The binding is no longer its transfer's current one: forget it once drained. */
+  retire(binding: Binding): void {
+    binding.isCurrent = false;
+    this.#removeIfDone(binding);
+  }
+
+  /** @internal Returns a permit's charge (called once per permit by the permit itself). */
+  returnCharge(binding: Binding, permit: MediaPermit, grantedAt: number): void {
+    const charge = permit.chargedBytes;
+    this.#activeBytes -= charge;
+    binding.livePermits--;
+    binding.liveBytes -= charge;
+    this.#releases++;
+    this.#host.counters.releases++;
+    if (channels.release.hasSubscribers) {
+      channels.release.publish({
+        type: "release",
+        dc: this.dc,
+        direction: this.direction,
+        transferId: binding.transferId,
+        permitId: permit.id,
+        chargedBytes: charge,
+        heldMs: this.#host.clock.now() - grantedAt,
+        activeBytes: this.#activeBytes,
+      });
+    }
+    this.#freeSlotIfIdle(binding);
+    this.#removeIfDone(binding);
+    this.#dispatch();
+  }
+
+  /** @internal Applies new limits to a running scheduler. */
+  applyLimits(limits: ResolvedLimits): void {
+    const own = limits[this.direction];
+    this.#maxBytes = own.maxBytesInFlight;
+    this.#slotLimits = { small: own.maxActiveSmallTransfers, large: own.maxActiveLargeTransfers };
+    this.#backgroundInterval = limits.backgroundGrantInterval;
+    this.#rejectOverBudget();
+    this.#admit("small");
+    this.#admit("large");
+    this.#dispatch();
+  }
+
+  // A request that can never fit the shrunk budget would wait forever: reject it the way a fresh
+  // acquire of that size is rejected.
+  #rejectOverBudget(): void {
+    if (this.#queuedRequests === 0) return;
+    const rejected: Waiter[] = [];
+    for (const binding of this.#bindings) {
+      const head = binding.waiters.peek();
+      let removed = 0;
+      for (const waiter of [...binding.waiters]) {
+        if (waiter.charge <= this.#maxBytes) continue;
+        this.#unqueue(binding, waiter, waiter.node as NonNullable<Waiter["node"]>);
+        rejected.push(waiter);
+        removed++;
+      }
+      if (removed > 0) this.#afterRemoval(binding, head !== binding.waiters.peek());
+    }
+    if (rejected.length === 0) return;
+    this.#host.counters.rejectedOverBudget += rejected.length;
+    this.#host.logger?.warn(
+      { dc: this.dc, direction: this.direction, rejected: rejected.length },
+      "waiting acquires rejected: their charge exceeds the reconfigured budget",
+    );
+    for (const waiter of rejected) {
+      waiter.unsubscribe();
+      waiter.reject(
+        new RangeError(
+          `Expected \`bytes\` to be at most ${this.#maxBytes} (the ${this.direction} budget per data centre, reconfigured) once rounded up to ${MEDIA_CHARGE_UNIT_BYTES}, got ${waiter.bytes} (charge ${waiter.charge})`,
+        ),
+      );
+    }
+  }
+
+  #push(waiter: Waiter): void {
+    const binding = waiter.binding;
+    const charge = waiter.charge;
+    waiter.node = binding.waiters.push(waiter);
+    binding.queuedBytes += charge;
+    this.#queuedBytes += charge;
+    this.#queuedRequests++;
+    this.#host.queuedRequests++;
+    // The quantum must cover the largest charge so every turn grants at least one request.
+    if (charge > this.#quantum) this.#quantum = charge;
+    if (binding.waiters.size === 1) this.#onBacklogged(binding);
+  }
+
+  #unqueue(binding: Binding, waiter: Waiter, node: NonNullable<Waiter["node"]>): void {
+    binding.waiters.remove(node);
+    waiter.node = undefined;
+    binding.queuedBytes -= waiter.charge;
+    this.#queuedBytes -= waiter.charge;
+    this.#queuedRequests--;
+    this.#host.queuedRequests--;
+  }
+
+  #drainWaiters(binding: Binding): Waiter[] {
+    const drained: Waiter[] = [];
+    for (let waiter = binding.waiters.peek(); waiter !== undefined; ) {
+      this.#unqueue(binding, waiter, waiter.node as NonNullable<Waiter["node"]>);
+      drained.push(waiter);
+      waiter = binding.waiters.peek();
+    }
+    if (drained.length > 0) this.#onDrained(binding);
+    return drained;
+  }
+
+  #afterRemoval(binding: Binding, wasHead: boolean): void {
+    if (binding.waiters.size === 0) this.#onDrained(binding);
+    else if (wasHead) this.#onHeadChanged(binding);
+  }
+
+  // A binding that just got its first waiting request enters the rotation when it already holds
+  // a slot (it has live permits) or a slot of its class is free; otherwise it waits for one.
+  #onBacklogged(binding: Binding): void {
+    if (!binding.holdsSlot) {
+      const sizeClass = binding.sizeClass;
+      const hasFreeSlot =
+        this.#slotsInUse[sizeClass] < this.#slotLimits[sizeClass] &&
+        this.#slotQueues[sizeClass].size === 0;
+      if (!hasFreeSlot) {
+        binding.slotNode = this.#slotQueues[sizeClass].push(binding);
+        return;
+      }
+      this.#slotsInUse[sizeClass]++;
+      binding.holdsSlot = true;
+    }
+    this.#joinRing(binding);
+  }
+
+  #onDrained(binding: Binding): void {
+    if (binding.ring !== undefined) this.#leaveRing(binding);
+    if (binding.slotNode !== undefined) {
+      this.#slotQueues[binding.sizeClass].remove(binding.slotNode);
+      binding.slotNode = undefined;
+    }
+    this.#freeSlotIfIdle(binding);
+  }
+
+  // The head request decides which rotation a transfer is in (a transfer can mix priorities).
+  #onHeadChanged(binding: Binding): void {
+    const ring = binding.ring;
+    const head = binding.waiters.peek();
+    if (ring === undefined || head === undefined || head.priority === ring.priority) return;
+    this.#leaveRing(binding);
+    this.#joinRing(binding);
+  }
+
+  #joinRing(binding: Binding): void {
+    const head = binding.waiters.peek() as Waiter;
+    const ring = head.priority === "foreground" ? this.#foreground : this.#background;
+    binding.ring = ring;
+    binding.ringNode = ring.queue.push(binding);
+    binding.deficit = 0;
+    binding.isTurnOpen = false;
+  }
+
+  #leaveRing(binding: Binding): void {
+    const ring = binding.ring as Ring;
+    // Leaving in the middle of its own turn counts as having had the turn.
+    if (binding.isTurnOpen) ring.lastTurn = binding;
+    ring.queue.remove(binding.ringNode as NonNullable<Binding["ringNode"]>);
+    binding.ring = undefined;
+    binding.ringNode = undefined;
+    binding.deficit = 0;
+    binding.isTurnOpen = false;
+    if (ring === this.#background && ring.queue.size === 0) this.#foregroundSinceBackground = 0;
+  }
+
+  #freeSlotIfIdle(binding: Binding): void {
+    if (!binding.holdsSlot || binding.livePermits > 0 || binding.waiters.size > 0) return;
+    binding.holdsSlot = false;
+    this.#slotsInUse[binding.sizeClass]--;
+    this.#admit(binding.sizeClass);
+  }
+
+  #admit(sizeClass: MediaSizeClass): void {
+    const queue = this.#slotQueues[sizeClass];
+    while (queue.size > 0 && this.#slotsInUse[sizeClass] < this.#slotLimits[sizeClass]) {
+      const binding = queue.shift() as Binding;
+      binding.slotNode = undefined;
+      binding.holdsSlot = true;
+      this.#slotsInUse[sizeClass]++;
+      this.#joinRing(binding);
+    }
+  }
+
+  #removeIfDone(binding: Binding): void {
+    if (binding.isCurrent || binding.livePermits > 0 || binding.waiters.size > 0) return;
+    if (!this.#bindings.delete(binding)) return;
+    for (const ring of [this.#foreground, this.#background]) {
+      if (ring.lastTurn === binding) ring.lastTurn = undefined;
+    }
+    binding.onRemoved(binding);
+    if (this.#bindings.size === 0) this.#host.onSchedulerEmpty(this);
+  }
+
+  #nextRing(): Ring | undefined {
+    const hasForeground = this.#foreground.queue.size > 0;
+    const hasBackground = this.#background.queue.size > 0;
+    if (!hasBackground) return hasForeground ? this.#foreground : undefined;
+    if (!hasForeground) return this.#background;
+    return this.#foregroundSinceBackground >= this.#backgroundInterval
+      ? this.#background
+      : this.#foreground;
+  }
+
+  // Grants until the next request in line does not fit. Re-entrant calls (a diagnostics
+  // subscriber releasing a permit) return at once: the running loop sees their effect.
+  #dispatch(): void {
+    if (this.#isDispatching) return;
+    this.#isDispatching = true;
+    try {
+      for (;;) {
+        const ring = this.#nextRing();
+        if (ring === undefined) return;
+        const binding = ring.queue.peek() as Binding;
+        const head = binding.waiters.peek() as Waiter;
+        if (!binding.isTurnOpen) {
+          // A transfer that just had its turn (and drained and came back) goes behind the others.
+          if (binding === ring.lastTurn && ring.queue.size > 1) {
+            ring.queue.rotate();
+            continue;
+          }
+          // The turn starts only when its first grant can be made, so waiting for capacity
+          // decides nothing: whoever is next when bytes free up gets them.
+          if (head.charge > this.#maxBytes - this.#activeBytes) return;
+          binding.deficit += this.#quantum;
+          binding.isTurnOpen = true;
+        }
+        if (head.charge > binding.deficit) {
+          binding.isTurnOpen = false;
+          ring.lastTurn = binding;
+          ring.queue.rotate();
+          continue;
+        }
+        if (head.charge > this.#maxBytes - this.#activeBytes) return;
+        this.#grant(ring, binding, head);
+      }
+    } finally {
+      this.#isDispatching = false;
+    }
+  }
+
+  #grant(ring: Ring, binding: Binding, waiter: Waiter): void {
+    const charge = waiter.charge;
+    this.#unqueue(binding, waiter, waiter.node as NonNullable<Waiter["node"]>);
+    binding.deficit -= charge;
+    binding.livePermits++;
+    binding.liveBytes += charge;
+    binding.grants++;
+    binding.grantedBytes += charge;
+    this.#activeBytes += charge;
+    this.#grants++;
+    this.#grantedBytes += charge;
+    this.#host.counters.grants++;
+    if (ring === this.#background) this.#foregroundSinceBackground = 0;
+    else if (this.#background.queue.size > 0) this.#foregroundSinceBackground++;
+    waiter.unsubscribe();
+    const now = this.#host.clock.now();
+    const permit = new MediaPermit(
+      this.#host.nextPermitId(),
+      binding,
+      waiter.priority,
+      waiter.bytes,
+      charge,
+      now,
+    );
+    this.#afterRemoval(binding, true);
+    if (channels.grant.hasSubscribers) {
+      channels.grant.publish({
+        type: "grant",
+        dc: this.dc,
+        direction: this.direction,
+        transferId: binding.transferId,
+        permitId: permit.id,
+        priority: waiter.priority,
+        bytes: waiter.bytes,
+        chargedBytes: charge,
+        waitedMs: now - waiter.queuedAt,
+        activeBytes: this.#activeBytes,
+        maxBytesInFlight: this.#maxBytes,
+      });
+    }
+    waiter.resolve(permit);
+  }
+}
+
+function snapshotBinding(binding: Binding): MediaSchedulerTransferSnapshot {
+  const head = binding.waiters.peek();
+  let state: MediaSchedulerTransferSnapshot["state"];
+  if (head !== undefined) state = binding.ring === undefined ? "waiting-for-slot" : "queued";
+  else state = binding.livePermits > 0 ? "active" : "idle";
+  return Object.freeze({
+    transferId: binding.transferId,
+    sizeClass: binding.sizeClass,
+    state,
+    isCurrent: binding.isCurrent,
+    headPriority: head?.priority,
+    queuedRequests: binding.waiters.size,
+    queuedBytes: binding.queuedBytes,
+    livePermits: binding.livePermits,
+    activeBytes: binding.liveBytes,
+    grants: binding.grants,
+    grantedBytes: binding.grantedBytes,
+    deficitBytes: binding.deficit,
+  });
+}

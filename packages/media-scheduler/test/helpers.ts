@@ -1,0 +1,74 @@
+// Shared test helpers: units, a macrotask flush, and a recorder for the diagnostics channels.
+
+import diagnosticsChannel from "node:diagnostics_channel";
+import {
+  MEDIA_CHARGE_UNIT_BYTES,
+  MEDIA_SCHEDULER_CHANNELS,
+  type MediaPermit,
+  type MediaSchedulerEvent,
+} from "../src/index.js";
+
+export const UNIT = MEDIA_CHARGE_UNIT_BYTES;
+export const KiB = 1024;
+export const MiB = 1024 * 1024;
+
+const realSetImmediate = globalThis.setImmediate;
+
+/** Lets every pending promise continuation run. */
+export function tick(): Promise<void> {
+  return new Promise((resolve) => realSetImmediate(resolve));
+}
+
+/** Tracks a promise's settlement without awaiting it. */
+export interface Tracked<T> {
+  readonly promise: Promise<T>;
+  status: "pending" | "fulfilled" | "rejected";
+  value: T | undefined;
+  reason: unknown;
+}
+
+export function track<T>(promise: Promise<T>): Tracked<T> {
+  const tracked: Tracked<T> = { promise, status: "pending", value: undefined, reason: undefined };
+  promise.then(
+    (value) => {
+      tracked.status = "fulfilled";
+      tracked.value = value;
+    },
+    (reason: unknown) => {
+      tracked.status = "rejected";
+      tracked.reason = reason;
+    },
+  );
+  return tracked;
+}
+
+/** The permit of a fulfilled tracked acquire (fails the test otherwise). */
+export function permitOf(tracked: Tracked<MediaPermit>): MediaPermit {
+  if (tracked.status !== "fulfilled" || tracked.value === undefined) {
+    throw new Error(`expected a granted permit, acquire is ${tracked.status}`);
+  }
+  return tracked.value;
+}
+
+/** Records every event published on the package's channels until `stop()`. */
+export function recordEvents(): { events: MediaSchedulerEvent[]; stop: () => void } {
+  const events: MediaSchedulerEvent[] = [];
+  const listener = (message: unknown): void => {
+    events.push(message as MediaSchedulerEvent);
+  };
+  const names = Object.values(MEDIA_SCHEDULER_CHANNELS);
+  for (const name of names) diagnosticsChannel.subscribe(name, listener);
+  return {
+    events,
+    stop: () => {
+      for (const name of names) diagnosticsChannel.unsubscribe(name, listener);
+    },
+  };
+}
+
+/** Jain's fairness index of `xs`: 1 when all equal, 1/n when one gets everything. */
+export function jainIndex(xs: readonly number[]): number {
+  const sum = xs.reduce((a, b) => a + b, 0);
+  const squares = xs.reduce((a, b) => a + b * b, 0);
+  return squares === 0 ? 1 : (sum * sum) / (xs.length * squares);
+}
