@@ -1,1 +1,24 @@
-export {};
+export {
+  type UpdateDispatchEvent,
+  updateDispatchChannels,
+} from "./diagnostics.js";
+export type { KeyKind } from "./dispatch-key.js";
+export { UpdateDispatchError, type UpdateDispatchErrorCode } from "./errors.js";
+export {
+  type CloseOptions,
+  type DrainOptions,
+  type EnqueueOptions,
+  type UpdateDispatcherOptions,
+  type UpdateDispatchLogger,
+  type UpdateProcessor,
+  updateDispatcherDefaults,
+} from "./options.js";
+export type {
+  CloseResult,
+  DrainResult,
+  EnqueueResult,
+  ProcessOutcome,
+  RejectReason,
+} from "./results.js";
+export type { UpdateDispatchStats } from "./stats.js";
+export { UpdateDispatcher } from "./update-dispatcher.js";

@@ -1,0 +1,53 @@
+// Typed dispatch events on node:diagnostics_channel, for metrics and tracing without a dependency.
+// Events carry safe metadata only: update ids, key kinds, reasons, outcomes and durations.
+
+import { channel } from "node:diagnostics_channel";
+import type { KeyKind } from "./dispatch-key.js";
+import type { ProcessOutcome, RejectReason } from "./results.js";
+
+/**
+ * The channel names the dispatcher publishes on (`telepace:update-dispatch:<event>`); subscribe
+ * with `diagnostics_channel.subscribe(name, listener)`.
+ */
+export const updateDispatchChannels = Object.freeze({
+  accepted: "telepace:update-dispatch:accepted",
+  rejected: "telepace:update-dispatch:rejected",
+  started: "telepace:update-dispatch:started",
+  finished: "telepace:update-dispatch:finished",
+} as const);
+
+/**
+ * A message on one of {@link updateDispatchChannels}. `updateId` is `null` when the update had no
+ * valid `update_id`; durations are clock milliseconds.
+ */
+export type UpdateDispatchEvent =
+  | {
+      readonly type: "accepted";
+      readonly updateId: number | null;
+      readonly keyKind: KeyKind;
+    }
+  | {
+      readonly type: "rejected";
+      readonly updateId: number | null;
+      readonly reason: RejectReason;
+    }
+  | {
+      readonly type: "started";
+      readonly updateId: number | null;
+      readonly keyKind: KeyKind;
+      /** From `enqueue` to the processor call. */
+      readonly waitedMs: number;
+    }
+  | {
+      readonly type: "finished";
+      readonly updateId: number | null;
+      readonly keyKind: KeyKind;
+      readonly outcome: ProcessOutcome;
+      /** From the processor call to the outcome. */
+      readonly durationMs: number;
+    };
+
+export const acceptedChannel = channel(updateDispatchChannels.accepted);
+export const rejectedChannel = channel(updateDispatchChannels.rejected);
+export const startedChannel = channel(updateDispatchChannels.started);
+export const finishedChannel = channel(updateDispatchChannels.finished);

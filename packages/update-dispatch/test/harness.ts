@@ -1,0 +1,77 @@
+// A recording processor for tests: which updates started and finished in which order, how many
+// ran at once, and gates that hold an update's processor until the test releases it.
+
+import type { Update } from "@grammyjs/types";
+import { createDeferred, type Deferred, ManualClock } from "@telepace/core";
+import type { UpdateDispatchLogger, UpdateProcessor } from "../src/index.js";
+
+export interface Recorder {
+  readonly processor: UpdateProcessor;
+  readonly started: number[];
+  readonly finished: number[];
+  readonly signals: Map<number, AbortSignal>;
+  /** Makes the processor of `updateId` wait until the returned deferred is resolved. */
+  gate(updateId: number): Deferred<void>;
+  readonly running: number;
+  readonly maxRunning: number;
+}
+
+export function recorder(): Recorder {
+  const started: number[] = [];
+  const finished: number[] = [];
+  const signals = new Map<number, AbortSignal>();
+  const gates = new Map<number, Deferred<void>>();
+  let running = 0;
+  let maxRunning = 0;
+  const processor: UpdateProcessor = async (update: Update, signal: AbortSignal) => {
+    started.push(update.update_id);
+    signals.set(update.update_id, signal);
+    running++;
+    maxRunning = Math.max(maxRunning, running);
+    try {
+      await gates.get(update.update_id)?.promise;
+    } finally {
+      running--;
+      finished.push(update.update_id);
+    }
+  };
+  return {
+    processor,
+    started,
+    finished,
+    signals,
+    gate(updateId) {
+      const gate = createDeferred<void>();
+      gates.set(updateId, gate);
+      return gate;
+    },
+    get running() {
+      return running;
+    },
+    get maxRunning() {
+      return maxRunning;
+    },
+  };
+}
+
+/** Lets every pending promise continuation run (one macrotask turn). */
+export function settle(): Promise<void> {
+  return new ManualClock().flush();
+}
+
+export interface LogCall {
+  readonly level: "debug" | "warn" | "error";
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly message: string;
+}
+
+/** A pino-shaped logger that records every call. */
+export function spyLogger(): UpdateDispatchLogger & { readonly calls: LogCall[] } {
+  const calls: LogCall[] = [];
+  return {
+    calls,
+    debug: (metadata, message) => calls.push({ level: "debug", metadata, message }),
+    warn: (metadata, message) => calls.push({ level: "warn", metadata, message }),
+    error: (metadata, message) => calls.push({ level: "error", metadata, message }),
+  };
+}
