@@ -1,1 +1,52 @@
-export {};
+export { type ChatId, chatKeyOf } from "./chat.js";
+export {
+  classifyFailure,
+  type FailureClassifier,
+  type FailureContext,
+  type FailureVerdict,
+} from "./classify.js";
+export { defaults } from "./defaults.js";
+export {
+  ChatMigratedError,
+  ForbiddenError,
+  NetworkError,
+  type NetworkErrorDetails,
+  type NetworkFailure,
+  OutboxError,
+  type OutboxErrorCode,
+  RetryAfterError,
+  type RetryAfterErrorOptions,
+  RetryAfterTooLongError,
+  TelegramApiError,
+  type TelegramApiErrorDetails,
+  TextTooLongError,
+} from "./errors.js";
+export { type OutboxEvent, type OutboxEventType, outboxChannels } from "./events.js";
+export type { LogMethod, Logger } from "./logger.js";
+export { type EnqueueOptions, type OutboxOperation, Priority } from "./operation.js";
+export {
+  type OutboxClosed,
+  type OutboxDelivered,
+  type OutboxFailed,
+  type OutboxNotModified,
+  type OutboxOutcome,
+  type OutboxRejected,
+  type OutboxSuperseded,
+  unwrapOutcome,
+} from "./outcome.js";
+export {
+  type OutboxChatSnapshot,
+  type OutboxCloseOptions,
+  type OutboxCounters,
+  type OutboxSnapshot,
+  TelegramOutbox,
+  type TelegramOutboxOptions,
+} from "./outbox.js";
+export {
+  MemoryPacingStore,
+  type PacingDecision,
+  type PacingDenial,
+  type PacingRequest,
+  type PacingStore,
+} from "./pacing-store.js";
+export { retryAfterFrom } from "./retry-after.js";

@@ -1,0 +1,41 @@
+// Every default of @telepace/outbox in one frozen object, so docs, validation and code agree.
+
+/**
+ * The defaults of {@link TelegramOutboxOptions} and {@link TelegramClientOptions}.
+ * Rates follow Telegram's Bot FAQ: about 1 message/s per private chat, 20 messages/min per group,
+ * about 30 messages/s in total.
+ */
+export const defaults = Object.freeze({
+  /** Requests per second to one private chat. */
+  privateChatRps: 1,
+  /** Requests per second to one group, supergroup or channel (20 per minute). */
+  groupChatRps: 20 / 60,
+  /** Requests per second across every chat. */
+  globalRps: 30,
+  /** Chats with a request in flight at the same time. */
+  maxInFlight: 32,
+  /** Ops waiting in the outbox (in-flight ops not counted). */
+  maxPending: 10_000,
+  /** Ops waiting for one chat. */
+  maxPendingPerChat: 1_000,
+  /** Longest 429 `retry_after` the outbox waits out; longer waits fail the op. */
+  maxRetryAfterMs: 300_000,
+  /** Attempts per op (the first try included) before it fails. */
+  maxAttempts: 10,
+  /** First backoff after a transient failure (5xx, connection error); doubles each time. */
+  retryBaseDelayMs: 1_000,
+  /** Longest backoff after a transient failure. */
+  retryMaxDelayMs: 30_000,
+  /** Fallback wait when a 429 carries no `retry_after` (the seed's 5 s). */
+  defaultRetryAfterMs: 5_000,
+  /** How long `close()` waits for pending and in-flight work. */
+  closeTimeoutMs: 10_000,
+  /** Bot API root URL. */
+  apiRoot: "https://api.telegram.org",
+  /** Per-request timeout (for getUpdates it is added to the long-poll timeout). */
+  requestTimeoutMs: 30_000,
+  /** Connections of the client's keep-alive pool. */
+  maxConnections: 64,
+  /** Largest JSON response the client reads. */
+  maxResponseBytes: 64 * 1024 * 1024,
+});

@@ -1,0 +1,67 @@
+// Observability: a closed union of outbox events, published on node:diagnostics_channel channels
+// named `telepace:outbox:<event>`. Events carry keys and chat ids, never payloads.
+
+import diagnosticsChannel from "node:diagnostics_channel";
+import type { OutboxOutcome } from "./outcome.js";
+
+interface EventBase {
+  /** The op's key, or `undefined` for a unique (never coalesced) op. */
+  readonly key: string | undefined;
+  /** The chat's pacing key (see {@link chatKeyOf}), or `undefined` for an op without a chat. */
+  readonly chat: string | undefined;
+}
+
+/** Everything the outbox reports. */
+export type OutboxEvent =
+  | (EventBase & { readonly type: "enqueued"; readonly priority: number })
+  | (EventBase & { readonly type: "coalesced"; readonly priority: number })
+  | (EventBase & { readonly type: "superseded"; readonly reason: "coalesced" | "dropped" })
+  | (EventBase & { readonly type: "started"; readonly attempt: number })
+  | (EventBase & {
+      readonly type: "rate-limited";
+      readonly retryAfterMs: number;
+      readonly scope: "chat" | "global";
+    })
+  | (EventBase & {
+      readonly type: "retry-scheduled";
+      readonly attempt: number;
+      readonly delayMs: number;
+      readonly reason: "rate-limited" | "transient";
+    })
+  | (EventBase & {
+      readonly type: "settled";
+      readonly status: OutboxOutcome<unknown>["status"] | "aborted";
+      readonly attempts: number;
+      /** The failure's `code` (or `name`) when it has one. */
+      readonly error: string | undefined;
+    });
+
+/** The type names of {@link OutboxEvent}. */
+export type OutboxEventType = OutboxEvent["type"];
+
+/**
+ * The diagnostics_channel name of each event.
+ *
+ * @example
+ * import diagnosticsChannel from "node:diagnostics_channel";
+ * diagnosticsChannel.subscribe(outboxChannels["rate-limited"], (event) => metrics.inc(event));
+ */
+export const outboxChannels: Readonly<Record<OutboxEventType, string>> = Object.freeze({
+  enqueued: "telepace:outbox:enqueued",
+  coalesced: "telepace:outbox:coalesced",
+  superseded: "telepace:outbox:superseded",
+  started: "telepace:outbox:started",
+  "rate-limited": "telepace:outbox:rate-limited",
+  "retry-scheduled": "telepace:outbox:retry-scheduled",
+  settled: "telepace:outbox:settled",
+});
+
+const channels = new Map(
+  Object.entries(outboxChannels).map(([type, name]) => [type, diagnosticsChannel.channel(name)]),
+);
+
+/** Publishes an event; builds nothing when no one listens. */
+export function publish(type: OutboxEventType, build: () => OutboxEvent): void {
+  const channel = channels.get(type);
+  if (channel?.hasSubscribers) channel.publish(Object.freeze(build()));
+}

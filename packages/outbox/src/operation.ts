@@ -1,0 +1,72 @@
+// What the outbox schedules: a keyed, prioritised unit of work with an `execute(signal)`, so any
+// transport (our TelegramClient, a grammY transformer, a test double) can sit underneath.
+
+import type { ChatId } from "./chat.js";
+
+/**
+ * The seed's priority tiers: lower runs first. Any integer >= 0 is accepted; these are the ones
+ * the client uses.
+ */
+export const Priority = Object.freeze({
+  /** Messages the user waits for. */
+  send: 0,
+  /** Deletes (they also drop the pending edits of their message). */
+  delete: 1,
+  /** Progress edits, coalesced per message. */
+  edit: 2,
+});
+
+/** One unit of work for the outbox. */
+export interface OutboxOperation<T> {
+  /**
+   * The coalescing key within the chat: while an op with the same chat and key is still pending,
+   * a newer one replaces it (and keeps its place in line). Omit it for an op that must never be
+   * coalesced, such as a plain send.
+   * @example `edit:${messageId}`
+   */
+  readonly key?: string | undefined;
+  /**
+   * The chat the request writes to: the op is paced, ordered and frozen with that chat. Without a
+   * chat the op is paced by the global budget only, and a 429 on it freezes every chat.
+   */
+  readonly chatId?: ChatId | undefined;
+  /** Lower runs first; see {@link Priority}. Range: integer >= 0. @defaultValue 0 */
+  readonly priority?: number | undefined;
+  /**
+   * Whether repeating the request is harmless (edits, deletes, chat actions). Transient failures
+   * after which the request may have reached Telegram are retried only when this is true;
+   * otherwise the op fails as maybe-delivered. @defaultValue false
+   */
+  readonly idempotent?: boolean | undefined;
+  /**
+   * Whether the request uses a slot of the chat's pacing. Set false for requests Telegram does
+   * not count as messages (chat actions): they still keep the chat's order and freezes.
+   * @defaultValue true
+   */
+  readonly paced?: boolean | undefined;
+  /**
+   * Keys (in the same chat) of pending ops this op makes pointless; they are dropped with a
+   * `superseded` outcome when this op is enqueued. A delete supersedes its message's edit.
+   */
+  readonly supersedes?: readonly string[] | undefined;
+  /**
+   * Performs the request. Resolve with the result; throw (or return a 429 envelope) to fail.
+   * `signal` aborts when the caller aborts or `close()` runs out of time.
+   */
+  readonly execute: (signal: AbortSignal) => Promise<T>;
+  /**
+   * Called with the result once the op is delivered; the op it returns is enqueued at once, even
+   * while the outbox drains. Replace-progress uses it to delete the progress message only after
+   * the final message was sent.
+   */
+  readonly followUp?: ((result: T) => OutboxOperation<unknown> | undefined) | undefined;
+}
+
+/** Options of {@link TelegramOutbox.enqueue}. */
+export interface EnqueueOptions {
+  /**
+   * Aborting removes a pending op (or aborts the in-flight request) and rejects the outcome
+   * promise with `signal.reason`.
+   */
+  readonly signal?: AbortSignal | undefined;
+}
