@@ -249,7 +249,7 @@ export class MediaSchedulerRegistry implements AsyncDisposable {
     if (!this.#isClosed) {
       this.#isClosed = true;
       for (const transfer of [...this.#transfers]) {
-        transfer.closeWith("the media scheduler registry was closed");
+        transfer.closeWith("the media scheduler registry was closed", false);
       }
       this.#resolveIfDrained();
     }

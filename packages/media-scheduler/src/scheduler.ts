@@ -168,15 +168,18 @@ export class MediaScheduler {
     this.#dispatch();
   }
 
-  /** @internal Rejects every waiting acquire of `binding` with `reason` (the transfer closed). */
-  rejectAll(binding: Binding, reason: unknown): void {
+  /**
+   * @internal Rejects every waiting acquire of `binding` with `reason` (the transfer closed).
+   * `dispatch: false` when the whole registry closes: nothing may be granted in between.
+   */
+  rejectAll(binding: Binding, reason: unknown, dispatch: boolean): void {
     const rejected = this.#drainWaiters(binding);
     this.#host.counters.rejectedClosed += rejected.length;
     for (const waiter of rejected) {
       waiter.unsubscribe();
       waiter.reject(reason);
     }
-    this.#dispatch();
+    if (dispatch) this.#dispatch();
   }
 
   /** @internal Detaches every waiting acquire of `binding`, in order, for a rebind. */

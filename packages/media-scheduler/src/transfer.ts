@@ -205,7 +205,7 @@ export class MediaTransfer implements Disposable {
    * Live permits stay charged until their owners release them. Idempotent.
    */
   close(): void {
-    this.closeWith("the media transfer was closed");
+    this.closeWith("the media transfer was closed", true);
   }
 
   /** Same as {@link MediaTransfer.close}, for `using`. */
@@ -213,14 +213,17 @@ export class MediaTransfer implements Disposable {
     this.close();
   }
 
-  /** @internal Closes with a message saying who closed it. */
-  closeWith(message: string): void {
+  /**
+   * @internal Closes with a message saying who closed it. The registry passes
+   * `dispatch: false` so that closing one transfer grants nothing to another about to close.
+   */
+  closeWith(message: string, dispatch: boolean): void {
     if (this.#isClosed) return;
     this.#isClosed = true;
     this.#closeMessage = message;
     const reason = this.#closedError();
     for (const binding of [...this.#bindings.values()]) {
-      if (binding.waiters.size > 0) binding.scheduler.rejectAll(binding, reason);
+      if (binding.waiters.size > 0) binding.scheduler.rejectAll(binding, reason, dispatch);
       binding.scheduler.retire(binding);
     }
     this.#host.onTransferClosed(this);

@@ -43,9 +43,9 @@ export function track<T>(promise: Promise<T>): Tracked<T> {
 }
 
 /** The permit of a fulfilled tracked acquire (fails the test otherwise). */
-export function permitOf(tracked: Tracked<MediaPermit>): MediaPermit {
-  if (tracked.status !== "fulfilled" || tracked.value === undefined) {
-    throw new Error(`expected a granted permit, acquire is ${tracked.status}`);
+export function permitOf(tracked: Tracked<MediaPermit> | undefined): MediaPermit {
+  if (tracked?.status !== "fulfilled" || tracked.value === undefined) {
+    throw new Error(`expected a granted permit, acquire is ${tracked?.status ?? "missing"}`);
   }
   return tracked.value;
 }
@@ -71,4 +71,10 @@ export function jainIndex(xs: readonly number[]): number {
   const sum = xs.reduce((a, b) => a + b, 0);
   const squares = xs.reduce((a, b) => a + b * b, 0);
   return squares === 0 ? 1 : (sum * sum) / (xs.length * squares);
+}
+
+/** The single element of `xs` (fails the test when there is not exactly one). */
+export function only<T>(xs: readonly T[]): T {
+  if (xs.length !== 1) throw new Error(`expected exactly one element, got ${xs.length}`);
+  return xs[0] as T;
 }

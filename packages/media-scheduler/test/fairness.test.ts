@@ -1,0 +1,208 @@
+// Deficit round robin done right: equal shares for equal transfers (Jain's index), byte fairness
+// for unequal chunk sizes, the lag bound Q + 2M under random release orders, and no banked credit.
+
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type MediaPermit, MediaSchedulerRegistry, type MediaTransfer } from "../src/index.js";
+import { jainIndex, tick, UNIT } from "./helpers.js";
+
+/** Grants in the order they were made, and the permits not yet released. */
+class GrantLog {
+  readonly grants: MediaPermit[] = [];
+  readonly held: MediaPermit[] = [];
+
+  watch(acquire: Promise<MediaPermit>): void {
+    // Acquires rejected by a closing transfer at the end of a test are expected.
+    acquire.then(
+      (permit) => {
+        this.grants.push(permit);
+        this.held.push(permit);
+      },
+      () => undefined,
+    );
+  }
+
+  /** Releases the held permit at `index` (modulo the number held). */
+  release(index: number): void {
+    const [permit] = this.held.splice(index % this.held.length, 1);
+    permit?.release();
+  }
+
+  /** Grants per transfer id among the first `count` grants. */
+  countBy(ids: readonly string[], count: number, weigh: (p: MediaPermit) => number): number[] {
+    const totals = new Map(ids.map((id) => [id, 0]));
+    for (const permit of this.grants.slice(0, count)) {
+      totals.set(permit.transferId, (totals.get(permit.transferId) ?? 0) + weigh(permit));
+    }
+    return ids.map((id) => totals.get(id) ?? 0);
+  }
+}
+
+/**
+ * Opens `sizes.length` upload transfers (uploads have no slot caps), holds the whole budget while
+ * each queues its requests, then lets go: every transfer is backlogged from the first grant on.
+ * The quantum is then the largest queued charge for the whole run.
+ */
+async function backlogged(budgetUnits: number, requestUnits: readonly (readonly number[])[]) {
+  const registry = new MediaSchedulerRegistry({ upload: { maxBytesInFlight: budgetUnits * UNIT } });
+  const blocker = registry.open({ dc: 1, direction: "upload", sizeBytes: 1 });
+  // Unit-sized gate permits, so the gate does not raise the quantum.
+  const gate: MediaPermit[] = [];
+  for (let i = 0; i < budgetUnits; i++) gate.push(await blocker.acquire(UNIT));
+  const log = new GrantLog();
+  const transfers: MediaTransfer[] = requestUnits.map(() =>
+    registry.open({ dc: 1, direction: "upload", sizeBytes: 1 }),
+  );
+  requestUnits.forEach((units, i) => {
+    for (const u of units) log.watch((transfers[i] as MediaTransfer).acquire(u * UNIT));
+  });
+  for (const permit of gate) permit.release();
+  await tick();
+  return { registry, transfers, log };
+}
+
+describe("fairness between transfers", () => {
+  it("gives N equal, always-backlogged transfers equal grants (Jain's index >= 0.99)", async () => {
+    const n = 10;
+    const { transfers, log } = await backlogged(
+      4,
+      Array.from({ length: n }, () => Array(60).fill(1)),
+    );
+    for (let i = 0; i < 400; i++) {
+      log.release(0);
+      await tick();
+    }
+    const counts = log.countBy(
+      transfers.map((t) => t.id),
+      400,
+      () => 1,
+    );
+    expect(jainIndex(counts)).toBeGreaterThanOrEqual(0.99);
+    expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
+  });
+
+  it("shares bytes, not requests, between transfers with different chunk sizes", async () => {
+    const sizes = [1, 2, 4, 8, 16];
+    const { transfers, log } = await backlogged(
+      32,
+      sizes.map((s) => Array(Math.ceil(600 / s)).fill(s)),
+    );
+    // Stop well before the transfer with the fewest bytes queued could run dry.
+    while (log.grants.reduce((sum, p) => sum + p.chargedBytes, 0) < 5 * 400 * UNIT) {
+      log.release(0);
+      await tick();
+    }
+    const bytes = log.countBy(
+      transfers.map((t) => t.id),
+      log.grants.length,
+      (p) => p.chargedBytes,
+    );
+    expect(jainIndex(bytes)).toBeGreaterThanOrEqual(0.99);
+    const requests = log.countBy(
+      transfers.map((t) => t.id),
+      log.grants.length,
+      () => 1,
+    );
+    // The 64 KiB transfer made about 16 times as many requests as the 1 MiB one.
+    expect((requests[0] ?? 0) / (requests[4] ?? 1)).toBeGreaterThan(12);
+  });
+
+  it("keeps the byte lag between backlogged transfers within Q + 2M for any release order", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 5 }),
+        fc.integer({ min: 4, max: 16 }),
+        fc.array(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 40, maxLength: 40 }), {
+          minLength: 5,
+          maxLength: 5,
+        }),
+        fc.array(fc.nat(), { minLength: 60, maxLength: 60 }),
+        async (n, budgetUnits, requestSizes, releaseOrder) => {
+          const requests = requestSizes.slice(0, n);
+          const { registry, transfers, log } = await backlogged(budgetUnits, requests);
+          const scheduler = transfers[0]?.scheduler;
+          const quantum = scheduler?.snapshot().quantumBytes ?? 0;
+          const largest = Math.max(...requests.flat()) * UNIT;
+          expect(quantum).toBe(largest);
+          for (const index of releaseOrder) {
+            log.release(index);
+            await tick();
+          }
+          // Only the prefix where every transfer still had requests queued counts.
+          const queued = requests.map((r) => r.length);
+          const served = new Map(transfers.map((t) => [t.id, 0]));
+          const ids = transfers.map((t) => t.id);
+          let lo = Array(n * n).fill(0) as number[];
+          let hi = Array(n * n).fill(0) as number[];
+          for (const permit of log.grants) {
+            const i = ids.indexOf(permit.transferId);
+            served.set(
+              permit.transferId,
+              (served.get(permit.transferId) ?? 0) + permit.chargedBytes,
+            );
+            queued[i] = (queued[i] ?? 0) - 1;
+            if (queued.some((q) => q === 0)) break;
+            ({ lo, hi } = widen(ids, served, lo, hi));
+          }
+          for (let k = 0; k < n * n; k++) {
+            expect((hi[k] ?? 0) - (lo[k] ?? 0)).toBeLessThanOrEqual(quantum + 2 * largest);
+          }
+          const closing = registry.close();
+          for (const permit of log.held) permit.release();
+          await closing;
+          expect(registry.size).toBe(0);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("resets the deficit when a transfer has nothing queued, so idling banks no credit", async () => {
+    const registry = new MediaSchedulerRegistry({ upload: { maxBytesInFlight: 4 * UNIT } });
+    const a = registry.open({ dc: 1, direction: "upload", sizeBytes: 1 });
+    const b = registry.open({ dc: 1, direction: "upload", sizeBytes: 1 });
+    // A 4-unit request sets the quantum to 4 units; a 1-unit request then leaves 3 units of credit.
+    (await a.acquire(4 * UNIT)).release();
+    const held = await a.acquire(UNIT);
+    expect(a.snapshot().deficitBytes).toBe(0);
+    const gate = await b.acquire(3 * UNIT);
+    const log = new GrantLog();
+    for (let i = 0; i < 8; i++) log.watch(a.acquire(UNIT));
+    for (let i = 0; i < 8; i++) log.watch(b.acquire(UNIT));
+    held.release();
+    gate.release();
+    await tick();
+    // One turn is one quantum (4 units). Had `a` kept its 3 units of credit from before it idled,
+    // it would have taken 7 grants in a row here.
+    expect(log.grants.map((p) => p.transferId)).toEqual([a.id, a.id, a.id, a.id]);
+    log.release(0);
+    await tick();
+    expect(log.grants.at(-1)?.transferId).toBe(b.id);
+    while (log.held.length > 0) {
+      for (const p of log.held.splice(0)) p.release();
+      await tick();
+    }
+    expect(log.grants).toHaveLength(16);
+    expect(a.snapshot().deficitBytes).toBe(0);
+    expect(b.snapshot().deficitBytes).toBe(0);
+  });
+});
+
+/** Updates, for every pair (i, j), the lowest and highest `served_i - served_j` seen so far. */
+function widen(
+  ids: readonly string[],
+  served: ReadonlyMap<string, number>,
+  lo: number[],
+  hi: number[],
+): { lo: number[]; hi: number[] } {
+  const n = ids.length;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      const d = (served.get(ids[i] as string) ?? 0) - (served.get(ids[j] as string) ?? 0);
+      const k = i * n + j;
+      lo[k] = Math.min(lo[k] ?? 0, d);
+      hi[k] = Math.max(hi[k] ?? 0, d);
+    }
+  }
+  return { lo, hi };
+}
