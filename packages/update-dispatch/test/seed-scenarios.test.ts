@@ -3,12 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { dispatchKeyOf } from "../src/dispatch-key.js";
 import { UpdateDispatcher } from "../src/index.js";
-import {
-  editedPrivateMessage,
-  futureUpdate,
-  pollUpdate,
-  privateMessage,
-} from "./fixtures.js";
+import { editedPrivateMessage, futureUpdate, pollUpdate, privateMessage } from "./fixtures.js";
 import { recorder, settle } from "./harness.js";
 
 describe("seed scenarios", () => {

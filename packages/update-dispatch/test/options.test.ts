@@ -1,0 +1,146 @@
+// Option validation: bad input gets a TypeError or RangeError naming the option and the value.
+
+import { describe, expect, it } from "vitest";
+import { UpdateDispatcher, type UpdateProcessor, updateDispatcherDefaults } from "../src/index.js";
+import { privateMessage } from "./fixtures.js";
+import { recorder } from "./harness.js";
+
+const noop: UpdateProcessor = () => {};
+
+describe("constructor validation", () => {
+  it.each([
+    [
+      { maxQueuedPerPrincipal: 0 },
+      RangeError,
+      "Expected `maxQueuedPerPrincipal` to be an integer >= 1, got 0",
+    ],
+    [
+      { maxQueuedPerPrincipal: 1.5 },
+      RangeError,
+      "Expected `maxQueuedPerPrincipal` to be an integer >= 1, got 1.5",
+    ],
+    [
+      { maxActivePrincipals: -1 },
+      RangeError,
+      "Expected `maxActivePrincipals` to be an integer >= 1, got -1",
+    ],
+    [{ maxConcurrency: 0 }, RangeError, "Expected `maxConcurrency` to be an integer >= 1, got 0"],
+    [
+      { maxConcurrency: "16" },
+      TypeError,
+      'Expected `maxConcurrency` to be an integer >= 1, got "16"',
+    ],
+    [
+      { maxWaitingEnqueues: Number.NaN },
+      RangeError,
+      "Expected `maxWaitingEnqueues` to be an integer >= 1, got NaN",
+    ],
+    [{ dedupeWindow: -1 }, RangeError, "Expected `dedupeWindow` to be an integer >= 0, got -1"],
+    [
+      { timeoutMs: 0 },
+      RangeError,
+      "Expected `timeoutMs` to be a finite number > 0 and <= 2147483647, got 0",
+    ],
+    [
+      { timeoutMs: Number.POSITIVE_INFINITY },
+      RangeError,
+      "Expected `timeoutMs` to be a finite number > 0 and <= 2147483647, got Infinity",
+    ],
+    [
+      { timeoutMs: 2 ** 31 },
+      RangeError,
+      "Expected `timeoutMs` to be a finite number > 0 and <= 2147483647, got 2147483648",
+    ],
+    [
+      { closeTimeoutMs: -5 },
+      RangeError,
+      "Expected `closeTimeoutMs` to be an integer >= 0 and <= 2147483647, got -5",
+    ],
+    [
+      { clock: {} },
+      TypeError,
+      "Expected `clock` to be a Clock with now() and setTimer(), got object",
+    ],
+    [
+      { clock: null },
+      TypeError,
+      "Expected `clock` to be a Clock with now() and setTimer(), got null",
+    ],
+    [
+      { logger: { info() {} } },
+      TypeError,
+      "Expected `logger` to have warn() and error() methods, got object",
+    ],
+  ])("rejects %o", (options, type, message) => {
+    expect(() => new UpdateDispatcher(noop, options as never)).toThrow(type);
+    expect(() => new UpdateDispatcher(noop, options as never)).toThrow(message);
+  });
+
+  it("rejects a processor that is not a function", () => {
+    expect(() => new UpdateDispatcher(undefined as never)).toThrow(
+      new TypeError("Expected `processor` to be a function, got undefined"),
+    );
+    expect(() => new UpdateDispatcher({} as never)).toThrow(
+      new TypeError("Expected `processor` to be a function, got object"),
+    );
+  });
+
+  it("rejects options that are not an object", () => {
+    expect(() => new UpdateDispatcher(noop, 5 as never)).toThrow(
+      new TypeError("Expected `options` to be an object, got number"),
+    );
+    expect(() => new UpdateDispatcher(noop, null as never)).toThrow(TypeError);
+  });
+
+  it("accepts undefined for every option and uses the frozen defaults", async () => {
+    expect(updateDispatcherDefaults).toEqual({
+      maxQueuedPerPrincipal: 32,
+      maxActivePrincipals: 256,
+      maxConcurrency: 16,
+      maxWaitingEnqueues: 1024,
+      dedupeWindow: 4096,
+      closeTimeoutMs: 10_000,
+    });
+    expect(Object.isFrozen(updateDispatcherDefaults)).toBe(true);
+    const dispatcher = new UpdateDispatcher(noop, {
+      maxQueuedPerPrincipal: undefined,
+      maxActivePrincipals: undefined,
+      maxConcurrency: undefined,
+      timeoutMs: undefined,
+      clock: undefined,
+      logger: undefined,
+    });
+    expect((await dispatcher.enqueue(privateMessage(1, 1))).status).toBe("accepted");
+    await dispatcher.drain();
+  });
+
+  it("accepts a fractional timeoutMs", () => {
+    expect(() => new UpdateDispatcher(noop, { timeoutMs: 0.5 })).not.toThrow();
+  });
+});
+
+describe("per-call validation", () => {
+  it("enqueue rejects malformed options synchronously and enqueues nothing", () => {
+    const rec = recorder();
+    const dispatcher = new UpdateDispatcher(rec.processor);
+    expect(() => dispatcher.enqueue(privateMessage(1, 1), { wait: "yes" as never })).toThrow(
+      new TypeError("Expected `wait` to be a boolean, got string"),
+    );
+    expect(() => dispatcher.enqueue(privateMessage(1, 1), { signal: {} as never })).toThrow(
+      new TypeError("Expected `signal` to be an AbortSignal, got object"),
+    );
+    expect(() => dispatcher.enqueue(privateMessage(1, 1), 3 as never)).toThrow(TypeError);
+    expect(dispatcher.stats().accepted).toBe(0);
+  });
+
+  it("drain and close validate timeoutMs and signal", () => {
+    const dispatcher = new UpdateDispatcher(noop);
+    expect(() => dispatcher.drain({ timeoutMs: -1 })).toThrow(
+      new RangeError("Expected `timeoutMs` to be an integer >= 0 and <= 2147483647, got -1"),
+    );
+    expect(() => dispatcher.close({ timeoutMs: 1.5 })).toThrow(RangeError);
+    expect(() => dispatcher.close({ signal: "now" as never })).toThrow(TypeError);
+    // A rejected close() call does not close.
+    expect(dispatcher.isClosed).toBe(false);
+  });
+});
