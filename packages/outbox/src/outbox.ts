@@ -369,19 +369,13 @@ export class TelegramOutbox implements AsyncDisposable {
       options.retryMaxDelayMs ?? defaults.retryMaxDelayMs,
       { min: 0 },
     );
-    this.#clock = options.clock ?? systemClock;
-    this.#store = options.pacingStore ?? new MemoryPacingStore();
+    this.#clock = checkMethods("clock", options.clock, ["now", "setTimer"]) ?? systemClock;
+    this.#store =
+      checkMethods("pacingStore", options.pacingStore, ["acquire", "freeze"]) ??
+      new MemoryPacingStore();
+    this.#logger =
+      checkMethods("logger", options.logger, ["debug", "info", "warn", "error"]) ?? silentLogger;
     this.#classify = options.classifyFailure ?? classifyFailure;
-    this.#logger = options.logger ?? silentLogger;
-    for (const [name, value] of [
-      ["clock", this.#clock],
-      ["pacingStore", this.#store],
-      ["logger", this.#logger],
-    ] as const) {
-      if (typeof value !== "object" || value === null) {
-        throw new TypeError(`Expected \`${name}\` to be an object, got ${String(value)}`);
-      }
-    }
     if (typeof this.#classify !== "function") {
       throw new TypeError(
         `Expected \`classifyFailure\` to be a function, got ${typeof this.#classify}`,
@@ -500,6 +494,20 @@ export class TelegramOutbox implements AsyncDisposable {
     const priority = checkNumber("priority", op.priority ?? 0, { integer: true, min: 0 });
     if (op.key !== undefined && typeof op.key !== "string") {
       throw new TypeError(`Expected \`key\` to be a string, got ${typeof op.key}`);
+    }
+    for (const name of ["idempotent", "paced"] as const) {
+      if (op[name] !== undefined && typeof op[name] !== "boolean") {
+        throw new TypeError(`Expected \`${name}\` to be a boolean, got ${typeof op[name]}`);
+      }
+    }
+    if (
+      op.supersedes !== undefined &&
+      (!Array.isArray(op.supersedes) || op.supersedes.some((key) => typeof key !== "string"))
+    ) {
+      throw new TypeError("Expected `supersedes` to be an array of strings");
+    }
+    if (op.followUp !== undefined && typeof op.followUp !== "function") {
+      throw new TypeError(`Expected \`followUp\` to be a function, got ${typeof op.followUp}`);
     }
     const chatKey = op.chatId === undefined ? undefined : chatKeyOf(op.chatId);
     const signal = options.signal;
@@ -910,6 +918,8 @@ export class TelegramOutbox implements AsyncDisposable {
       this.#onFailure(entry, outcome.error, verdict, now);
     }
     this.#placeLane(lane);
+    // An in-flight slot is free: other ready chats may start even if this one has nothing left.
+    this.#schedulePump();
     this.#checkIdle();
   }
 
@@ -1169,3 +1179,18 @@ export class TelegramOutbox implements AsyncDisposable {
 }
 
 function noop(): void {}
+
+/** Validates an optional object option by the methods it must have. */
+function checkMethods<T>(name: string, value: T | undefined, methods: readonly string[]): T | undefined {
+  if (value === undefined) return undefined;
+  const isObject = typeof value === "object" && value !== null;
+  const missing = isObject
+    ? methods.filter((method) => typeof (value as Record<string, unknown>)[method] !== "function")
+    : methods;
+  if (missing.length > 0) {
+    const list = (names: readonly string[]) => names.map((m) => `\`${m}\``).join(", ");
+    const got = isObject ? `an object without ${list(missing)}` : String(value);
+    throw new TypeError(`Expected \`${name}\` to be an object with ${list(methods)}, got ${got}`);
+  }
+  return value;
+}

@@ -1,25 +1,7 @@
-import { ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
-import {
-  Priority,
-  RetryAfterError,
-  TelegramOutbox,
-  type TelegramOutboxOptions,
-} from "../src/index.js";
-import { fail, Recorder } from "./support/ops.js";
-
-// Pacing off, as the seed's own tests do, unless a test is about pacing.
-function setup(options: TelegramOutboxOptions = {}) {
-  const clock = new ManualClock();
-  const outbox = new TelegramOutbox({
-    clock,
-    privateChatRps: 0,
-    groupChatRps: 0,
-    globalRps: 0,
-    ...options,
-  });
-  return { clock, outbox, rec: new Recorder(clock) };
-}
+import { Priority, RetryAfterError } from "../src/index.js";
+import { fail } from "./support/ops.js";
+import { setup } from "./support/setup.js";
 
 describe("seed: coalescing", () => {
   it("edits to one message coalesce to the latest while the first is in flight", async () => {
