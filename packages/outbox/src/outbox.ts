@@ -190,8 +190,9 @@ interface Lane {
   readonly bySlot: Map<string | symbol, Entry>;
   inFlight: Entry | undefined;
   acquiring: boolean;
-  /** Earliest time the lane may be asked for a slot again (a hint; the store decides). */
+  /** Earliest time any op of the lane may be asked for (freeze, backoff); a hint, the store decides. */
   readyAt: number;
+  /** Earliest time a paced op of the lane may be asked for. */
   nextAt: number;
   frozenUntil: number;
   backoffUntil: number;
@@ -666,7 +667,8 @@ export class TelegramOutbox implements AsyncDisposable {
       this.#forgetIfIdle(lane);
       return;
     }
-    if (lane.readyAt <= this.#clock.now()) {
+    const at = Math.max(lane.readyAt, (head.op.paced ?? true) ? lane.nextAt : lane.readyAt);
+    if (at <= this.#clock.now()) {
       this.#invalidateWaiting(lane);
       // Unchanged head: the live ticket is still right, so a burst into one chat adds no tickets.
       if (lane.readyHead === head && lane.readyPriority === head.priority) return;
@@ -682,10 +684,10 @@ export class TelegramOutbox implements AsyncDisposable {
       });
     } else {
       this.#invalidateReady(lane);
-      if (lane.waitingAt === lane.readyAt) return;
+      if (lane.waitingAt === at) return;
       this.#invalidateWaiting(lane);
-      lane.waitingAt = lane.readyAt;
-      this.#waiting.push({ lane, version: lane.waitVersion, at: lane.readyAt, seq: head.seq });
+      lane.waitingAt = at;
+      this.#waiting.push({ lane, version: lane.waitVersion, at, seq: head.seq });
     }
     this.#schedulePump();
   }
@@ -796,7 +798,6 @@ export class TelegramOutbox implements AsyncDisposable {
     switch (decision.reason) {
       case "chat-paced":
         lane.nextAt = until;
-        lane.readyAt = Math.max(lane.readyAt, until);
         this.#placeLane(lane);
         return true;
       case "chat-frozen":
@@ -871,10 +872,7 @@ export class TelegramOutbox implements AsyncDisposable {
     lane.inFlight = entry;
     this.#inFlight.add(entry);
     this.#counters.executed++;
-    if ((entry.op.paced ?? true) && lane.intervalMs > 0) {
-      lane.nextAt = now + lane.intervalMs;
-      lane.readyAt = Math.max(lane.readyAt, lane.nextAt);
-    }
+    if ((entry.op.paced ?? true) && lane.intervalMs > 0) lane.nextAt = now + lane.intervalMs;
     const controller = new AbortController();
     entry.controller = controller;
     publish("started", () => ({

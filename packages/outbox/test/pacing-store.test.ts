@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import {
+  MemoryPacingStore,
+  type PacingDecision,
+  type PacingRequest,
+  type PacingStore,
+} from "../src/index.js";
+import { setup } from "./support/setup.js";
+
+const request = (overrides: Partial<PacingRequest>): PacingRequest => ({
+  chatKey: "1",
+  intervalMs: 0,
+  paced: true,
+  globalLimit: 0,
+  globalWindowMs: 1_000,
+  nowMs: 0,
+  ...overrides,
+});
+
+describe("MemoryPacingStore", () => {
+  it("grants at most globalLimit starts in any window and says when the next fits", () => {
+    const store = new MemoryPacingStore();
+    const at = (nowMs: number) => store.acquire(request({ chatKey: undefined, globalLimit: 3, nowMs }));
+    expect([at(0), at(100), at(200)].every((d) => d.granted)).toBe(true);
+    expect(at(500)).toEqual({ granted: false, waitMs: 500, reason: "global-budget" });
+    expect(at(999)).toEqual({ granted: false, waitMs: 1, reason: "global-budget" });
+    expect(at(1_000)).toEqual({ granted: true });
+    expect(at(1_050)).toEqual({ granted: false, waitMs: 50, reason: "global-budget" });
+  });
+
+  it("paces a chat from each start; unpaced requests neither wait for nor take the slot", () => {
+    const store = new MemoryPacingStore();
+    expect(store.acquire(request({ intervalMs: 1_000, nowMs: 0 }))).toEqual({ granted: true });
+    expect(store.acquire(request({ intervalMs: 1_000, nowMs: 400 }))).toEqual({ granted: false, waitMs: 600, reason: "chat-paced" });
+    expect(store.acquire(request({ intervalMs: 1_000, paced: false, nowMs: 400 }))).toEqual({ granted: true });
+    expect(store.acquire(request({ intervalMs: 1_000, nowMs: 1_000 }))).toEqual({ granted: true });
+    expect(store.acquire(request({ chatKey: "2", intervalMs: 1_000, nowMs: 1_000 }))).toEqual({ granted: true });
+  });
+
+  it("freezes a chat or everything; a shorter freeze never shortens a longer one", () => {
+    const store = new MemoryPacingStore();
+    store.freeze("1", 5_000, 0);
+    store.freeze("1", 1_000, 0);
+    expect(store.acquire(request({ paced: false, nowMs: 4_000 }))).toEqual({ granted: false, waitMs: 1_000, reason: "chat-frozen" });
+    expect(store.acquire(request({ chatKey: "2", nowMs: 4_000 }))).toEqual({ granted: true });
+    store.freeze(undefined, 2_000, 4_000);
+    expect(store.acquire(request({ chatKey: "2", nowMs: 5_000 }))).toEqual({ granted: false, waitMs: 1_000, reason: "global-frozen" });
+    expect(store.acquire(request({ chatKey: undefined, nowMs: 6_000 }))).toEqual({ granted: true });
+  });
+
+  it("denies without recording: a refused request takes no slot anywhere", () => {
+    const store = new MemoryPacingStore();
+    store.freeze("1", 1_000, 0);
+    const global = { globalLimit: 1 };
+    expect(store.acquire(request({ ...global, nowMs: 0 })).granted).toBe(false);
+    expect(store.acquire(request({ ...global, chatKey: "2", nowMs: 0 })).granted).toBe(true);
+  });
+
+  it("forgets chats whose slot and freeze have passed, so memory follows active chats", () => {
+    const store = new MemoryPacingStore();
+    for (let chat = 0; chat < 5_000; chat++) {
+      store.acquire(request({ chatKey: String(chat), intervalMs: 1_000, nowMs: chat }));
+    }
+    expect(store.trackedChats).toBeLessThan(2_100);
+  });
+});
+
+/** The memory store behind promises, as a shared (Redis-like) store would answer. */
+class AsyncStore implements PacingStore {
+  readonly inner = new MemoryPacingStore();
+  failNext = 0;
+  /** While true, answers wait until `release()`. */
+  hold = false;
+  readonly held: (() => void)[] = [];
+  acquire(req: PacingRequest): Promise<PacingDecision> {
+    if (this.failNext > 0) {
+      this.failNext--;
+      return Promise.reject(new Error("store down"));
+    }
+    if (this.hold) return new Promise((resolve) => this.held.push(() => resolve(this.inner.acquire(req))));
+    return Promise.resolve().then(() => this.inner.acquire(req));
+  }
+  release(): void {
+    this.hold = false;
+    for (const answer of this.held.splice(0)) answer();
+  }
+  freeze(chatKey: string | undefined, durationMs: number, nowMs: number): Promise<void> {
+    return Promise.resolve().then(() => this.inner.freeze(chatKey, durationMs, nowMs));
+  }
+}
+
+describe("an asynchronous pacing store", () => {
+  it("paces and orders exactly like the in-memory one", async () => {
+    const run = async (pacingStore?: PacingStore) => {
+      const { clock, outbox, rec } = setup({ pacingStore, privateChatRps: 1, groupChatRps: 0.5, globalRps: 2 });
+      for (const chat of [1, -2, 3]) {
+        outbox.enqueue({ chatId: chat, execute: rec.scripted(`${chat}a`) });
+        outbox.enqueue({ chatId: chat, priority: 1, execute: rec.scripted(`${chat}b`) });
+        outbox.enqueue({ chatId: chat, execute: rec.scripted(`${chat}c`) });
+      }
+      await clock.advance(10_000);
+      return rec.calls.map((c) => [c.label, c.startedAt]);
+    };
+    const expected = await run();
+    expect(expected).toEqual([
+      ["1a", 0],
+      ["-2a", 0],
+      ["1c", 1_000],
+      ["3a", 1_000],
+      ["-2c", 2_000],
+      ["3c", 2_000],
+      ["1b", 3_000],
+      ["3b", 3_000],
+      ["-2b", 4_000],
+    ]);
+    expect(await run(new AsyncStore())).toEqual(expected);
+  });
+
+  it("does not start a paced op on a slot asked for an unpaced one that it overtook meanwhile", async () => {
+    const store = new AsyncStore();
+    const { clock, outbox, rec } = setup({ pacingStore: store, privateChatRps: 1 });
+    outbox.enqueue({ chatId: 1, execute: rec.scripted("send") });
+    await clock.advance(500);
+    store.hold = true;
+    outbox.enqueue({ chatId: 1, priority: 1, paced: false, key: "typing", execute: rec.scripted("typing") });
+    await clock.flush();
+    expect(store.held).toHaveLength(1);
+    // While the store answers the chat action's (unpaced) question, a paced send overtakes it.
+    outbox.enqueue({ chatId: 1, execute: rec.scripted("send2") });
+    store.release();
+    await clock.advance(2_000);
+    expect(rec.calls.map((c) => [c.label, c.startedAt])).toEqual([
+      ["send", 0],
+      ["send2", 1_000],
+      ["typing", 1_000],
+    ]);
+  });
+
+  it("a failing store holds everything and asks again later; nothing is sent unpaced", async () => {
+    const store = new AsyncStore();
+    store.failNext = 2;
+    const errors: string[] = [];
+    const logger = { debug() {}, info() {}, warn() {}, error: (_: unknown, message: string) => errors.push(message) };
+    const { clock, outbox, rec } = setup({ pacingStore: store, retryBaseDelayMs: 500, logger });
+    const op = outbox.enqueue({ chatId: 1, execute: rec.scripted("x") });
+    await clock.advance(499);
+    expect(rec.calls).toHaveLength(0);
+    await clock.advance(501);
+    expect((await op).status).toBe("delivered");
+    expect(errors).toEqual(["outbox pacing store failed", "outbox pacing store failed"]);
+  });
+});
