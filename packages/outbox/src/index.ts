@@ -22,8 +22,16 @@ export {
   TextTooLongError,
 } from "./errors.js";
 export { type OutboxEvent, type OutboxEventType, outboxChannels } from "./events.js";
-export type { LogMethod, Logger } from "./logger.js";
+export type { Logger, LogMethod } from "./logger.js";
 export { type EnqueueOptions, type OutboxOperation, Priority } from "./operation.js";
+export {
+  type OutboxChatSnapshot,
+  type OutboxCloseOptions,
+  type OutboxCounters,
+  type OutboxSnapshot,
+  TelegramOutbox,
+  type TelegramOutboxOptions,
+} from "./outbox.js";
 export {
   type OutboxClosed,
   type OutboxDelivered,
@@ -34,14 +42,6 @@ export {
   type OutboxSuperseded,
   unwrapOutcome,
 } from "./outcome.js";
-export {
-  type OutboxChatSnapshot,
-  type OutboxCloseOptions,
-  type OutboxCounters,
-  type OutboxSnapshot,
-  TelegramOutbox,
-  type TelegramOutboxOptions,
-} from "./outbox.js";
 export {
   MemoryPacingStore,
   type PacingDecision,

@@ -2,13 +2,13 @@
 // (priority, queued_at), per-chat pacing under a global budget, 429 freezes, typed outcomes.
 
 import {
+  abortReason,
   BinaryHeap,
   type Clock,
   checkNumber,
   createDeferred,
   type Deferred,
   onAbort,
-  abortReason,
   systemClock,
   type Timer,
 } from "@telepace/core";
@@ -225,7 +225,9 @@ interface WaitingTicket {
   readonly seq: number;
 }
 
-type Attempt = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+type Attempt =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: unknown };
 
 const byPlace = (
   a: { priority: number; queuedAt: number; seq: number },
@@ -248,7 +250,9 @@ function errorLabel(error: unknown): string | undefined {
 
 function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
   return (
-    typeof value === "object" && value !== null && typeof (value as PromiseLike<T>).then === "function"
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as PromiseLike<T>).then === "function"
   );
 }
 
@@ -329,9 +333,13 @@ export class TelegramOutbox implements AsyncDisposable {
       options.privateChatRps ?? defaults.privateChatRps,
       { min: 0 },
     );
-    const groupChatRps = checkNumber("groupChatRps", options.groupChatRps ?? defaults.groupChatRps, {
-      min: 0,
-    });
+    const groupChatRps = checkNumber(
+      "groupChatRps",
+      options.groupChatRps ?? defaults.groupChatRps,
+      {
+        min: 0,
+      },
+    );
     this.#privateIntervalMs = intervalOf(privateChatRps);
     this.#groupIntervalMs = intervalOf(groupChatRps);
     this.#globalLimit = checkNumber("globalRps", options.globalRps ?? defaults.globalRps, {
@@ -523,9 +531,11 @@ export class TelegramOutbox implements AsyncDisposable {
     const existing = lane.bySlot.get(slot);
     if (existing === undefined) {
       const full =
-        this.#pendingCount >= this.#maxPending ? "maxPending"
-        : lane.pending.size >= this.#maxPendingPerChat ? "maxPendingPerChat"
-        : undefined;
+        this.#pendingCount >= this.#maxPending
+          ? "maxPending"
+          : lane.pending.size >= this.#maxPendingPerChat
+            ? "maxPendingPerChat"
+            : undefined;
       if (full !== undefined) {
         this.#forgetIfIdle(lane);
         this.#counters.rejected++;
@@ -546,7 +556,11 @@ export class TelegramOutbox implements AsyncDisposable {
     let entry: Entry;
     if (existing !== undefined) {
       // The seed's coalescing: the newer payload takes the older op's place in line.
-      this.#settle(existing, { status: "superseded", reason: "coalesced", attempts: existing.attempts });
+      this.#settle(existing, {
+        status: "superseded",
+        reason: "coalesced",
+        attempts: existing.attempts,
+      });
       lane.pending.remove(existing);
       existing.op = op;
       existing.priority = priority;
@@ -586,16 +600,19 @@ export class TelegramOutbox implements AsyncDisposable {
 
   #laneFor(chatKey: string | undefined, slot: string | symbol): Lane {
     // Chat-less ops get a lane per key: nothing to pace, but one key never overlaps itself.
-    const id = chatKey === undefined ? (typeof slot === "string" ? `key:${slot}` : slot) : `chat:${chatKey}`;
+    const id =
+      chatKey === undefined ? (typeof slot === "string" ? `key:${slot}` : slot) : `chat:${chatKey}`;
     let lane = this.#lanes.get(id);
     if (lane === undefined) {
       lane = {
         id,
         chatKey,
         intervalMs:
-          chatKey === undefined ? 0
-          : isGroupChat(chatKey) ? this.#groupIntervalMs
-          : this.#privateIntervalMs,
+          chatKey === undefined
+            ? 0
+            : isGroupChat(chatKey)
+              ? this.#groupIntervalMs
+              : this.#privateIntervalMs,
         pending: new BinaryHeap<Entry>(byPlace),
         bySlot: new Map(),
         inFlight: undefined,
@@ -721,14 +738,21 @@ export class TelegramOutbox implements AsyncDisposable {
   #pump(): void {
     if (this.#pumping || this.#state === "closed") return;
     const now = this.#clock.now();
-    for (let top = this.#waiting.peek(); top !== undefined && top.at <= now; top = this.#waiting.peek()) {
+    for (
+      let top = this.#waiting.peek();
+      top !== undefined && top.at <= now;
+      top = this.#waiting.peek()
+    ) {
       this.#waiting.pop();
       if (top.version === top.lane.waitVersion) {
         this.#invalidateWaiting(top.lane);
         this.#placeLane(top.lane);
       }
     }
-    while (this.#inFlight.size + this.#acquiring < this.#maxInFlight && now >= this.#globalReadyAt) {
+    while (
+      this.#inFlight.size + this.#acquiring < this.#maxInFlight &&
+      now >= this.#globalReadyAt
+    ) {
       const ticket = this.#ready.pop();
       if (ticket === undefined) break;
       const lane = ticket.lane;
@@ -900,7 +924,8 @@ export class TelegramOutbox implements AsyncDisposable {
     this.#inFlight.delete(entry);
     const now = this.#clock.now();
     const returned429 = attempt.ok ? retryAfterFrom(attempt.value) : undefined;
-    const outcome: Attempt = returned429 === undefined ? attempt : { ok: false, error: returned429 };
+    const outcome: Attempt =
+      returned429 === undefined ? attempt : { ok: false, error: returned429 };
 
     if (outcome.ok) {
       lane.transientFailures = 0;
@@ -980,10 +1005,15 @@ export class TelegramOutbox implements AsyncDisposable {
       retryAfterMs,
       scope,
     }));
-    this.#logger.warn({ chat: lane.chatKey, key: entry.key, retryAfterMs, scope }, "rate limited (429)");
+    this.#logger.warn(
+      { chat: lane.chatKey, key: entry.key, retryAfterMs, scope },
+      "rate limited (429)",
+    );
     if (entry.state === "settled") return;
     if (retryAfterMs > this.#maxRetryAfterMs) {
-      const tooLong = new RetryAfterTooLongError(retryAfterMs, this.#maxRetryAfterMs, { cause: error });
+      const tooLong = new RetryAfterTooLongError(retryAfterMs, this.#maxRetryAfterMs, {
+        cause: error,
+      });
       this.#settle(entry, this.#failedOutcome(tooLong, entry.attempts, false));
       // Everything else behind the same freeze would wait just as long.
       if (scope === "chat") this.#failLane(lane, tooLong);
@@ -1082,7 +1112,11 @@ export class TelegramOutbox implements AsyncDisposable {
     }
   }
 
-  #failedOutcome(error: unknown, attempts: number, maybeDelivered: boolean): OutboxOutcome<unknown> {
+  #failedOutcome(
+    error: unknown,
+    attempts: number,
+    maybeDelivered: boolean,
+  ): OutboxOutcome<unknown> {
     return { status: "failed", error, attempts, maybeDelivered };
   }
 
@@ -1153,7 +1187,10 @@ export class TelegramOutbox implements AsyncDisposable {
     this.#closeTimer = undefined;
     if (this.#state !== "closing") return;
     this.#settleAllPending(this.#closedOutcome);
-    const reason = new OutboxError("ERR_OUTBOX_CLOSED", "The outbox closed (close deadline passed)");
+    const reason = new OutboxError(
+      "ERR_OUTBOX_CLOSED",
+      "The outbox closed (close deadline passed)",
+    );
     for (const entry of [...this.#inFlight]) {
       entry.controller?.abort(reason);
       this.#settle(entry, this.#closedOutcome(entry.attempts));
@@ -1179,7 +1216,11 @@ export class TelegramOutbox implements AsyncDisposable {
 function noop(): void {}
 
 /** Validates an optional object option by the methods it must have. */
-function checkMethods<T>(name: string, value: T | undefined, methods: readonly string[]): T | undefined {
+function checkMethods<T>(
+  name: string,
+  value: T | undefined,
+  methods: readonly string[],
+): T | undefined {
   if (value === undefined) return undefined;
   const isObject = typeof value === "object" && value !== null;
   const missing = isObject

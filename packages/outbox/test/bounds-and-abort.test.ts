@@ -17,7 +17,10 @@ describe("bounds", () => {
     expect(outcome.status).toBe("rejected");
     const error = (outcome as { error: OutboxError }).error;
     expect(error).toBeInstanceOf(OutboxError);
-    expect(error).toMatchObject({ code: "ERR_OUTBOX_FULL", message: "The outbox is full (maxPending)" });
+    expect(error).toMatchObject({
+      code: "ERR_OUTBOX_FULL",
+      message: "The outbox is full (maxPending)",
+    });
     const a2 = outbox.enqueue({ chatId: 1, key: "a", execute: rec.scripted("a2") });
     expect(await a).toMatchObject({ status: "superseded" });
     rec.last("in-flight").done.resolve(1);
@@ -35,7 +38,10 @@ describe("bounds", () => {
     outbox.enqueue({ chatId: 1, execute: rec.scripted("queued") });
     const rejected = outbox.enqueue({ chatId: 1, execute: rec.scripted("rejected") });
     const other = outbox.enqueue({ chatId: 2, execute: rec.scripted("other") });
-    expect(await rejected).toMatchObject({ status: "rejected", error: { message: "The outbox is full (maxPendingPerChat)" } });
+    expect(await rejected).toMatchObject({
+      status: "rejected",
+      error: { message: "The outbox is full (maxPendingPerChat)" },
+    });
     expect((await other).status).toBe("delivered");
   });
 });
@@ -46,7 +52,10 @@ describe("abort", () => {
     outbox.enqueue({ chatId: 1, execute: rec.manual("blocker") });
     await clock.flush();
     const controller = new AbortController();
-    const op = outbox.enqueue({ chatId: 1, execute: rec.scripted("aborted") }, { signal: controller.signal });
+    const op = outbox.enqueue(
+      { chatId: 1, execute: rec.scripted("aborted") },
+      { signal: controller.signal },
+    );
     const reason = new Error("user gave up");
     controller.abort(reason);
     await expect(op).rejects.toBe(reason);
@@ -60,7 +69,10 @@ describe("abort", () => {
   it("aborting an in-flight op aborts its execute signal; the chat stays busy until it settles", async () => {
     const { clock, outbox, rec } = setup();
     const controller = new AbortController();
-    const op = outbox.enqueue({ chatId: 1, execute: rec.manual("slow") }, { signal: controller.signal });
+    const op = outbox.enqueue(
+      { chatId: 1, execute: rec.manual("slow") },
+      { signal: controller.signal },
+    );
     await clock.flush();
     const next = outbox.enqueue({ chatId: 1, execute: rec.scripted("next") });
     controller.abort("stop");
@@ -75,7 +87,10 @@ describe("abort", () => {
   it("an already aborted signal rejects without queueing", async () => {
     const { outbox, rec } = setup();
     await expect(
-      outbox.enqueue({ chatId: 1, execute: rec.scripted("x") }, { signal: AbortSignal.abort("no") }),
+      outbox.enqueue(
+        { chatId: 1, execute: rec.scripted("x") },
+        { signal: AbortSignal.abort("no") },
+      ),
     ).rejects.toBe("no");
     expect(outbox.snapshot().pending).toBe(0);
   });
@@ -85,7 +100,10 @@ describe("abort", () => {
     outbox.enqueue({ chatId: 1, execute: rec.manual("blocker") });
     await clock.flush();
     const controller = new AbortController();
-    const old = outbox.enqueue({ chatId: 1, key: "k", execute: rec.scripted("old") }, { signal: controller.signal });
+    const old = outbox.enqueue(
+      { chatId: 1, key: "k", execute: rec.scripted("old") },
+      { signal: controller.signal },
+    );
     const fresh = outbox.enqueue({ chatId: 1, key: "k", execute: rec.scripted("new") });
     expect((await old).status).toBe("superseded");
     controller.abort();
@@ -97,17 +115,33 @@ describe("abort", () => {
 describe("bad input", () => {
   it("a malformed op throws synchronously, naming what is wrong", () => {
     const { outbox } = setup();
-    expect(() => outbox.enqueue({} as never)).toThrow(new TypeError("Expected `op` to be an object with an `execute` function"));
+    expect(() => outbox.enqueue({} as never)).toThrow(
+      new TypeError("Expected `op` to be an object with an `execute` function"),
+    );
     const execute = async () => 1;
-    expect(() => outbox.enqueue({ execute, priority: -1 })).toThrow(new RangeError("Expected `priority` to be an integer >= 0, got -1"));
+    expect(() => outbox.enqueue({ execute, priority: -1 })).toThrow(
+      new RangeError("Expected `priority` to be an integer >= 0, got -1"),
+    );
     expect(() => outbox.enqueue({ execute, priority: 1.5 })).toThrow(RangeError);
-    expect(() => outbox.enqueue({ execute, chatId: 1.5 })).toThrow(new RangeError("Expected `chatId` to be an integer or a string, got 1.5"));
+    expect(() => outbox.enqueue({ execute, chatId: 1.5 })).toThrow(
+      new RangeError("Expected `chatId` to be an integer or a string, got 1.5"),
+    );
     expect(() => outbox.enqueue({ execute, chatId: "" })).toThrow(TypeError);
-    expect(() => outbox.enqueue({ execute, key: 5 as never })).toThrow(new TypeError("Expected `key` to be a string, got number"));
-    expect(() => outbox.enqueue({ execute, paced: "no" as never })).toThrow(new TypeError("Expected `paced` to be a boolean, got string"));
-    expect(() => outbox.enqueue({ execute, idempotent: 1 as never })).toThrow(new TypeError("Expected `idempotent` to be a boolean, got number"));
-    expect(() => outbox.enqueue({ execute, supersedes: "edit:1" as never })).toThrow(new TypeError("Expected `supersedes` to be an array of strings"));
-    expect(() => outbox.enqueue({ execute, followUp: {} as never })).toThrow(new TypeError("Expected `followUp` to be a function, got object"));
+    expect(() => outbox.enqueue({ execute, key: 5 as never })).toThrow(
+      new TypeError("Expected `key` to be a string, got number"),
+    );
+    expect(() => outbox.enqueue({ execute, paced: "no" as never })).toThrow(
+      new TypeError("Expected `paced` to be a boolean, got string"),
+    );
+    expect(() => outbox.enqueue({ execute, idempotent: 1 as never })).toThrow(
+      new TypeError("Expected `idempotent` to be a boolean, got number"),
+    );
+    expect(() => outbox.enqueue({ execute, supersedes: "edit:1" as never })).toThrow(
+      new TypeError("Expected `supersedes` to be an array of strings"),
+    );
+    expect(() => outbox.enqueue({ execute, followUp: {} as never })).toThrow(
+      new TypeError("Expected `followUp` to be a function, got object"),
+    );
     expect(outbox.snapshot().pending).toBe(0);
   });
 });

@@ -18,7 +18,11 @@ describe("close", () => {
     expect(closed).toBe(false);
     await clock.advance(1);
     await closing;
-    expect((await Promise.all(ops)).map((o) => o.status)).toEqual(["delivered", "delivered", "delivered"]);
+    expect((await Promise.all(ops)).map((o) => o.status)).toEqual([
+      "delivered",
+      "delivered",
+      "delivered",
+    ]);
     expect(outbox.snapshot().state).toBe("closed");
   });
 
@@ -27,7 +31,9 @@ describe("close", () => {
     outbox.enqueue({ chatId: 1, execute: rec.manual("a") });
     await clock.flush();
     const closing = outbox.close();
-    expect(await outbox.enqueue({ chatId: 1, execute: rec.scripted("late") })).toMatchObject({ status: "closed" });
+    expect(await outbox.enqueue({ chatId: 1, execute: rec.scripted("late") })).toMatchObject({
+      status: "closed",
+    });
     rec.last("a").done.resolve(1);
     await closing;
   });
@@ -35,7 +41,10 @@ describe("close", () => {
   it("at the deadline, pending ops settle closed and in-flight requests are aborted and settle closed", async () => {
     const { clock, outbox, rec } = setup();
     const inFlight = outbox.enqueue({ chatId: 1, execute: rec.manual("stuck") });
-    const frozen = outbox.enqueue({ chatId: 2, execute: rec.scripted("frozen", [fail(new RetryAfterError(60_000))]) });
+    const frozen = outbox.enqueue({
+      chatId: 2,
+      execute: rec.scripted("frozen", [fail(new RetryAfterError(60_000))]),
+    });
     await clock.flush();
     const closing = outbox.close({ timeoutMs: 5_000 });
     await clock.advance(5_000);
@@ -64,7 +73,10 @@ describe("close", () => {
 
   it("while draining, a 429 requeues and the retry still runs before the deadline", async () => {
     const { clock, outbox, rec } = setup();
-    const op = outbox.enqueue({ chatId: 1, execute: rec.scripted("a", [fail(new RetryAfterError(1_000)), "ok"]) });
+    const op = outbox.enqueue({
+      chatId: 1,
+      execute: rec.scripted("a", [fail(new RetryAfterError(1_000)), "ok"]),
+    });
     await clock.flush();
     const closing = outbox.close({ timeoutMs: 5_000 });
     await clock.advance(1_000);
@@ -88,8 +100,12 @@ describe("close", () => {
 
   it("validates its options", () => {
     const { outbox } = setup();
-    expect(() => outbox.close({ timeoutMs: -1 })).toThrow(new RangeError("Expected `timeoutMs` to be a finite number >= 0, got -1"));
-    expect(() => outbox.close({ drain: "yes" as never })).toThrow(new TypeError("Expected `drain` to be a boolean, got yes"));
+    expect(() => outbox.close({ timeoutMs: -1 })).toThrow(
+      new RangeError("Expected `timeoutMs` to be a finite number >= 0, got -1"),
+    );
+    expect(() => outbox.close({ drain: "yes" as never })).toThrow(
+      new TypeError("Expected `drain` to be a boolean, got yes"),
+    );
     expect(outbox.isClosed).toBe(false);
   });
 });
@@ -100,7 +116,11 @@ describe("followUp", () => {
     const send = outbox.enqueue({
       chatId: 1,
       execute: rec.manual("send"),
-      followUp: (result) => ({ chatId: 1, key: "delete:1", execute: rec.scripted(`delete after ${String(result)}`) }),
+      followUp: (result) => ({
+        chatId: 1,
+        key: "delete:1",
+        execute: rec.scripted(`delete after ${String(result)}`),
+      }),
     });
     await clock.flush();
     const closing = outbox.close();
@@ -139,6 +159,9 @@ describe("followUp", () => {
     await clock.flush();
     const outcome = await send;
     expect(outcome.status).toBe("delivered");
-    expect(await (outcome as { followUp?: Promise<unknown> }).followUp).toMatchObject({ status: "failed", error: bug });
+    expect(await (outcome as { followUp?: Promise<unknown> }).followUp).toMatchObject({
+      status: "failed",
+      error: bug,
+    });
   });
 });

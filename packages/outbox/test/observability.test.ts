@@ -15,18 +15,37 @@ function listen(): OutboxEvent[] {
   return events;
 }
 afterEach(() => {
-  for (const [name, handler] of subscriptions.splice(0)) diagnosticsChannel.unsubscribe(name, handler);
+  for (const [name, handler] of subscriptions.splice(0))
+    diagnosticsChannel.unsubscribe(name, handler);
 });
 
 describe("snapshot", () => {
   it("shows pending by priority and chat, per-chat next and frozen times, and counters", async () => {
     const { clock, outbox, rec } = setup({ privateChatRps: 1 });
-    outbox.enqueue({ chatId: 1, execute: rec.scripted("a", [fail(new RetryAfterError(4_000)), "ok"]) });
+    outbox.enqueue({
+      chatId: 1,
+      execute: rec.scripted("a", [fail(new RetryAfterError(4_000)), "ok"]),
+    });
     outbox.enqueue({ chatId: 2, execute: rec.scripted("b") });
     await clock.flush();
-    outbox.enqueue({ chatId: 2, key: "edit:1", priority: Priority.edit, execute: rec.scripted("c") });
-    outbox.enqueue({ chatId: 2, key: "edit:2", priority: Priority.edit, execute: rec.scripted("d") });
-    outbox.enqueue({ chatId: 2, key: "delete:1", priority: Priority.delete, execute: rec.scripted("e") });
+    outbox.enqueue({
+      chatId: 2,
+      key: "edit:1",
+      priority: Priority.edit,
+      execute: rec.scripted("c"),
+    });
+    outbox.enqueue({
+      chatId: 2,
+      key: "edit:2",
+      priority: Priority.edit,
+      execute: rec.scripted("d"),
+    });
+    outbox.enqueue({
+      chatId: 2,
+      key: "delete:1",
+      priority: Priority.delete,
+      execute: rec.scripted("e"),
+    });
     await clock.advance(250);
     const snapshot = outbox.snapshot();
     expect(Object.isFrozen(snapshot)).toBe(true);
@@ -39,8 +58,24 @@ describe("snapshot", () => {
       globalFrozenForMs: 0,
     });
     expect(snapshot.chats).toEqual([
-      { chat: "2", pending: 3, pendingByPriority: { 1: 1, 2: 2 }, inFlight: false, nextSlotInMs: 750, frozenForMs: 0, backoffForMs: 0 },
-      { chat: "1", pending: 1, pendingByPriority: { 0: 1 }, inFlight: false, nextSlotInMs: 750, frozenForMs: 3_750, backoffForMs: 0 },
+      {
+        chat: "2",
+        pending: 3,
+        pendingByPriority: { 1: 1, 2: 2 },
+        inFlight: false,
+        nextSlotInMs: 750,
+        frozenForMs: 0,
+        backoffForMs: 0,
+      },
+      {
+        chat: "1",
+        pending: 1,
+        pendingByPriority: { 0: 1 },
+        inFlight: false,
+        nextSlotInMs: 750,
+        frozenForMs: 3_750,
+        backoffForMs: 0,
+      },
     ]);
     expect(snapshot.counters).toEqual({
       enqueued: 5,
@@ -68,10 +103,25 @@ describe("diagnostics_channel events", () => {
   it("publishes the lifecycle of ops on telepace:outbox:<event> without payloads", async () => {
     const events = listen();
     const { clock, outbox, rec } = setup();
-    outbox.enqueue({ chatId: 1, key: "edit:1", priority: Priority.edit, execute: rec.manual("first") });
+    outbox.enqueue({
+      chatId: 1,
+      key: "edit:1",
+      priority: Priority.edit,
+      execute: rec.manual("first"),
+    });
     await clock.flush();
-    outbox.enqueue({ chatId: 1, key: "edit:1", priority: Priority.edit, execute: rec.scripted("second") });
-    outbox.enqueue({ chatId: 1, key: "edit:1", priority: Priority.edit, execute: rec.scripted("third", [fail(new RetryAfterError(100)), "ok"]) });
+    outbox.enqueue({
+      chatId: 1,
+      key: "edit:1",
+      priority: Priority.edit,
+      execute: rec.scripted("second"),
+    });
+    outbox.enqueue({
+      chatId: 1,
+      key: "edit:1",
+      priority: Priority.edit,
+      execute: rec.scripted("third", [fail(new RetryAfterError(100)), "ok"]),
+    });
     rec.last("first").done.resolve("secret text");
     await clock.advance(100);
     expect(events.map((e) => e.type)).toEqual([
@@ -95,13 +145,21 @@ describe("diagnostics_channel events", () => {
       retryAfterMs: 100,
       scope: "chat",
     });
-    expect(events.at(-1)).toEqual({ type: "settled", key: "edit:1", chat: "1", status: "delivered", attempts: 2, error: undefined });
+    expect(events.at(-1)).toEqual({
+      type: "settled",
+      key: "edit:1",
+      chat: "1",
+      status: "delivered",
+      attempts: 2,
+      error: undefined,
+    });
     expect(JSON.stringify(events)).not.toContain("secret text");
     expect(events.every((e) => Object.isFrozen(e))).toBe(true);
   });
 
   it("names every channel telepace:outbox:<event>", () => {
-    for (const [type, name] of Object.entries(outboxChannels)) expect(name).toBe(`telepace:outbox:${type}`);
+    for (const [type, name] of Object.entries(outboxChannels))
+      expect(name).toBe(`telepace:outbox:${type}`);
   });
 });
 
@@ -111,15 +169,23 @@ describe("logger", () => {
     const logger = Object.fromEntries(
       ["debug", "info", "warn", "error"].map((level) => [
         level,
-        (fields: Record<string, unknown>, message: string) => lines.push({ level, fields, message }),
+        (fields: Record<string, unknown>, message: string) =>
+          lines.push({ level, fields, message }),
       ]),
     ) as never;
     const { clock, outbox, rec } = setup({ logger, maxPending: 1 });
-    outbox.enqueue({ chatId: 1, execute: rec.scripted("a", [fail(new RetryAfterError(100)), fail(new Error("boom"))]) });
+    outbox.enqueue({
+      chatId: 1,
+      execute: rec.scripted("a", [fail(new RetryAfterError(100)), fail(new Error("boom"))]),
+    });
     outbox.enqueue({ chatId: 1, execute: rec.scripted("b") });
     await clock.advance(100);
     const warnings = lines.filter((l) => l.level === "warn").map((l) => l.message);
     expect(warnings).toEqual(["outbox full: op rejected", "rate limited (429)", "op failed"]);
-    expect(lines.find((l) => l.message === "op failed")?.fields).toMatchObject({ chat: "1", attempts: 2, error: "Error" });
+    expect(lines.find((l) => l.message === "op failed")?.fields).toMatchObject({
+      chat: "1",
+      attempts: 2,
+      error: "Error",
+    });
   });
 });

@@ -20,7 +20,8 @@ const request = (overrides: Partial<PacingRequest>): PacingRequest => ({
 describe("MemoryPacingStore", () => {
   it("grants at most globalLimit starts in any window and says when the next fits", () => {
     const store = new MemoryPacingStore();
-    const at = (nowMs: number) => store.acquire(request({ chatKey: undefined, globalLimit: 3, nowMs }));
+    const at = (nowMs: number) =>
+      store.acquire(request({ chatKey: undefined, globalLimit: 3, nowMs }));
     expect([at(0), at(100), at(200)].every((d) => d.granted)).toBe(true);
     expect(at(500)).toEqual({ granted: false, waitMs: 500, reason: "global-budget" });
     expect(at(999)).toEqual({ granted: false, waitMs: 1, reason: "global-budget" });
@@ -31,20 +32,36 @@ describe("MemoryPacingStore", () => {
   it("paces a chat from each start; unpaced requests neither wait for nor take the slot", () => {
     const store = new MemoryPacingStore();
     expect(store.acquire(request({ intervalMs: 1_000, nowMs: 0 }))).toEqual({ granted: true });
-    expect(store.acquire(request({ intervalMs: 1_000, nowMs: 400 }))).toEqual({ granted: false, waitMs: 600, reason: "chat-paced" });
-    expect(store.acquire(request({ intervalMs: 1_000, paced: false, nowMs: 400 }))).toEqual({ granted: true });
+    expect(store.acquire(request({ intervalMs: 1_000, nowMs: 400 }))).toEqual({
+      granted: false,
+      waitMs: 600,
+      reason: "chat-paced",
+    });
+    expect(store.acquire(request({ intervalMs: 1_000, paced: false, nowMs: 400 }))).toEqual({
+      granted: true,
+    });
     expect(store.acquire(request({ intervalMs: 1_000, nowMs: 1_000 }))).toEqual({ granted: true });
-    expect(store.acquire(request({ chatKey: "2", intervalMs: 1_000, nowMs: 1_000 }))).toEqual({ granted: true });
+    expect(store.acquire(request({ chatKey: "2", intervalMs: 1_000, nowMs: 1_000 }))).toEqual({
+      granted: true,
+    });
   });
 
   it("freezes a chat or everything; a shorter freeze never shortens a longer one", () => {
     const store = new MemoryPacingStore();
     store.freeze("1", 5_000, 0);
     store.freeze("1", 1_000, 0);
-    expect(store.acquire(request({ paced: false, nowMs: 4_000 }))).toEqual({ granted: false, waitMs: 1_000, reason: "chat-frozen" });
+    expect(store.acquire(request({ paced: false, nowMs: 4_000 }))).toEqual({
+      granted: false,
+      waitMs: 1_000,
+      reason: "chat-frozen",
+    });
     expect(store.acquire(request({ chatKey: "2", nowMs: 4_000 }))).toEqual({ granted: true });
     store.freeze(undefined, 2_000, 4_000);
-    expect(store.acquire(request({ chatKey: "2", nowMs: 5_000 }))).toEqual({ granted: false, waitMs: 1_000, reason: "global-frozen" });
+    expect(store.acquire(request({ chatKey: "2", nowMs: 5_000 }))).toEqual({
+      granted: false,
+      waitMs: 1_000,
+      reason: "global-frozen",
+    });
     expect(store.acquire(request({ chatKey: undefined, nowMs: 6_000 }))).toEqual({ granted: true });
   });
 
@@ -77,7 +94,8 @@ class AsyncStore implements PacingStore {
       this.failNext--;
       return Promise.reject(new Error("store down"));
     }
-    if (this.hold) return new Promise((resolve) => this.held.push(() => resolve(this.inner.acquire(req))));
+    if (this.hold)
+      return new Promise((resolve) => this.held.push(() => resolve(this.inner.acquire(req))));
     return Promise.resolve().then(() => this.inner.acquire(req));
   }
   release(): void {
@@ -92,7 +110,12 @@ class AsyncStore implements PacingStore {
 describe("an asynchronous pacing store", () => {
   it("paces and orders exactly like the in-memory one", async () => {
     const run = async (pacingStore?: PacingStore) => {
-      const { clock, outbox, rec } = setup({ pacingStore, privateChatRps: 1, groupChatRps: 0.5, globalRps: 2 });
+      const { clock, outbox, rec } = setup({
+        pacingStore,
+        privateChatRps: 1,
+        groupChatRps: 0.5,
+        globalRps: 2,
+      });
       for (const chat of [1, -2, 3]) {
         outbox.enqueue({ chatId: chat, execute: rec.scripted(`${chat}a`) });
         outbox.enqueue({ chatId: chat, priority: 1, execute: rec.scripted(`${chat}b`) });
@@ -122,7 +145,13 @@ describe("an asynchronous pacing store", () => {
     outbox.enqueue({ chatId: 1, execute: rec.scripted("send") });
     await clock.advance(500);
     store.hold = true;
-    outbox.enqueue({ chatId: 1, priority: 1, paced: false, key: "typing", execute: rec.scripted("typing") });
+    outbox.enqueue({
+      chatId: 1,
+      priority: 1,
+      paced: false,
+      key: "typing",
+      execute: rec.scripted("typing"),
+    });
     await clock.flush();
     expect(store.held).toHaveLength(1);
     // While the store answers the chat action's (unpaced) question, a paced send overtakes it.
@@ -140,7 +169,12 @@ describe("an asynchronous pacing store", () => {
     const store = new AsyncStore();
     store.failNext = 2;
     const errors: string[] = [];
-    const logger = { debug() {}, info() {}, warn() {}, error: (_: unknown, message: string) => errors.push(message) };
+    const logger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error: (_: unknown, message: string) => errors.push(message),
+    };
     const { clock, outbox, rec } = setup({ pacingStore: store, retryBaseDelayMs: 500, logger });
     const op = outbox.enqueue({ chatId: 1, execute: rec.scripted("x") });
     await clock.advance(499);

@@ -5,31 +5,47 @@ import { setup } from "./support/setup.js";
 describe("per-chat pacing under a global budget", () => {
   it("one chat's pacing never delays another chat", async () => {
     const { clock, outbox, rec } = setup({ privateChatRps: 1, groupChatRps: 20 / 60 });
-    for (const n of [1, 2]) outbox.enqueue({ chatId: -7, execute: rec.scripted(`group${n}`, undefined, -7) });
-    for (const n of [1, 2, 3]) outbox.enqueue({ chatId: 8, execute: rec.scripted(`private${n}`, undefined, 8) });
+    for (const n of [1, 2])
+      outbox.enqueue({ chatId: -7, execute: rec.scripted(`group${n}`, undefined, -7) });
+    for (const n of [1, 2, 3])
+      outbox.enqueue({ chatId: 8, execute: rec.scripted(`private${n}`, undefined, 8) });
     await clock.advance(3_000);
-    const starts = (chat: number) => rec.calls.filter((c) => c.chat === chat).map((c) => c.startedAt);
+    const starts = (chat: number) =>
+      rec.calls.filter((c) => c.chat === chat).map((c) => c.startedAt);
     expect(starts(-7)).toEqual([0, 3_000]);
     expect(starts(8)).toEqual([0, 1_000, 2_000]);
   });
 
   it("the global budget caps requests across chats at globalRps in any one-second window", async () => {
     const { clock, outbox, rec } = setup({ privateChatRps: 1, globalRps: 5 });
-    for (let chat = 1; chat <= 12; chat++) outbox.enqueue({ chatId: chat, execute: rec.scripted(`c${chat}`) });
+    for (let chat = 1; chat <= 12; chat++)
+      outbox.enqueue({ chatId: chat, execute: rec.scripted(`c${chat}`) });
     await clock.advance(999);
     expect(rec.calls).toHaveLength(5);
     await clock.advance(1);
     expect(rec.calls).toHaveLength(10);
     await clock.advance(1_000);
-    expect(rec.calls.map((c) => c.startedAt)).toEqual([0, 0, 0, 0, 0, 1_000, 1_000, 1_000, 1_000, 1_000, 2_000, 2_000]);
+    expect(rec.calls.map((c) => c.startedAt)).toEqual([
+      0, 0, 0, 0, 0, 1_000, 1_000, 1_000, 1_000, 1_000, 2_000, 2_000,
+    ]);
   });
 
   it("when the global budget binds, the best (priority, queued_at) op across chats goes first", async () => {
     const { clock, outbox, rec } = setup({ globalRps: 1 });
     outbox.enqueue({ chatId: 1, execute: rec.scripted("first") });
     await clock.flush();
-    outbox.enqueue({ chatId: 2, key: "e", priority: Priority.edit, execute: rec.scripted("edit-chat2") });
-    outbox.enqueue({ chatId: 3, key: "d", priority: Priority.delete, execute: rec.scripted("delete-chat3") });
+    outbox.enqueue({
+      chatId: 2,
+      key: "e",
+      priority: Priority.edit,
+      execute: rec.scripted("edit-chat2"),
+    });
+    outbox.enqueue({
+      chatId: 3,
+      key: "d",
+      priority: Priority.delete,
+      execute: rec.scripted("delete-chat3"),
+    });
     outbox.enqueue({ chatId: 4, priority: Priority.send, execute: rec.scripted("send-chat4") });
     await clock.advance(3_000);
     expect(rec.labels).toEqual(["first", "send-chat4", "delete-chat3", "edit-chat2"]);
@@ -55,7 +71,8 @@ describe("per-chat pacing under a global budget", () => {
 
   it("ops without a chat are not paced per chat but share the global budget", async () => {
     const { clock, outbox, rec } = setup({ privateChatRps: 1, globalRps: 3 });
-    for (const n of [1, 2, 3, 4]) outbox.enqueue({ key: `cb${n}`, execute: rec.scripted(`cb${n}`) });
+    for (const n of [1, 2, 3, 4])
+      outbox.enqueue({ key: `cb${n}`, execute: rec.scripted(`cb${n}`) });
     await clock.flush();
     expect(rec.calls.map((c) => c.startedAt)).toEqual([0, 0, 0]);
     await clock.advance(1_000);

@@ -6,7 +6,10 @@ import { setup } from "./support/setup.js";
 describe("429 scope and caps", () => {
   it("a 429 freezes only the chat it came from; other chats keep going", async () => {
     const { clock, outbox, rec } = setup();
-    outbox.enqueue({ chatId: 1, execute: rec.scripted("1a", [fail(new RetryAfterError(10_000)), "ok"], 1) });
+    outbox.enqueue({
+      chatId: 1,
+      execute: rec.scripted("1a", [fail(new RetryAfterError(10_000)), "ok"], 1),
+    });
     await clock.flush();
     outbox.enqueue({ chatId: 1, execute: rec.scripted("1b", undefined, 1) });
     outbox.enqueue({ chatId: 2, execute: rec.scripted("2a", undefined, 2) });
@@ -25,7 +28,10 @@ describe("429 scope and caps", () => {
 
   it("a 429 on an op without a chat freezes every chat", async () => {
     const { clock, outbox, rec } = setup();
-    outbox.enqueue({ key: "me", execute: rec.scripted("no-chat", [fail(new RetryAfterError(3_000)), "ok"]) });
+    outbox.enqueue({
+      key: "me",
+      execute: rec.scripted("no-chat", [fail(new RetryAfterError(3_000)), "ok"]),
+    });
     await clock.flush();
     outbox.enqueue({ chatId: 1, execute: rec.scripted("chat1") });
     outbox.enqueue({ chatId: 2, execute: rec.scripted("chat2") });
@@ -38,7 +44,10 @@ describe("429 scope and caps", () => {
 
   it("a retry_after above maxRetryAfterMs fails the op and the chat's other pending ops", async () => {
     const { clock, outbox, rec } = setup({ maxRetryAfterMs: 60_000 });
-    const first = outbox.enqueue({ chatId: 1, execute: rec.scripted("a", [fail(new RetryAfterError(3_600_000))]) });
+    const first = outbox.enqueue({
+      chatId: 1,
+      execute: rec.scripted("a", [fail(new RetryAfterError(3_600_000))]),
+    });
     await clock.flush();
     const second = outbox.enqueue({ chatId: 1, execute: rec.scripted("b") });
     const other = outbox.enqueue({ chatId: 2, execute: rec.scripted("other") });
@@ -46,13 +55,23 @@ describe("429 scope and caps", () => {
     expect(outcome).toMatchObject({ status: "failed", attempts: 1, maybeDelivered: false });
     const error = (outcome as { error: RetryAfterTooLongError }).error;
     expect(error).toBeInstanceOf(RetryAfterTooLongError);
-    expect(error).toMatchObject({ code: "ERR_RETRY_AFTER_TOO_LONG", retryAfterMs: 3_600_000, maxRetryAfterMs: 60_000 });
+    expect(error).toMatchObject({
+      code: "ERR_RETRY_AFTER_TOO_LONG",
+      retryAfterMs: 3_600_000,
+      maxRetryAfterMs: 60_000,
+    });
     expect(error.cause).toBeInstanceOf(RetryAfterError);
-    expect(await second).toMatchObject({ status: "failed", error: { code: "ERR_RETRY_AFTER_TOO_LONG" } });
+    expect(await second).toMatchObject({
+      status: "failed",
+      error: { code: "ERR_RETRY_AFTER_TOO_LONG" },
+    });
     expect((await other).status).toBe("delivered");
     // The chat stays frozen: a new op to it fails fast instead of waiting an hour.
     const late = outbox.enqueue({ chatId: 1, execute: rec.scripted("late") });
-    expect(await late).toMatchObject({ status: "failed", error: { code: "ERR_RETRY_AFTER_TOO_LONG" } });
+    expect(await late).toMatchObject({
+      status: "failed",
+      error: { code: "ERR_RETRY_AFTER_TOO_LONG" },
+    });
     expect(rec.labels).toEqual(["a", "other"]);
   });
 
@@ -61,11 +80,19 @@ describe("429 scope and caps", () => {
     const noChat = outbox.enqueue({ key: "me", execute: rec.manual("no-chat") });
     const inFlight = outbox.enqueue({ chatId: 1, execute: rec.manual("c1") });
     await clock.flush();
-    const queued = [1, 2].map((n) => outbox.enqueue({ chatId: 1, execute: rec.scripted(`queued${n}`) }));
+    const queued = [1, 2].map((n) =>
+      outbox.enqueue({ chatId: 1, execute: rec.scripted(`queued${n}`) }),
+    );
     rec.last("no-chat").done.reject(new RetryAfterError(10_000));
-    expect(await noChat).toMatchObject({ status: "failed", error: { code: "ERR_RETRY_AFTER_TOO_LONG" } });
+    expect(await noChat).toMatchObject({
+      status: "failed",
+      error: { code: "ERR_RETRY_AFTER_TOO_LONG" },
+    });
     for (const outcome of await Promise.all(queued)) {
-      expect(outcome).toMatchObject({ status: "failed", error: { code: "ERR_RETRY_AFTER_TOO_LONG" } });
+      expect(outcome).toMatchObject({
+        status: "failed",
+        error: { code: "ERR_RETRY_AFTER_TOO_LONG" },
+      });
     }
     // A request already in flight is not touched.
     rec.last("c1").done.resolve("ok");
@@ -75,24 +102,42 @@ describe("429 scope and caps", () => {
 
   it("a 429 envelope returned (not thrown) by execute is treated as a 429", async () => {
     const { clock, outbox, rec } = setup();
-    const envelope = { ok: false, error_code: 429, description: "Too Many Requests: retry after 2", parameters: { retry_after: 2 } };
-    const op = outbox.enqueue({ chatId: 1, execute: rec.scripted("x", [envelope, { ok: true, result: 7 }]) });
+    const envelope = {
+      ok: false,
+      error_code: 429,
+      description: "Too Many Requests: retry after 2",
+      parameters: { retry_after: 2 },
+    };
+    const op = outbox.enqueue({
+      chatId: 1,
+      execute: rec.scripted("x", [envelope, { ok: true, result: 7 }]),
+    });
     await clock.advance(1_999);
     expect(rec.calls).toHaveLength(1);
     await clock.advance(1);
-    expect(await op).toMatchObject({ status: "delivered", result: { ok: true, result: 7 }, attempts: 2 });
+    expect(await op).toMatchObject({
+      status: "delivered",
+      result: { ok: true, result: 7 },
+      attempts: 2,
+    });
   });
 
   it("an error shaped like grammY's GrammyError (error_code 429, parameters) is a 429", async () => {
     const { clock, outbox, rec } = setup();
-    const grammyLike = Object.assign(new Error("Call to 'sendMessage' failed! (429: Too Many Requests)"), {
-      ok: false,
-      error_code: 429,
-      description: "Too Many Requests: retry after 1",
-      parameters: { retry_after: 1 },
-      method: "sendMessage",
+    const grammyLike = Object.assign(
+      new Error("Call to 'sendMessage' failed! (429: Too Many Requests)"),
+      {
+        ok: false,
+        error_code: 429,
+        description: "Too Many Requests: retry after 1",
+        parameters: { retry_after: 1 },
+        method: "sendMessage",
+      },
+    );
+    const op = outbox.enqueue({
+      chatId: 1,
+      execute: rec.scripted("x", [fail(grammyLike), "sent"]),
     });
-    const op = outbox.enqueue({ chatId: 1, execute: rec.scripted("x", [fail(grammyLike), "sent"]) });
     await clock.advance(1_000);
     expect(await op).toMatchObject({ status: "delivered", result: "sent", attempts: 2 });
   });

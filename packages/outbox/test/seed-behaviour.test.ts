@@ -78,7 +78,12 @@ describe("seed: coalescing", () => {
 describe("seed: priority order", () => {
   it("a send pre-empts a pending edit (edit in flight, then send, then the pending edit)", async () => {
     const { clock, outbox, rec } = setup();
-    outbox.enqueue({ chatId: 1, key: "edit:1", priority: Priority.edit, execute: rec.manual("edit1") });
+    outbox.enqueue({
+      chatId: 1,
+      key: "edit:1",
+      priority: Priority.edit,
+      execute: rec.manual("edit1"),
+    });
     await clock.flush();
     const pendingEdit = outbox.enqueue({
       chatId: 1,
@@ -86,7 +91,11 @@ describe("seed: priority order", () => {
       priority: Priority.edit,
       execute: rec.scripted("edit2"),
     });
-    const send = outbox.enqueue({ chatId: 1, priority: Priority.send, execute: rec.scripted("send") });
+    const send = outbox.enqueue({
+      chatId: 1,
+      priority: Priority.send,
+      execute: rec.scripted("send"),
+    });
     rec.last("edit1").done.resolve(true);
     await send;
     await pendingEdit;
@@ -125,7 +134,12 @@ describe("seed: priority order", () => {
 describe("seed: a delete drops pending edits", () => {
   it("an op listing the edit's key in `supersedes` drops it (only the in-flight edit ran)", async () => {
     const { clock, outbox, rec } = setup();
-    outbox.enqueue({ chatId: 1, key: "edit:7", priority: Priority.edit, execute: rec.manual("first") });
+    outbox.enqueue({
+      chatId: 1,
+      key: "edit:7",
+      priority: Priority.edit,
+      execute: rec.manual("first"),
+    });
     await clock.flush();
     const second = outbox.enqueue({
       chatId: 1,
@@ -177,7 +191,12 @@ describe("seed: 429", () => {
     expect(rec.labels).toEqual(["edit"]);
     await clock.advance(1);
     expect(rec.labels).toEqual(["edit", "edit", "later"]);
-    expect(await edit).toEqual({ status: "delivered", result: "ok", notModified: false, attempts: 2 });
+    expect(await edit).toEqual({
+      status: "delivered",
+      result: "ok",
+      notModified: false,
+      attempts: 2,
+    });
     expect((await later).status).toBe("delivered");
     expect(outbox.snapshot().counters).toMatchObject({ rateLimited: 1, retries: 1 });
   });
@@ -185,7 +204,10 @@ describe("seed: 429", () => {
   it("uses 5 s when the 429 carries no retry_after", async () => {
     const { clock, outbox, rec } = setup();
     const envelope = { ok: false, error_code: 429, description: "Too Many Requests" };
-    const send = outbox.enqueue({ chatId: 1, execute: rec.scripted("send", [fail(envelope), "ok"]) });
+    const send = outbox.enqueue({
+      chatId: 1,
+      execute: rec.scripted("send", [fail(envelope), "ok"]),
+    });
     await clock.advance(4_999);
     expect(rec.calls).toHaveLength(1);
     await clock.advance(1);
@@ -251,7 +273,10 @@ describe("seed: pacing with one chat", () => {
     await clock.advance(5_000);
     // retry_at (300) is before next_at (1000): the retry waits for the pacing slot.
     expect(rec.calls.map((c) => c.startedAt)).toEqual([0, 1_000]);
-    outbox.enqueue({ chatId: 5, execute: rec.scripted("b", [fail(new RetryAfterError(2_500)), "ok"]) });
+    outbox.enqueue({
+      chatId: 5,
+      execute: rec.scripted("b", [fail(new RetryAfterError(2_500)), "ok"]),
+    });
     await clock.advance(10_000);
     // retry_at (5000 + 2500) is after next_at (6000).
     expect(rec.calls.map((c) => c.startedAt)).toEqual([0, 1_000, 5_000, 7_500]);

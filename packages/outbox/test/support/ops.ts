@@ -34,7 +34,14 @@ export class Recorder {
   manual(label: string, chat?: number | string): OutboxOperation<unknown>["execute"] {
     return (signal) => {
       const done = createDeferred<unknown>();
-      const call: Call = { label, chat, startedAt: this.clock.now(), signal, endedAt: undefined, done };
+      const call: Call = {
+        label,
+        chat,
+        startedAt: this.clock.now(),
+        signal,
+        endedAt: undefined,
+        done,
+      };
       this.calls.push(call);
       return done.promise.finally(() => {
         call.endedAt = this.clock.now();
@@ -55,7 +62,14 @@ export class Recorder {
     return (signal) => {
       const step = steps[Math.min(index++, steps.length - 1)];
       const done = createDeferred<unknown>();
-      const call: Call = { label, chat, startedAt: this.clock.now(), signal, endedAt: undefined, done };
+      const call: Call = {
+        label,
+        chat,
+        startedAt: this.clock.now(),
+        signal,
+        endedAt: undefined,
+        done,
+      };
       this.calls.push(call);
       call.endedAt = this.clock.now();
       if (step instanceof Thrown) return Promise.reject(step.value);

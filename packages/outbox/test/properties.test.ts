@@ -1,0 +1,321 @@
+// Invariants over randomized schedules on the manual clock: rates per chat and globally, 429
+// freezes honoured, per-chat order and no overlap, and exactly one outcome per op.
+
+import { ManualClock } from "@telepace/core";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  ForbiddenError,
+  NetworkError,
+  type OutboxOutcome,
+  RetryAfterError,
+  TelegramOutbox,
+} from "../src/index.js";
+
+type Step =
+  | { readonly kind: "ok" }
+  | { readonly kind: "429"; readonly retryAfterMs: number }
+  | { readonly kind: "transient" }
+  | { readonly kind: "permanent" }
+  | { readonly kind: "forbidden" };
+
+interface OpSpec {
+  readonly at: number;
+  readonly chat: number | undefined;
+  readonly priority: number;
+  readonly paced: boolean;
+  readonly latencyMs: number;
+  readonly steps: readonly Step[];
+  readonly key: string | undefined;
+  readonly abortAfterMs: number | undefined;
+}
+
+const CHATS = [1, 2, 3, -10, -20, undefined] as const;
+const PRIVATE_MS = 1_000;
+const GROUP_MS = 3_000;
+const intervalOf = (chat: number) => (chat < 0 ? GROUP_MS : PRIVATE_MS);
+
+const retryable = fc.oneof(
+  { weight: 3, arbitrary: fc.constant<Step>({ kind: "ok" }) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .integer({ min: 0, max: 4_000 })
+      .map<Step>((retryAfterMs) => ({ kind: "429", retryAfterMs })),
+  },
+  { weight: 1, arbitrary: fc.constant<Step>({ kind: "transient" }) },
+);
+
+function opSpec(options: {
+  keys: boolean;
+  terminal: boolean;
+  aborts: boolean;
+}): fc.Arbitrary<OpSpec> {
+  const last = options.terminal
+    ? fc.constantFrom<Step>({ kind: "ok" }, { kind: "permanent" }, { kind: "forbidden" })
+    : fc.constant<Step>({ kind: "ok" });
+  return fc.record({
+    at: fc.integer({ min: 0, max: 6_000 }),
+    chat: fc.constantFrom(...CHATS),
+    priority: fc.integer({ min: 0, max: 2 }),
+    // Mostly paced, sometimes a chat action.
+    paced: fc.integer({ min: 0, max: 4 }).map((n) => n > 0),
+    latencyMs: fc.integer({ min: 0, max: 1_500 }),
+    steps: fc
+      .tuple(fc.array(retryable, { maxLength: 2 }), last)
+      .map(([head, tail]) => [...head, tail]),
+    key: options.keys
+      ? fc.option(fc.constantFrom("a", "b"), { nil: undefined })
+      : fc.constant(undefined),
+    abortAfterMs: options.aborts
+      ? fc.option(fc.integer({ min: 0, max: 3_000 }), { nil: undefined, freq: 4 })
+      : fc.constant(undefined),
+  });
+}
+
+function errorFor(step: Step): unknown {
+  switch (step.kind) {
+    case "429":
+      return new RetryAfterError(step.retryAfterMs);
+    case "transient":
+      return new NetworkError("lost", {
+        method: "m",
+        failure: "connection-lost",
+        mayHaveReachedServer: true,
+      });
+    case "permanent":
+      return new Error("permanent");
+    case "forbidden":
+      return new ForbiddenError({
+        method: "m",
+        errorCode: 403,
+        description: "Forbidden: bot was blocked by the user",
+      });
+    case "ok":
+      return undefined;
+  }
+}
+
+type LogEvent =
+  | { readonly type: "enqueue"; readonly id: number }
+  | { readonly type: "start"; readonly id: number; readonly at: number }
+  | { readonly type: "end"; readonly id: number; readonly at: number; readonly step: Step };
+
+interface Run {
+  readonly log: LogEvent[];
+  readonly outcomes: Map<
+    number,
+    { outcome?: OutboxOutcome<unknown>; rejected?: unknown; at: number }
+  >;
+  readonly outbox: TelegramOutbox;
+}
+
+async function simulate(
+  specs: readonly OpSpec[],
+  config: { globalRps: number; maxInFlight: number; closeAt?: number; drain?: boolean },
+): Promise<Run> {
+  const clock = new ManualClock();
+  const outbox = new TelegramOutbox({
+    clock,
+    privateChatRps: 1,
+    groupChatRps: 1 / 3,
+    globalRps: config.globalRps,
+    maxInFlight: config.maxInFlight,
+    maxAttempts: 50,
+    retryBaseDelayMs: 200,
+    retryMaxDelayMs: 800,
+  });
+  const log: LogEvent[] = [];
+  const outcomes: Run["outcomes"] = new Map();
+  specs.forEach((spec, id) => {
+    clock.setTimer(() => {
+      let attempt = 0;
+      const controller = new AbortController();
+      if (spec.abortAfterMs !== undefined)
+        clock.setTimer(() => controller.abort("aborted"), spec.abortAfterMs);
+      log.push({ type: "enqueue", id });
+      outbox
+        .enqueue(
+          {
+            chatId: spec.chat,
+            key: spec.key,
+            priority: spec.priority,
+            paced: spec.paced,
+            idempotent: true,
+            execute: async () => {
+              const step = spec.steps[Math.min(attempt++, spec.steps.length - 1)] as Step;
+              log.push({ type: "start", id, at: clock.now() });
+              await clock.sleep(spec.latencyMs);
+              log.push({ type: "end", id, at: clock.now(), step });
+              const error = errorFor(step);
+              if (error !== undefined) throw error;
+              return id;
+            },
+          },
+          { signal: controller.signal },
+        )
+        .then(
+          (outcome) => outcomes.set(id, { outcome, at: clock.now() }),
+          (rejected: unknown) => outcomes.set(id, { rejected, at: clock.now() }),
+        );
+    }, spec.at);
+  });
+  if (config.closeAt !== undefined) {
+    clock.setTimer(
+      () => void outbox.close({ drain: config.drain ?? true, timeoutMs: 5_000 }),
+      config.closeAt,
+    );
+  }
+  await clock.runAll();
+  return { log, outcomes, outbox };
+}
+
+const specsFor = (spec: fc.Arbitrary<OpSpec>) => fc.array(spec, { minLength: 1, maxLength: 25 });
+const config = fc.record({
+  globalRps: fc.integer({ min: 1, max: 4 }),
+  maxInFlight: fc.integer({ min: 1, max: 4 }),
+});
+
+describe("properties", () => {
+  it("never exceeds the per-chat rate or the global budget, and honours every 429 freeze", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        specsFor(opSpec({ keys: false, terminal: false, aborts: false })),
+        config,
+        async (specs, cfg) => {
+          const { log } = await simulate(specs, cfg);
+          const starts = log.filter(
+            (e): e is Extract<LogEvent, { type: "start" }> => e.type === "start",
+          );
+          // Global: any globalRps + 1 consecutive starts span at least one second.
+          for (let i = 0; i + cfg.globalRps < starts.length; i++) {
+            expect(
+              (starts[i + cfg.globalRps] as { at: number }).at - (starts[i] as { at: number }).at,
+            ).toBeGreaterThanOrEqual(1_000);
+          }
+          // Per chat: paced starts are at least the chat's interval apart.
+          for (const chat of CHATS) {
+            if (chat === undefined) continue;
+            const paced = starts
+              .filter((s) => specs[s.id]?.chat === chat && specs[s.id]?.paced)
+              .map((s) => s.at);
+            for (let i = 1; i < paced.length; i++) {
+              expect((paced[i] as number) - (paced[i - 1] as number)).toBeGreaterThanOrEqual(
+                intervalOf(chat),
+              );
+            }
+          }
+          // Freezes: after a 429 nothing starts in its scope until retry_after has passed.
+          log.forEach((end, index) => {
+            if (end.type !== "end" || end.step.kind !== "429") return;
+            const chat = specs[end.id]?.chat;
+            const until = end.at + end.step.retryAfterMs;
+            const violating = log
+              .slice(index + 1)
+              .filter(
+                (s) =>
+                  s.type === "start" &&
+                  s.at < until &&
+                  (chat === undefined || specs[s.id]?.chat === chat),
+              );
+            expect(violating).toEqual([]);
+          });
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it("one chat never has two requests in flight and always runs its best pending op, retries in place", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        specsFor(opSpec({ keys: false, terminal: false, aborts: false })),
+        config,
+        async (specs, cfg) => {
+          const { log } = await simulate(specs, cfg);
+          // Replay the log against a model of each chat's pending set.
+          const chatOf = (id: number) => specs[id]?.chat ?? `none:${id}`;
+          const pending = new Map<number | string, Set<number>>();
+          const busy = new Set<number | string>();
+          // (priority, queued_at): the enqueue order stands for queued_at and never changes.
+          const queuedOrder = new Map<number, number>();
+          const place = (id: number) =>
+            [specs[id]?.priority ?? 0, queuedOrder.get(id) ?? 0] as const;
+          for (const event of log) {
+            const chat = chatOf(event.id);
+            const set = pending.get(chat) ?? new Set<number>();
+            pending.set(chat, set);
+            if (event.type === "enqueue") {
+              queuedOrder.set(event.id, queuedOrder.size);
+              set.add(event.id);
+            }
+            if (event.type === "start") {
+              expect(busy.has(chat)).toBe(false);
+              busy.add(chat);
+              const best = [...set].sort((a, b) => {
+                const [pa, ia] = place(a);
+                const [pb, ib] = place(b);
+                return pa - pb || ia - ib;
+              })[0];
+              expect(event.id).toBe(best);
+              set.delete(event.id);
+            }
+            if (event.type === "end") {
+              busy.delete(chat);
+              if (event.step.kind === "429" || event.step.kind === "transient") set.add(event.id);
+            }
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it("every enqueued op gets exactly one outcome, whatever happens (coalescing, failures, aborts, close)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        specsFor(opSpec({ keys: true, terminal: true, aborts: true })),
+        config,
+        fc.option(fc.integer({ min: 0, max: 8_000 }), { nil: undefined }),
+        fc.boolean(),
+        async (specs, cfg, closeAt, drain) => {
+          const { log, outcomes, outbox } = await simulate(specs, { ...cfg, closeAt, drain });
+          if (closeAt === undefined) await outbox.close();
+          const enqueued = log.filter((e) => e.type === "enqueue").map((e) => e.id);
+          expect(enqueued.length).toBe(specs.length);
+          for (const id of enqueued) expect(outcomes.has(id)).toBe(true);
+          // Nothing runs after its op settled, and a delivered op's last attempt succeeded.
+          for (const [id, settled] of outcomes) {
+            const attempts = log.filter((e) => e.id === id && e.type === "start");
+            for (const start of attempts)
+              expect((start as { at: number }).at).toBeLessThanOrEqual(settled.at);
+            if (settled.outcome?.status === "delivered" && !settled.outcome.notModified) {
+              expect(settled.outcome.result).toBe(id);
+              const ends = log.filter((e) => e.id === id && e.type === "end");
+              expect(ends.at(-1)).toMatchObject({ step: { kind: "ok" } });
+              expect(settled.outcome.attempts).toBe(attempts.length);
+            }
+            if (settled.rejected !== undefined) expect(settled.rejected).toBe("aborted");
+            // close() bounds the wait: nothing settles after its deadline (5 s after the call).
+            if (closeAt !== undefined) {
+              expect(settled.at).toBeLessThanOrEqual(Math.max(specs[id]?.at ?? 0, closeAt + 5_000));
+            }
+          }
+          const snapshot = outbox.snapshot();
+          expect(snapshot).toMatchObject({ state: "closed", pending: 0, inFlight: 0 });
+          const count = (status: string) =>
+            [...outcomes.values()].filter((o) => o.outcome?.status === status).length;
+          expect(snapshot.counters).toMatchObject({
+            delivered: count("delivered"),
+            failed: count("failed"),
+            superseded: count("superseded"),
+            closed: count("closed"),
+            rejected: count("rejected"),
+            aborted: [...outcomes.values()].filter((o) => o.rejected !== undefined).length,
+          });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
