@@ -220,7 +220,8 @@ export class UpdateDispatcher implements AsyncDisposable {
     const principal = this.#principals.get(key.id);
     const admission = principal === undefined ? this.#admissions.get(key.id) : undefined;
     if (principal !== undefined) {
-      if (principal.waiters.length === 0 && principal.queue.length < maxQueuedPerPrincipal) {
+      // Waiters exist only while the queue is full, so room here means nobody is overtaken.
+      if (principal.queue.length < maxQueuedPerPrincipal) {
         this.#acceptNew(entry, principal);
         return Promise.resolve(ACCEPTED[key.kind]);
       }

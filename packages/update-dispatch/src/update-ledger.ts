@@ -25,7 +25,8 @@ export class UpdateLedger {
 
   /**
    * @param windowSize - finished ids remembered for duplicate suppression.
-   * @param heldLimit - held ids remembered; the oldest is forgotten beyond it.
+   * @param heldLimit - held ids remembered; beyond it the highest is forgotten, because the
+   *   lowest held id alone keeps the watermark below every forgotten one.
    */
   constructor(windowSize: number, heldLimit: number) {
     this.#windowSize = windowSize;
@@ -51,7 +52,9 @@ export class UpdateLedger {
     if (this.#windowSize > 0) {
       this.#recent.delete(id);
       this.#recent.add(id);
-      if (this.#recent.size > this.#windowSize) this.#recent.delete(this.#oldest(this.#recent));
+      if (this.#recent.size > this.#windowSize) {
+        this.#recent.delete(this.#recent.values().next().value as number);
+      }
     }
     this.#compact();
   }
@@ -69,7 +72,7 @@ export class UpdateLedger {
     this.#open.delete(id);
     this.#held.add(id);
     this.#lowest.push(id);
-    if (this.#held.size > this.#heldLimit) this.#held.delete(this.#oldest(this.#held));
+    if (this.#held.size > this.#heldLimit) this.#held.delete(this.#highestHeld());
     this.#compact();
   }
 
@@ -93,8 +96,10 @@ export class UpdateLedger {
     if (this.#highestSettled === undefined || id > this.#highestSettled) this.#highestSettled = id;
   }
 
-  #oldest(ids: Set<number>): number {
-    return ids.values().next().value as number;
+  #highestHeld(): number {
+    let highest = Number.NEGATIVE_INFINITY;
+    for (const id of this.#held) if (id > highest) highest = id;
+    return highest;
   }
 
   #compact(): void {

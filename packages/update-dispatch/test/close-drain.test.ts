@@ -236,6 +236,33 @@ describe("close", () => {
     expect(rec.finished).toEqual([1]);
   });
 
+  it("an update granted a slot in the same turn as the close deadline never starts", async () => {
+    const clock = new ManualClock();
+    const started: number[] = [];
+    let closing: Promise<unknown> | undefined;
+    const dispatcher = new UpdateDispatcher(
+      (update, signal) => {
+        started.push(update.update_id);
+        // Shutting down from inside an abort handler: the deadline comes in the same turn as
+        // the slot that update 1 frees is handed to update 2.
+        signal.addEventListener("abort", () => {
+          closing = dispatcher.close({ timeoutMs: 0 });
+        });
+        return new Promise(() => {});
+      },
+      { clock, timeoutMs: 100, maxConcurrency: 1 },
+    );
+    await dispatcher.enqueue(privateMessage(1, 1));
+    await dispatcher.enqueue(privateMessage(2, 2));
+    await clock.advance(100);
+    await clock.runAll();
+    expect(started).toEqual([1]);
+    expect(await closing).toMatchObject({ status: "timed-out", interrupted: [] });
+    expect(((await closing) as { unstarted: { update_id: number }[] }).unstarted).toEqual([
+      privateMessage(2, 2),
+    ]);
+  });
+
   it("a drain pending at close resolves when close ends", async () => {
     const clock = new ManualClock();
     const rec = recorder();

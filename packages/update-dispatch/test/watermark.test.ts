@@ -152,13 +152,18 @@ describe("UpdateLedger", () => {
     expect(ledger.watermark).toBe(5);
   });
 
-  it("forgets the oldest held id beyond its limit", () => {
+  it("forgets the highest held id beyond its limit, so the lowest keeps holding", () => {
     const ledger = new UpdateLedger(0, 2);
     ledger.release(10);
+    ledger.hold(3);
     ledger.hold(1);
     ledger.hold(2);
-    ledger.hold(3);
+    expect(ledger.watermark).toBe(0);
+    ledger.release(1);
     expect(ledger.watermark).toBe(1);
+    ledger.release(2);
+    // 3 was forgotten: nothing holds the watermark any more.
+    expect(ledger.watermark).toBe(10);
   });
 
   it("keeps its heap bounded while a low id stays open and many later ones finish", () => {
