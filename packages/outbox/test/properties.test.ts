@@ -112,7 +112,7 @@ interface Run {
 
 async function simulate(
   specs: readonly OpSpec[],
-  config: { globalRps: number; maxInFlight: number; closeAt?: number; drain?: boolean },
+  config: { globalRps: number; maxInFlight: number; closeAt?: number | undefined; drain?: boolean },
 ): Promise<Run> {
   const clock = new ManualClock();
   const outbox = new TelegramOutbox({
