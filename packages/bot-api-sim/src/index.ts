@@ -1,1 +1,52 @@
-export {};
+// @telepace/bot-api-sim: a Telegram Bot API server on loopback that behaves like Telegram's, with a
+// control API to play users and read what the bot did.
+
+export {
+  BotApiSim,
+  type CloseOptions,
+  type SimBotInfo,
+  type SimBotSnapshot,
+  type SimSnapshot,
+  start,
+  type WaitForMessageOptions,
+} from "./bot-api-sim.js";
+export type { CallbackAnswer } from "./bot-record.js";
+export type { MemberStatus } from "./chat-record.js";
+export type { SimCounters } from "./counters.js";
+export {
+  CHANNELS,
+  type FaultMessage,
+  type RateLimitedMessage,
+  type RequestMessage,
+  type UpdateMessage,
+} from "./diagnostics.js";
+export { BotApiSimError, type BotApiSimErrorCode } from "./errors.js";
+export {
+  type DisruptOptions,
+  type ErrorRateOptions,
+  type FailOptions,
+  FaultInjector,
+  type LatencyOptions,
+} from "./faults.js";
+export { BOT_API_METHODS, type BotApiMethod } from "./known-methods.js";
+export { IMPLEMENTED_METHODS } from "./method-table.js";
+export {
+  type BotApiSimOptions,
+  type BotOptions,
+  DEFAULT_RATE_LIMITS,
+  DEFAULTS,
+  type Logger,
+  type RateLimitOptions,
+} from "./options.js";
+export {
+  type AddBotOptions,
+  type ByOption,
+  type CreateGroupOptions,
+  type CreatePrivateOptions,
+  type RemoveOptions,
+  SimChats,
+} from "./sim-chats.js";
+export { type BotOption, type CreateUserOptions, SimUsers } from "./sim-users.js";
+export type { BotRef, ChatRef, UserRef, WaitOptions } from "./sim-world.js";
+export type { Transcript, TranscriptEvent, TranscriptEventKind } from "./transcript.js";
+export type { SendMediaOptions, SendTextOptions, UserFile } from "./user-actions.js";

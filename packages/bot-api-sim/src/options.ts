@@ -1,0 +1,285 @@
+// Options of the simulator, their defaults (one frozen object) and their validation, so every
+// bad value fails at start() with a message naming the option.
+
+import { type Clock, checkNumber, systemClock } from "@telepace/core";
+
+/** A pino-compatible logger. The simulator never prints on its own. */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** One bot served by the simulator. */
+export interface BotOptions {
+  /**
+   * The bot's token, `<numeric id>:<secret>` as Telegram issues them. The numeric part becomes
+   * the bot's user id.
+   * @defaultValue a fresh random token
+   */
+  readonly token?: string;
+  /** Username without `@` (5–32 of `[A-Za-z0-9_]`). @defaultValue `"telepace_sim_bot"` (`_2`, `_3`… for more bots) */
+  readonly username?: string;
+  /** Display name. @defaultValue `"Telepace Sim Bot"` */
+  readonly firstName?: string;
+  /** `getMe().can_join_groups`. @defaultValue true */
+  readonly canJoinGroups?: boolean;
+  /**
+   * Privacy mode off. When false (Telegram's default), the bot sees in groups only commands,
+   * replies to its own messages, mentions of it and service messages.
+   * @defaultValue false
+   */
+  readonly canReadAllGroupMessages?: boolean;
+}
+
+/**
+ * Telegram's flood limits as token buckets, all in Telegram time (see
+ * {@link BotApiSimOptions.timeScale}). Sends and (by default) edits count; reads never do.
+ */
+export interface RateLimitOptions {
+  /** Sustained messages per second into one chat (private or group). Range > 0. @defaultValue 1 */
+  readonly perChatPerSecond: number;
+  /** Messages one chat accepts at once before the per-second pace applies. Integer >= 1. @defaultValue 3 */
+  readonly perChatBurst: number;
+  /** Sustained messages per minute into one group or supergroup. Range > 0. @defaultValue 20 */
+  readonly groupPerMinute: number;
+  /** Messages one group accepts at once before the per-minute pace applies. Integer >= 1. @defaultValue 20 */
+  readonly groupBurst: number;
+  /** Sustained messages per second over all chats of one bot. Range > 0. @defaultValue 30 */
+  readonly globalPerSecond: number;
+  /** Messages a bot may send at once over all chats. Integer >= 1. @defaultValue 30 */
+  readonly globalBurst: number;
+  /** Whether edits (editMessageText, editMessageCaption, editMessageReplyMarkup) count. @defaultValue true */
+  readonly countEdits: boolean;
+}
+
+/** Options of {@link start}. */
+export interface BotApiSimOptions {
+  /** TCP port on the loopback interface; 0 picks a free one. Integer 0–65535. @defaultValue 0 */
+  readonly port?: number;
+  /** Loopback address to bind (`127.0.0.1`, `::1` or `localhost`). @defaultValue `"127.0.0.1"` */
+  readonly host?: string;
+  /** Shorthand for `bots: [{ token }]`. Ignored when `bots` is given. */
+  readonly token?: string;
+  /** The bots to serve. At least one. @defaultValue one bot with a random token */
+  readonly bots?: readonly BotOptions[];
+  /**
+   * Telegram's flood limits; `false` turns them off. A partial object overrides the defaults.
+   * @defaultValue {@link DEFAULT_RATE_LIMITS}
+   */
+  readonly rateLimits?: Partial<RateLimitOptions> | false;
+  /**
+   * How much faster than real time Telegram's limits run: with 20, a 1 message/s limit allows 20
+   * messages per real second and `retry_after` is divided by 20 (so it may be fractional).
+   * Range > 0 and <= 10000. @defaultValue 1
+   */
+  readonly timeScale?: number;
+  /** Whether file downloads honour `Range` with 206 responses. @defaultValue true */
+  readonly rangeRequests?: boolean;
+  /** Total bytes of uploaded files kept in memory. Integer >= 0. @defaultValue 536_870_912 (512 MiB) */
+  readonly maxFileStorageBytes?: number;
+  /** Largest request body accepted, after decompression. Integer >= 1024. @defaultValue 54_525_952 (52 MiB) */
+  readonly maxRequestBytes?: number;
+  /** Updates one bot may have waiting for getUpdates. Integer >= 1. @defaultValue 100_000 */
+  readonly maxPendingUpdates?: number;
+  /** How long an unconfirmed update is kept, in ms. Range > 0. @defaultValue 86_400_000 (24 h) */
+  readonly updateRetentionMs?: number;
+  /** Users the control API may create. Integer >= 1. @defaultValue 100_000 */
+  readonly maxUsers?: number;
+  /** Chats the control API may create. Integer >= 1. @defaultValue 100_000 */
+  readonly maxChats?: number;
+  /** Messages kept per chat; the oldest are forgotten beyond it. Integer >= 1. @defaultValue 10_000 */
+  readonly maxMessagesPerChat?: number;
+  /** Transcript events kept per chat; the oldest are dropped (and counted) beyond it. Integer >= 1. @defaultValue 10_000 */
+  readonly maxTranscriptEvents?: number;
+  /** Time source for limits, long polls, latency and timestamps. @defaultValue systemClock */
+  readonly clock?: Clock;
+  /**
+   * Unix time in ms at which `clock.now()` reads 0; message dates are `epochMs + clock.now()`.
+   * @defaultValue `performance.timeOrigin` (right for the system clock)
+   */
+  readonly epochMs?: number;
+  /** Uniform random numbers in [0, 1), for ids and the random error fault. @defaultValue Math.random */
+  readonly random?: () => number;
+  /** Receives request, limit and fault lines (never the token). @defaultValue none */
+  readonly logger?: Logger;
+}
+
+/** The rate limits used when `rateLimits` is not given. */
+export const DEFAULT_RATE_LIMITS: Readonly<RateLimitOptions> = Object.freeze({
+  perChatPerSecond: 1,
+  perChatBurst: 3,
+  groupPerMinute: 20,
+  groupBurst: 20,
+  globalPerSecond: 30,
+  globalBurst: 30,
+  countEdits: true,
+});
+
+/** Defaults of {@link BotApiSimOptions}. */
+export const DEFAULTS = Object.freeze({
+  port: 0,
+  host: "127.0.0.1",
+  timeScale: 1,
+  rangeRequests: true,
+  maxFileStorageBytes: 512 * 1024 * 1024,
+  maxRequestBytes: 52 * 1024 * 1024,
+  maxPendingUpdates: 100_000,
+  updateRetentionMs: 24 * 60 * 60 * 1000,
+  maxUsers: 100_000,
+  maxChats: 100_000,
+  maxMessagesPerChat: 10_000,
+  maxTranscriptEvents: 10_000,
+});
+
+/** Options after defaults and validation. */
+export interface ResolvedOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly bots: readonly BotOptions[];
+  readonly rateLimits: Readonly<RateLimitOptions> | false;
+  readonly timeScale: number;
+  readonly rangeRequests: boolean;
+  readonly maxFileStorageBytes: number;
+  readonly maxRequestBytes: number;
+  readonly maxPendingUpdates: number;
+  readonly updateRetentionMs: number;
+  readonly maxUsers: number;
+  readonly maxChats: number;
+  readonly maxMessagesPerChat: number;
+  readonly maxTranscriptEvents: number;
+  readonly clock: Clock;
+  readonly epochMs: number;
+  readonly random: () => number;
+  readonly logger: Logger | undefined;
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
+
+function checkBoolean(name: string, value: unknown): boolean {
+  if (typeof value !== "boolean") {
+    throw new TypeError(`Expected \`${name}\` to be a boolean, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Validates and completes rate limits; `false` stays off. */
+export function resolveRateLimits(
+  value: Partial<RateLimitOptions> | false | undefined,
+): Readonly<RateLimitOptions> | false {
+  if (value === false) return false;
+  if (value === undefined) return DEFAULT_RATE_LIMITS;
+  if (typeof value !== "object" || value === null) {
+    throw new TypeError(`Expected \`rateLimits\` to be an object or false, got ${String(value)}`);
+  }
+  const merged = { ...DEFAULT_RATE_LIMITS, ...value };
+  checkNumber("rateLimits.perChatPerSecond", merged.perChatPerSecond, { greaterThan: 0 });
+  checkNumber("rateLimits.perChatBurst", merged.perChatBurst, { integer: true, min: 1 });
+  checkNumber("rateLimits.groupPerMinute", merged.groupPerMinute, { greaterThan: 0 });
+  checkNumber("rateLimits.groupBurst", merged.groupBurst, { integer: true, min: 1 });
+  checkNumber("rateLimits.globalPerSecond", merged.globalPerSecond, { greaterThan: 0 });
+  checkNumber("rateLimits.globalBurst", merged.globalBurst, { integer: true, min: 1 });
+  checkBoolean("rateLimits.countEdits", merged.countEdits);
+  return Object.freeze(merged);
+}
+
+/** Applies defaults and validates every option, throwing the house TypeError/RangeError. */
+export function resolveOptions(options: BotApiSimOptions = {}): ResolvedOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`Expected \`options\` to be an object, got ${String(options)}`);
+  }
+  const port = checkNumber("port", options.port ?? DEFAULTS.port, {
+    integer: true,
+    min: 0,
+    max: 65535,
+  });
+  const host = options.host ?? DEFAULTS.host;
+  if (typeof host !== "string" || !LOOPBACK_HOSTS.has(host)) {
+    throw new RangeError(
+      `Expected \`host\` to be a loopback address (127.0.0.1, ::1 or localhost), got ${JSON.stringify(host)}`,
+    );
+  }
+  let bots: readonly BotOptions[];
+  if (options.bots !== undefined) {
+    if (!Array.isArray(options.bots) || options.bots.length === 0) {
+      throw new RangeError(
+        `Expected \`bots\` to be a non-empty array, got ${JSON.stringify(options.bots)}`,
+      );
+    }
+    bots = options.bots;
+  } else {
+    bots = options.token === undefined ? [{}] : [{ token: options.token }];
+  }
+  bots.forEach((bot, index) => {
+    if (typeof bot !== "object" || bot === null) {
+      throw new TypeError(`Expected \`bots[${index}]\` to be an object, got ${String(bot)}`);
+    }
+    if (bot.canJoinGroups !== undefined)
+      checkBoolean(`bots[${index}].canJoinGroups`, bot.canJoinGroups);
+    if (bot.canReadAllGroupMessages !== undefined) {
+      checkBoolean(`bots[${index}].canReadAllGroupMessages`, bot.canReadAllGroupMessages);
+    }
+    if (bot.username !== undefined && !/^[A-Za-z][A-Za-z0-9_]{4,31}$/.test(bot.username)) {
+      throw new RangeError(
+        `Expected \`bots[${index}].username\` to be 5–32 characters of [A-Za-z0-9_] starting with a letter, got ${JSON.stringify(bot.username)}`,
+      );
+    }
+    if (
+      bot.firstName !== undefined &&
+      (typeof bot.firstName !== "string" || bot.firstName.length === 0)
+    ) {
+      throw new RangeError(
+        `Expected \`bots[${index}].firstName\` to be a non-empty string, got ${JSON.stringify(bot.firstName)}`,
+      );
+    }
+  });
+  const timeScale = checkNumber("timeScale", options.timeScale ?? DEFAULTS.timeScale, {
+    greaterThan: 0,
+    max: 10_000,
+  });
+  const rangeRequests = checkBoolean(
+    "rangeRequests",
+    options.rangeRequests ?? DEFAULTS.rangeRequests,
+  );
+  const int = (name: keyof typeof DEFAULTS, min: number): number =>
+    checkNumber(name, options[name as keyof BotApiSimOptions] ?? DEFAULTS[name], {
+      integer: true,
+      min,
+    });
+  const clock = options.clock ?? systemClock;
+  if (typeof clock !== "object" || clock === null || typeof clock.now !== "function") {
+    throw new TypeError(`Expected \`clock\` to be a Clock, got ${String(clock)}`);
+  }
+  const epochMs = checkNumber("epochMs", options.epochMs ?? performance.timeOrigin, {
+    min: 0,
+  });
+  const random = options.random ?? Math.random;
+  if (typeof random !== "function") {
+    throw new TypeError(`Expected \`random\` to be a function, got ${String(random)}`);
+  }
+  return {
+    port,
+    host,
+    bots,
+    rateLimits: resolveRateLimits(options.rateLimits),
+    timeScale,
+    rangeRequests,
+    maxFileStorageBytes: int("maxFileStorageBytes", 0),
+    maxRequestBytes: int("maxRequestBytes", 1024),
+    maxPendingUpdates: int("maxPendingUpdates", 1),
+    updateRetentionMs: checkNumber(
+      "updateRetentionMs",
+      options.updateRetentionMs ?? DEFAULTS.updateRetentionMs,
+      { greaterThan: 0 },
+    ),
+    maxUsers: int("maxUsers", 1),
+    maxChats: int("maxChats", 1),
+    maxMessagesPerChat: int("maxMessagesPerChat", 1),
+    maxTranscriptEvents: int("maxTranscriptEvents", 1),
+    clock,
+    epochMs,
+    random,
+    logger: options.logger,
+  };
+}
