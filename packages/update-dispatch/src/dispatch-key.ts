@@ -189,34 +189,42 @@ function joinRequestKey(value: unknown): DispatchKey {
   return groupUserKey(chatId, fromId);
 }
 
-const KEY_BY_FIELD: ReadonlyMap<string, (value: unknown) => DispatchKey> = new Map([
-  ["message", messageKey],
-  ["edited_message", messageKey],
-  ["chat_member", memberKey],
-  ["my_chat_member", memberKey],
-  ["callback_query", callbackQueryKey],
-  ["channel_post", wholeChatKey],
-  ["edited_channel_post", wholeChatKey],
-  ["business_message", businessMessageKey],
-  ["edited_business_message", businessMessageKey],
-  ["deleted_business_messages", businessMessageKey],
-  ["business_connection", userFieldKey],
-  ["guest_message", guestMessageKey],
-  ["stopped_message_generation", stoppedGenerationKey],
-  ["inline_query", fromUserKey],
-  ["chosen_inline_result", fromUserKey],
-  ["shipping_query", fromUserKey],
-  ["pre_checkout_query", fromUserKey],
-  ["purchased_paid_media", fromUserKey],
-  ["managed_bot", userFieldKey],
-  ["subscription", userFieldKey],
-  ["poll_answer", pollAnswerKey],
-  ["message_reaction", reactionKey],
-  ["message_reaction_count", wholeChatKey],
-  ["chat_boost", wholeChatKey],
-  ["removed_chat_boost", wholeChatKey],
-  ["chat_join_request", joinRequestKey],
-]);
+// Typed over Update's fields, so a field added to @grammyjs/types fails the typecheck here until
+// someone decides its key. `poll` has neither a chat nor a user: it stays on the shared key.
+const keyRules: Readonly<
+  Record<Exclude<keyof Update, "update_id" | "poll">, (value: unknown) => DispatchKey>
+> = {
+  message: messageKey,
+  edited_message: messageKey,
+  chat_member: memberKey,
+  my_chat_member: memberKey,
+  callback_query: callbackQueryKey,
+  channel_post: wholeChatKey,
+  edited_channel_post: wholeChatKey,
+  business_message: businessMessageKey,
+  edited_business_message: businessMessageKey,
+  deleted_business_messages: businessMessageKey,
+  business_connection: userFieldKey,
+  guest_message: guestMessageKey,
+  stopped_message_generation: stoppedGenerationKey,
+  inline_query: fromUserKey,
+  chosen_inline_result: fromUserKey,
+  shipping_query: fromUserKey,
+  pre_checkout_query: fromUserKey,
+  purchased_paid_media: fromUserKey,
+  managed_bot: userFieldKey,
+  subscription: userFieldKey,
+  poll_answer: pollAnswerKey,
+  message_reaction: reactionKey,
+  message_reaction_count: wholeChatKey,
+  chat_boost: wholeChatKey,
+  removed_chat_boost: wholeChatKey,
+  chat_join_request: joinRequestKey,
+};
+
+const KEY_BY_FIELD: ReadonlyMap<string, (value: unknown) => DispatchKey> = new Map(
+  Object.entries(keyRules),
+);
 
 /**
  * The principal key of an update. Never throws: a malformed update, or one of a type newer than
@@ -225,11 +233,15 @@ const KEY_BY_FIELD: ReadonlyMap<string, (value: unknown) => DispatchKey> = new M
 export function dispatchKeyOf(update: Update): DispatchKey {
   const payload = fields(update);
   if (payload === undefined) return OTHER;
-  // An update carries exactly one payload field besides update_id; the first known one decides.
-  for (const field in payload) {
-    const keyOf = KEY_BY_FIELD.get(field);
-    const value = payload[field];
-    if (keyOf !== undefined && value !== undefined) return keyOf(value);
+  try {
+    // An update carries exactly one payload field besides update_id; the first known one decides.
+    for (const field in payload) {
+      const keyOf = KEY_BY_FIELD.get(field);
+      const value = payload[field];
+      if (keyOf !== undefined && value !== undefined) return keyOf(value);
+    }
+  } catch {
+    // Only a hostile object (a throwing getter or proxy) gets here; it still gets a key.
   }
   return OTHER;
 }

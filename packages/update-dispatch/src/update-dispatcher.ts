@@ -74,12 +74,6 @@ interface Principal {
   head: Entry | undefined;
 }
 
-/** A principal waiting for an active-principal slot, with the calls that wait for it. */
-interface Admission {
-  readonly kind: KeyKind;
-  readonly waiters: Waiter[];
-}
-
 /** A processor call in progress. `end` reports whether this call decided the outcome. */
 interface Run {
   readonly entry: Entry;
@@ -106,8 +100,12 @@ function noop(): void {}
 
 function trackedId(update: unknown): number | undefined {
   if (typeof update !== "object" || update === null) return undefined;
-  const id = (update as { readonly update_id?: unknown }).update_id;
-  return Number.isSafeInteger(id) ? (id as number) : undefined;
+  try {
+    const id = (update as { readonly update_id?: unknown }).update_id;
+    return Number.isSafeInteger(id) ? (id as number) : undefined;
+  } catch {
+    return undefined; // a throwing getter: dispatch the update untracked rather than throw
+  }
 }
 
 function zeroCounts<K extends string>(keys: readonly K[]): Record<K, number> {
@@ -144,8 +142,9 @@ export class UpdateDispatcher implements AsyncDisposable {
   readonly #slots: Semaphore;
   readonly #ledger: UpdateLedger;
   readonly #principals = new Map<string, Principal>();
-  // Insertion-ordered: the first entry is the principal that has waited longest for a slot.
-  readonly #admissions = new Map<string, Admission>();
+  // Principals waiting for an active slot, with the calls that wait for them. Insertion-ordered:
+  // the first entry is the principal that has waited longest.
+  readonly #admissions = new Map<string, Waiter[]>();
   readonly #runs = new Set<Run>();
   readonly #idleListeners = new Set<() => void>();
   // The signal of every processor call when there is no per-update timeout; aborted by close.
@@ -177,7 +176,7 @@ export class UpdateDispatcher implements AsyncDisposable {
     this.#clock = this.#options.clock;
     this.#slots = new Semaphore(this.#options.maxConcurrency);
     const { maxActivePrincipals, maxQueuedPerPrincipal, maxWaitingEnqueues } = this.#options;
-    // Enough to hold every id that can be open at once, so close() never forgets a leftover.
+    // At least every id that can be open at once, so close() does not forget leftovers.
     const heldLimit = maxWaitingEnqueues + maxActivePrincipals * (maxQueuedPerPrincipal + 1);
     this.#ledger = new UpdateLedger(this.#options.dedupeWindow, heldLimit);
   }
@@ -237,10 +236,10 @@ export class UpdateDispatcher implements AsyncDisposable {
     if (this.#waiting >= maxWaitingEnqueues) {
       return Promise.resolve(this.#rejectAtBound(entry, "waiting-full"));
     }
-    let waiters = principal?.waiters ?? admission?.waiters;
+    let waiters = principal?.waiters ?? admission;
     if (waiters === undefined) {
       waiters = [];
-      this.#admissions.set(key.id, { kind: key.kind, waiters });
+      this.#admissions.set(key.id, waiters);
     }
     return this.#wait(entry, waiters, signal);
   }
@@ -316,7 +315,7 @@ export class UpdateDispatcher implements AsyncDisposable {
         : checkTimeout("timeoutMs", options.timeoutMs);
     const signal = checkSignal(options?.signal);
     for (const principal of this.#principals.values()) this.#refuse(principal.waiters);
-    for (const admission of this.#admissions.values()) this.#refuse(admission.waiters);
+    for (const waiters of this.#admissions.values()) this.#refuse(waiters);
     this.#admissions.clear();
     this.#checkIdle();
     this.#closing = this.#untilIdle(timeoutMs, signal).then((ending) =>
@@ -375,7 +374,7 @@ export class UpdateDispatcher implements AsyncDisposable {
   #withdraw(waiter: Waiter): boolean {
     const { keyId } = waiter.entry;
     const principal = this.#principals.get(keyId);
-    const waiters = principal?.waiters ?? this.#admissions.get(keyId)?.waiters;
+    const waiters = principal?.waiters ?? this.#admissions.get(keyId);
     const index = waiters === undefined ? -1 : waiters.indexOf(waiter);
     if (waiters === undefined || index < 0) return false;
     waiters.splice(index, 1);
@@ -450,9 +449,9 @@ export class UpdateDispatcher implements AsyncDisposable {
     this.#principals.delete(principal.id);
     const oldest = this.#admissions.entries().next();
     if (!oldest.done) {
-      const [id, admission] = oldest.value;
+      const [id, waiters] = oldest.value;
       this.#admissions.delete(id);
-      const admitted = this.#activate(id, admission.waiters);
+      const admitted = this.#activate(id, waiters);
       this.#fill(admitted);
       void this.#work(admitted);
     }

@@ -438,6 +438,26 @@ describe("malformed and future updates", () => {
     expect(key(cast({ update_id: 1, constructor: {}, toString: {} })).kind).toBe("other");
   });
 
+  it("a hostile update whose getters throw still gets a key, and enqueue does not throw", async () => {
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error("no");
+        },
+        ownKeys: () => ["message"],
+        getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true }),
+      },
+    );
+    expect(key(cast(hostile)).kind).toBe("other");
+    const dispatcher = new UpdateDispatcher(() => {});
+    expect(await dispatcher.enqueue(cast(hostile))).toEqual({
+      status: "accepted",
+      keyKind: "other",
+    });
+    await dispatcher.drain();
+  });
+
   it("enqueue accepts every malformed shape under a key and processes it", async () => {
     const seen: unknown[] = [];
     const dispatcher = new UpdateDispatcher((update) => {
