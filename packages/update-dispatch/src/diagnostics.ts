@@ -47,6 +47,7 @@ export type UpdateDispatchEvent =
       readonly durationMs: number;
     };
 
+/** The channels themselves, created once; publishing is skipped when nobody subscribed. */
 export const acceptedChannel = channel(updateDispatchChannels.accepted);
 export const rejectedChannel = channel(updateDispatchChannels.rejected);
 export const startedChannel = channel(updateDispatchChannels.started);

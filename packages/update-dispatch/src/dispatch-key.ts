@@ -45,7 +45,7 @@ export interface DispatchKey {
 }
 
 /** GroupAnonymousBot: the `from` of messages an anonymous group admin sends. */
-export const ANONYMOUS_ADMIN_USER_ID = 1087968824;
+const ANONYMOUS_ADMIN_USER_ID = 1087968824;
 
 const OTHER: DispatchKey = Object.freeze({ kind: "other", id: "o" });
 

@@ -14,6 +14,7 @@ export class UpdateDispatchError extends Error {
   /** Stable machine-readable code. */
   readonly code: UpdateDispatchErrorCode;
 
+  /** @param code - the stable code. @param message - human-readable, never parsed. */
   constructor(code: UpdateDispatchErrorCode, message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "UpdateDispatchError";

@@ -137,7 +137,7 @@ export const updateDispatcherDefaults = Object.freeze({
 });
 
 /** The longest delay a Node timer honours; longer ones fire at once. */
-export const MAX_TIMER_DELAY_MS = 2_147_483_647;
+const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
 /** Options after defaults and validation. */
 export interface ResolvedOptions {

@@ -71,14 +71,18 @@ export interface CloseResult {
 }
 
 // Results are immutable and carry no per-call data, so each one is allocated once.
+
+/** The `accepted` result for each key kind. */
 export const ACCEPTED: Readonly<Record<KeyKind, EnqueueResult>> = Object.freeze(
   Object.fromEntries(
     KEY_KINDS.map((keyKind) => [keyKind, Object.freeze({ status: "accepted", keyKind })]),
   ) as Record<KeyKind, EnqueueResult>,
 );
 
+/** The `duplicate` result. */
 export const DUPLICATE: EnqueueResult = Object.freeze({ status: "duplicate" });
 
+/** The `rejected` result for each reason. */
 export const REJECTED: Readonly<Record<RejectReason, EnqueueResult>> = Object.freeze(
   Object.fromEntries(
     REJECT_REASONS.map((reason) => [reason, Object.freeze({ status: "rejected", reason })]),

@@ -114,6 +114,24 @@ describe("constructor validation", () => {
     await dispatcher.drain();
   });
 
+  it("accepts a logger typed like pino's (overloaded log functions)", () => {
+    // pino's LogFn, reproduced structurally: the option must accept a real pino logger.
+    interface LogFn {
+      <T extends object>(obj: T, msg?: string, ...args: unknown[]): void;
+      (obj: unknown, msg?: string, ...args: unknown[]): void;
+      (msg: string, ...args: unknown[]): void;
+    }
+    const log: LogFn = () => {};
+    const pinoLike: { level: string; info: LogFn; debug: LogFn; warn: LogFn; error: LogFn } = {
+      level: "info",
+      info: log,
+      debug: log,
+      warn: log,
+      error: log,
+    };
+    expect(() => new UpdateDispatcher(noop, { logger: pinoLike })).not.toThrow();
+  });
+
   it("accepts a fractional timeoutMs", () => {
     expect(() => new UpdateDispatcher(noop, { timeoutMs: 0.5 })).not.toThrow();
   });
