@@ -1,3 +1,8 @@
+export type {
+  ByteRange,
+  FileDownload,
+  RequestOptions,
+} from "./bot-api-http.js";
 export { type ChatId, chatKeyOf } from "./chat.js";
 export {
   classifyFailure,
@@ -5,6 +10,19 @@ export {
   type FailureContext,
   type FailureVerdict,
 } from "./classify.js";
+export {
+  type ClientCloseOptions,
+  type DownloadOptions,
+  type MethodName,
+  type MethodParams,
+  type MethodResult,
+  type ScheduleOptions,
+  type SendMessageOptions,
+  TelegramClient,
+  type TelegramClientOptions,
+  type WriteOptions,
+  type WriteOutcome,
+} from "./client.js";
 export { defaults } from "./defaults.js";
 export {
   ChatMigratedError,
@@ -22,6 +40,12 @@ export {
   TextTooLongError,
 } from "./errors.js";
 export { type OutboxEvent, type OutboxEventType, outboxChannels } from "./events.js";
+export {
+  InputFile,
+  type InputFileData,
+  type InputFileOptions,
+  type InputFileSource,
+} from "./input-file.js";
 export type { Logger, LogMethod } from "./logger.js";
 export { type EnqueueOptions, type OutboxOperation, Priority } from "./operation.js";
 export {

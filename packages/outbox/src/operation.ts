@@ -59,7 +59,7 @@ export interface OutboxOperation<T> {
    * while the outbox drains. Replace-progress uses it to delete the progress message only after
    * the final message was sent.
    */
-  readonly followUp?: ((result: T) => OutboxOperation<unknown> | undefined) | undefined;
+  followUp?(result: T): OutboxOperation<unknown> | undefined;
 }
 
 /** Options of {@link TelegramOutbox.enqueue}. */

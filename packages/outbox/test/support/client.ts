@@ -1,0 +1,49 @@
+// A TelegramClient against a BotServer, with pacing off unless a test turns it on.
+
+import type { Clock } from "@telepace/core";
+import { afterEach } from "vitest";
+import { TelegramClient, type TelegramClientOptions } from "../../src/index.js";
+import { BotServer, type Handler } from "./bot-server.js";
+
+export const TOKEN = "123456:AAH-secret_TokenValue-xyz";
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const resource of open.splice(0).reverse()) await resource.close();
+});
+
+/** A server and a client on it; both closed after the test. */
+export async function connect(
+  handler?: Handler,
+  options: Partial<TelegramClientOptions> & { clock?: Clock } = {},
+) {
+  const server = await BotServer.start(handler);
+  const client = new TelegramClient({
+    token: TOKEN,
+    apiRoot: server.url,
+    ...options,
+    outbox: {
+      privateChatRps: 0,
+      groupChatRps: 0,
+      globalRps: 0,
+      retryBaseDelayMs: 0,
+      ...options.outbox,
+    },
+  });
+  open.push(server, { close: () => client.close({ drain: false, timeoutMs: 0 }) });
+  return { server, client };
+}
+
+/** Waits (in real time) until `check` stops throwing; for state reached through real I/O. */
+export async function eventually(check: () => void, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      check();
+      return;
+    } catch (error) {
+      if (Date.now() - started > timeoutMs) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+}
