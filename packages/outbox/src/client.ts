@@ -1,7 +1,7 @@
 // TelegramClient: the Bot API for a bot — every write through its TelegramOutbox, reads
 // (getUpdates, getFile, downloads) straight to the API, sleeping out a 429 instead of failing.
 
-import type { ApiMethods, File, Message, Opts } from "@grammyjs/types";
+import type { ApiMethods, File, Opts } from "@grammyjs/types";
 import { type Clock, checkNumber, systemClock } from "@telepace/core";
 import {
   BotApiHttp,
