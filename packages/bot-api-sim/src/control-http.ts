@@ -411,8 +411,7 @@ const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
           input.optional({
             perChatPerSecond: input.number("per_chat_per_second"),
             perChatBurst: input.int("per_chat_burst"),
-            groupPerMinute: input.number("group_per_minute"),
-            groupBurst: input.int("group_burst"),
+            groupPerMinute: input.int("group_per_minute"),
             globalPerSecond: input.number("global_per_second"),
             globalBurst: input.int("global_burst"),
             countEdits: input.bool("count_edits"),

@@ -34,18 +34,17 @@ export interface BotOptions {
 }
 
 /**
- * Telegram's flood limits as token buckets, all in Telegram time (see
- * {@link BotApiSimOptions.timeScale}). Sends and (by default) edits count; reads never do.
+ * Telegram's flood limits, all in Telegram time (see {@link BotApiSimOptions.timeScale}): token
+ * buckets per chat and per bot, a sliding minute per group. Sends and (by default) edits count;
+ * reads, deletes and chat actions never do.
  */
 export interface RateLimitOptions {
   /** Sustained messages per second into one chat (private or group). Range > 0. @defaultValue 1 */
   readonly perChatPerSecond: number;
   /** Messages one chat accepts at once before the per-second pace applies. Integer >= 1. @defaultValue 3 */
   readonly perChatBurst: number;
-  /** Sustained messages per minute into one group or supergroup. Range > 0. @defaultValue 20 */
+  /** At most this many messages into one group or supergroup in any 60 s. Integer >= 1. @defaultValue 20 */
   readonly groupPerMinute: number;
-  /** Messages one group accepts at once before the per-minute pace applies. Integer >= 1. @defaultValue 20 */
-  readonly groupBurst: number;
   /** Sustained messages per second over all chats of one bot. Range > 0. @defaultValue 30 */
   readonly globalPerSecond: number;
   /** Messages a bot may send at once over all chats. Integer >= 1. @defaultValue 30 */
@@ -111,7 +110,6 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitOptions> = Object.freeze({
   perChatPerSecond: 1,
   perChatBurst: 3,
   groupPerMinute: 20,
-  groupBurst: 20,
   globalPerSecond: 30,
   globalBurst: 30,
   countEdits: true,
@@ -176,8 +174,7 @@ export function resolveRateLimits(
   const merged = { ...DEFAULT_RATE_LIMITS, ...value };
   checkNumber("rateLimits.perChatPerSecond", merged.perChatPerSecond, { greaterThan: 0 });
   checkNumber("rateLimits.perChatBurst", merged.perChatBurst, { integer: true, min: 1 });
-  checkNumber("rateLimits.groupPerMinute", merged.groupPerMinute, { greaterThan: 0 });
-  checkNumber("rateLimits.groupBurst", merged.groupBurst, { integer: true, min: 1 });
+  checkNumber("rateLimits.groupPerMinute", merged.groupPerMinute, { integer: true, min: 1 });
   checkNumber("rateLimits.globalPerSecond", merged.globalPerSecond, { greaterThan: 0 });
   checkNumber("rateLimits.globalBurst", merged.globalBurst, { integer: true, min: 1 });
   checkBoolean("rateLimits.countEdits", merged.countEdits);

@@ -1,6 +1,6 @@
-// Telegram's flood limits for one bot as token buckets: one per chat (about 1/s with a short
-// burst), one more per group (20/min) and one for the whole bot (about 30/s). A message passes
-// only when every bucket it touches has a token; otherwise the caller gets retry_after.
+// Telegram's flood limits for one bot: a token bucket per chat (about 1/s with a short burst), a
+// sliding window per group (at most 20 in any minute) and a token bucket for the whole bot (about
+// 30/s). A message passes only when every limit it touches allows it; else it gets retry_after.
 
 import type { RateLimitOptions } from "./options.js";
 
@@ -52,6 +52,36 @@ export type RateDecision =
       readonly scope: "chat" | "group" | "global";
     };
 
+/** At most `limit` messages in any window of `windowMs` (Telegram milliseconds). */
+class SlidingWindow {
+  readonly #times: number[] = [];
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+  ) {}
+
+  /** Milliseconds until one more message fits (0 when it fits now). */
+  waitMs(now: number): number {
+    this.#forget(now);
+    if (this.#times.length < this.limit) return 0;
+    return (this.#times[0] as number) + this.windowMs - now;
+  }
+
+  take(now: number): void {
+    this.#times.push(now);
+  }
+
+  isEmpty(now: number): boolean {
+    this.#forget(now);
+    return this.#times.length === 0;
+  }
+
+  #forget(now: number): void {
+    while (this.#times.length > 0 && (this.#times[0] as number) <= now - this.windowMs) this.#times.shift();
+  }
+}
+
 const ALLOWED: RateDecision = Object.freeze({ allowed: true });
 /** Full buckets are forgotten once this many chats have one, to keep memory bounded. */
 const PRUNE_AT = 4096;
@@ -62,7 +92,7 @@ const PRUNE_AT = 4096;
  */
 export class RateLimiter {
   readonly #chatBuckets = new Map<string, TokenBucket>();
-  readonly #groupBuckets = new Map<string, TokenBucket>();
+  readonly #groupWindows = new Map<string, SlidingWindow>();
   #global: TokenBucket | undefined;
   #limits: Readonly<RateLimitOptions> | false;
   readonly #timeScale: number;
@@ -81,7 +111,7 @@ export class RateLimiter {
   setLimits(limits: Readonly<RateLimitOptions> | false): void {
     this.#limits = limits;
     this.#chatBuckets.clear();
-    this.#groupBuckets.clear();
+    this.#groupWindows.clear();
     this.#global = undefined;
   }
 
@@ -99,61 +129,55 @@ export class RateLimiter {
     if (limits === false || (kind === "edit" && !limits.countEdits)) return ALLOWED;
     const now = nowMs * this.#timeScale;
     this.#global ??= new TokenBucket(limits.globalBurst, limits.globalPerSecond / 1000, now);
-    const chat = this.#bucket(
-      this.#chatBuckets,
-      chatKey,
-      limits.perChatBurst,
-      limits.perChatPerSecond / 1000,
-      now,
-    );
-    const group = isGroup
-      ? this.#bucket(
-          this.#groupBuckets,
-          chatKey,
-          limits.groupBurst,
-          limits.groupPerMinute / 60_000,
-          now,
-        )
-      : undefined;
+    const chat = this.#chatBucket(chatKey, limits, now);
+    const group = isGroup ? this.#groupWindow(chatKey, limits, now) : undefined;
     let waitMs = 0;
     let scope: "chat" | "group" | "global" = "chat";
-    const consider = (bucket: TokenBucket | undefined, name: typeof scope): void => {
-      if (bucket === undefined) return;
-      const wait = bucket.waitMs(now);
+    const consider = (wait: number, name: typeof scope): void => {
       if (wait > waitMs) {
         waitMs = wait;
         scope = name;
       }
     };
-    consider(chat, "chat");
-    consider(group, "group");
-    consider(this.#global, "global");
+    consider(chat.waitMs(now), "chat");
+    if (group !== undefined) consider(group.waitMs(now), "group");
+    consider(this.#global.waitMs(now), "global");
     if (waitMs > 0) {
       // Telegram reports whole seconds, at least one; a client that waits that long succeeds.
       const telegramSeconds = Math.max(1, Math.ceil(waitMs / 1000));
       return { allowed: false, retryAfter: telegramSeconds / this.#timeScale, scope };
     }
     chat.take();
-    group?.take();
+    group?.take(now);
     this.#global.take();
     return ALLOWED;
   }
 
-  #bucket(
-    map: Map<string, TokenBucket>,
-    key: string,
-    capacity: number,
-    perMs: number,
-    now: number,
-  ): TokenBucket {
-    let bucket = map.get(key);
+  #chatBucket(key: string, limits: Readonly<RateLimitOptions>, now: number): TokenBucket {
+    let bucket = this.#chatBuckets.get(key);
     if (bucket === undefined) {
-      if (map.size >= PRUNE_AT) {
-        for (const [other, candidate] of map) if (candidate.isFull(now)) map.delete(other);
+      if (this.#chatBuckets.size >= PRUNE_AT) {
+        for (const [other, candidate] of this.#chatBuckets) {
+          if (candidate.isFull(now)) this.#chatBuckets.delete(other);
+        }
       }
-      bucket = new TokenBucket(capacity, perMs, now);
-      map.set(key, bucket);
+      bucket = new TokenBucket(limits.perChatBurst, limits.perChatPerSecond / 1000, now);
+      this.#chatBuckets.set(key, bucket);
     }
     return bucket;
+  }
+
+  #groupWindow(key: string, limits: Readonly<RateLimitOptions>, now: number): SlidingWindow {
+    let window = this.#groupWindows.get(key);
+    if (window === undefined) {
+      if (this.#groupWindows.size >= PRUNE_AT) {
+        for (const [other, candidate] of this.#groupWindows) {
+          if (candidate.isEmpty(now)) this.#groupWindows.delete(other);
+        }
+      }
+      window = new SlidingWindow(limits.groupPerMinute, 60_000);
+      this.#groupWindows.set(key, window);
+    }
+    return window;
   }
 }
