@@ -1,6 +1,6 @@
 // A TelegramClient against a BotServer, with pacing off unless a test turns it on.
 
-import type { Clock } from "@telepace/core";
+import { type Clock, ManualClock } from "@telepace/core";
 import { afterEach } from "vitest";
 import { TelegramClient, type TelegramClientOptions } from "../../src/index.js";
 import { BotServer, type Handler } from "./bot-server.js";
@@ -30,7 +30,20 @@ export async function connect(
       ...options.outbox,
     },
   });
-  open.push(server, { close: () => client.close({ drain: false, timeoutMs: 0 }) });
+  open.push(server, {
+    close: async () => {
+      let closed = false;
+      const closing = client.close({ drain: false, timeoutMs: 0 }).then(() => {
+        closed = true;
+      });
+      // A manual clock only reaches the close deadline when moved.
+      while (!closed && options.clock instanceof ManualClock) {
+        await options.clock.advance(0);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await closing;
+    },
+  });
   return { server, client };
 }
 

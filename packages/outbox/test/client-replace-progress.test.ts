@@ -1,0 +1,118 @@
+import type { ServerResponse } from "node:http";
+import { describe, expect, it } from "vitest";
+import type { OutboxDelivered } from "../src/index.js";
+import { apiError, message, ok, type RecordedRequest } from "./support/bot-server.js";
+import { connect, eventually } from "./support/client.js";
+
+/** A handler that answers edits only when the test releases them. */
+function holdingEdits() {
+  const held: (() => void)[] = [];
+  let failSend = false;
+  const handler = (request: RecordedRequest, res: ServerResponse) => {
+    if (request.method === "editMessageText") {
+      held.push(() => ok(res, message(10, 1, String(request.params.text))));
+      return;
+    }
+    if (request.method === "sendMessage") {
+      return failSend
+        ? apiError(res, 400, "Bad Request: can't parse entities")
+        : ok(res, message(11, 1, "final"));
+    }
+    ok(res, true);
+  };
+  return {
+    handler,
+    release: () => held.shift()?.(),
+    failSends: () => {
+      failSend = true;
+    },
+  };
+}
+
+describe("seed: replace-progress (sendMessage with replaceMessageId)", { timeout: 20_000 }, () => {
+  it("drops the pending edit, sends at top priority, deletes the progress message only after the send", async () => {
+    const server = holdingEdits();
+    const { server: api, client } = await connect(server.handler);
+    const inFlight = client.editMessageText(1, 10, "progress 10%");
+    await eventually(() => expect(api.methods).toEqual(["editMessageText"]));
+    const stale = client.editMessageText(1, 10, "progress 90%");
+    const final = client.sendMessage(1, "final answer", {}, { replaceMessageId: 10 });
+    expect(await stale).toEqual({ status: "superseded", reason: "dropped", attempts: 0 });
+    server.release();
+    const outcome = await final;
+    expect(outcome).toMatchObject({ status: "delivered", result: { message_id: 11 } });
+    const deletion = await (outcome as OutboxDelivered<unknown>).followUp;
+    expect(deletion).toMatchObject({ status: "delivered", result: true });
+    expect((await inFlight).status).toBe("delivered");
+    expect(api.requests.map((r) => [r.method, r.params.text ?? r.params.message_id])).toEqual([
+      ["editMessageText", "progress 10%"],
+      ["sendMessage", "final answer"],
+      ["deleteMessage", 10],
+    ]);
+  });
+
+  it("keeps the progress message when the send fails (no delete is ever sent)", async () => {
+    const server = holdingEdits();
+    server.failSends();
+    const { server: api, client } = await connect(server.handler);
+    const outcome = await client.sendMessage(1, "final", {}, { replaceMessageId: 10 });
+    expect(outcome).toMatchObject({ status: "failed", error: { errorCode: 400 } });
+    expect("followUp" in outcome).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(api.methods).toEqual(["sendMessage"]);
+    expect(client.outbox.snapshot().pending).toBe(0);
+  });
+
+  it("replace-progress sends for the same progress message coalesce (one final message)", async () => {
+    const server = holdingEdits();
+    const { server: api, client } = await connect(server.handler);
+    const inFlight = client.editMessageText(1, 10, "progress");
+    await eventually(() => expect(api.methods).toEqual(["editMessageText"]));
+    const first = client.sendMessage(1, "final v1", {}, { replaceMessageId: 10 });
+    const second = client.sendMessage(1, "final v2", {}, { replaceMessageId: 10 });
+    expect(await first).toMatchObject({ status: "superseded", reason: "coalesced" });
+    server.release();
+    await inFlight;
+    const outcome = await second;
+    await (outcome as OutboxDelivered<unknown>).followUp;
+    expect(
+      api.requests.filter((r) => r.method === "sendMessage").map((r) => r.params.text),
+    ).toEqual(["final v2"]);
+  });
+});
+
+describe("seed: a delete drops pending edits (client)", { timeout: 20_000 }, () => {
+  it("deleteMessage drops the message's pending edit; only the in-flight edit and the delete are sent", async () => {
+    const server = holdingEdits();
+    const { server: api, client } = await connect(server.handler);
+    const first = client.editMessageText(1, 10, "first");
+    await eventually(() => expect(api.methods).toEqual(["editMessageText"]));
+    const second = client.editMessageText(1, 10, "second");
+    const deleted = client.deleteMessage(1, 10);
+    expect(await second).toMatchObject({ status: "superseded", reason: "dropped" });
+    server.release();
+    expect((await first).status).toBe("delivered");
+    expect((await deleted).status).toBe("delivered");
+    expect(api.methods).toEqual(["editMessageText", "deleteMessage"]);
+  });
+
+  it("edits coalesce per message and a send pre-empts a pending edit (client)", async () => {
+    const server = holdingEdits();
+    const { server: api, client } = await connect(server.handler);
+    const first = client.editMessageText(1, 10, "first");
+    await eventually(() => expect(api.methods).toEqual(["editMessageText"]));
+    const second = client.editMessageText(1, 10, "second");
+    const third = client.editMessageText(1, 10, "third");
+    const send = client.sendMessage(1, "news");
+    server.release();
+    await eventually(() =>
+      expect(api.methods).toEqual(["editMessageText", "sendMessage", "editMessageText"]),
+    );
+    server.release();
+    expect((await second).status).toBe("superseded");
+    expect((await third).status).toBe("delivered");
+    expect((await send).status).toBe("delivered");
+    expect((await first).status).toBe("delivered");
+    expect(api.requests.map((r) => r.params.text)).toEqual(["first", "news", "third"]);
+  });
+});
