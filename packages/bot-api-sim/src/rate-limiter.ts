@@ -78,7 +78,8 @@ class SlidingWindow {
   }
 
   #forget(now: number): void {
-    while (this.#times.length > 0 && (this.#times[0] as number) <= now - this.windowMs) this.#times.shift();
+    while (this.#times.length > 0 && (this.#times[0] as number) <= now - this.windowMs)
+      this.#times.shift();
   }
 }
 

@@ -5,7 +5,7 @@
 import type { Update } from "@grammyjs/types";
 import { ManualClock } from "@telepace/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotApiSim, BotApiSimError, start } from "../src/index.js";
+import { type BotApiSim, type BotApiSimError, start } from "../src/index.js";
 import { call } from "./helpers.js";
 
 let sim: BotApiSim;
@@ -18,9 +18,11 @@ afterEach(() => sim?.close());
 
 /** Takes every pending update of a bot (confirming them). */
 async function drain(token = sim.token): Promise<Update[]> {
-  const updates: Update[] = (await call(sim, "getUpdates", { offset: -100 }, { token })).body.result;
+  const updates: Update[] = (await call(sim, "getUpdates", { offset: -100 }, { token })).body
+    .result;
   const last = updates.at(-1);
-  if (last !== undefined) await call(sim, "getUpdates", { offset: last.update_id + 1, limit: 1 }, { token });
+  if (last !== undefined)
+    await call(sim, "getUpdates", { offset: last.update_id + 1, limit: 1 }, { token });
   return updates;
 }
 
@@ -33,7 +35,12 @@ const code = (c: string) => expect.objectContaining({ code: c }) as BotApiSimErr
 describe("users", () => {
   it("creates users with unique increasing ids and Telegram-shaped objects", async () => {
     await setup();
-    const alice = sim.users.create({ firstName: "Alice", lastName: "A", username: "alice_a", languageCode: "de" });
+    const alice = sim.users.create({
+      firstName: "Alice",
+      lastName: "A",
+      username: "alice_a",
+      languageCode: "de",
+    });
     const bob = sim.users.create();
     expect(alice).toEqual({
       id: expect.any(Number),
@@ -51,7 +58,9 @@ describe("users", () => {
   it("validates names with the house message", async () => {
     await setup();
     expect(() => sim.users.create({ username: "no" })).toThrow(RangeError);
-    expect(() => sim.users.create({ firstName: "" })).toThrow("Expected `firstName` to be a string of 1–64 characters");
+    expect(() => sim.users.create({ firstName: "" })).toThrow(
+      "Expected `firstName` to be a string of 1–64 characters",
+    );
     expect(() => sim.sendText(424242, 1, "x")).toThrow(code("ERR_UNKNOWN_USER"));
   });
 });
@@ -96,11 +105,17 @@ describe("private chats", () => {
       new_chat_member: { status: "kicked", until_date: 0 },
     });
     const refused = await call(sim, "sendMessage", { chat_id: chat.id, text: "still there?" });
-    expect(refused.body).toEqual({ ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" });
+    expect(refused.body).toEqual({
+      ok: false,
+      error_code: 403,
+      description: "Forbidden: bot was blocked by the user",
+    });
     sim.sendText(user, chat, "/start");
     expect(kinds(await drain())).toEqual(["my_chat_member", "message"]);
     expect(sim.users.isBlocked(user)).toBe(false);
-    expect((await call(sim, "sendMessage", { chat_id: chat.id, text: "welcome back" })).status).toBe(200);
+    expect(
+      (await call(sim, "sendMessage", { chat_id: chat.id, text: "welcome back" })).status,
+    ).toBe(200);
   });
 
   it("edits: the bot gets edited_message", async () => {
@@ -109,9 +124,16 @@ describe("private chats", () => {
     const chat = sim.chats.createPrivate(user);
     const sent = sim.sendText(user, chat, "typo");
     const edited = sim.editText(user, chat, sent.message_id, "fixed");
-    expect(edited).toMatchObject({ message_id: sent.message_id, text: "fixed", edit_date: expect.any(Number) });
+    expect(edited).toMatchObject({
+      message_id: sent.message_id,
+      text: "fixed",
+      edit_date: expect.any(Number),
+    });
     const updates = await drain();
-    expect(updates[1]?.edited_message).toMatchObject({ message_id: sent.message_id, text: "fixed" });
+    expect(updates[1]?.edited_message).toMatchObject({
+      message_id: sent.message_id,
+      text: "fixed",
+    });
     expect(sim.transcript(chat).messages).toEqual([edited]);
   });
 
@@ -119,7 +141,12 @@ describe("private chats", () => {
     await setup();
     const user = sim.users.create();
     const chat = sim.chats.createPrivate(user);
-    sim.sendDocument(user, chat, { bytes: Buffer.from("a,b\n1,2\n"), fileName: "data.csv" }, { caption: "numbers" });
+    sim.sendDocument(
+      user,
+      chat,
+      { bytes: Buffer.from("a,b\n1,2\n"), fileName: "data.csv" },
+      { caption: "numbers" },
+    );
     const [update] = await drain();
     expect(update?.message).toMatchObject({
       caption: "numbers",
@@ -152,10 +179,16 @@ describe("groups and privacy mode", () => {
     sim.sendText(user, group, "/help@other_bot");
     sim.sendText(user, group, `/help@${sim.bot.username}`);
     sim.sendText(user, group, `hey @${sim.bot.username}`);
-    const botMessage = (await call(sim, "sendMessage", { chat_id: group.id, text: "I am here" })).body.result;
+    const botMessage = (await call(sim, "sendMessage", { chat_id: group.id, text: "I am here" }))
+      .body.result;
     sim.sendText(user, group, "replying", { replyTo: botMessage.message_id });
     const texts = (await drain()).map((update) => update.message?.text);
-    expect(texts).toEqual(["/help", `/help@${sim.bot.username}`, `hey @${sim.bot.username}`, "replying"]);
+    expect(texts).toEqual([
+      "/help",
+      `/help@${sim.bot.username}`,
+      `hey @${sim.bot.username}`,
+      "replying",
+    ]);
     expect(sim.transcript(group).messages).toHaveLength(8);
   });
 
@@ -176,7 +209,10 @@ describe("groups and privacy mode", () => {
     await setup();
     const owner = sim.users.create();
     const group = sim.chats.createSupergroup({ members: [owner], botsAreAdmins: true });
-    await call(sim, "getUpdates", { offset: -1, allowed_updates: ["message", "chat_member", "my_chat_member"] });
+    await call(sim, "getUpdates", {
+      offset: -1,
+      allowed_updates: ["message", "chat_member", "my_chat_member"],
+    });
     await drain();
     const guest = sim.users.create();
     sim.chats.addMember(group, guest, { by: owner });
@@ -198,13 +234,16 @@ describe("groups and privacy mode", () => {
     sim.chats.removeBot(group);
     sim.chats.removeBot(supergroup, { ban: true });
     const updates = await drain();
-    expect(updates.map((u) => u.my_chat_member?.new_chat_member.status)).toEqual(["left", "kicked"]);
-    expect((await call(sim, "sendMessage", { chat_id: group.id, text: "x" })).body.description).toBe(
-      "Forbidden: bot is not a member of the group chat",
-    );
-    expect((await call(sim, "sendMessage", { chat_id: supergroup.id, text: "x" })).body.description).toBe(
-      "Forbidden: bot was kicked from the supergroup chat",
-    );
+    expect(updates.map((u) => u.my_chat_member?.new_chat_member.status)).toEqual([
+      "left",
+      "kicked",
+    ]);
+    expect(
+      (await call(sim, "sendMessage", { chat_id: group.id, text: "x" })).body.description,
+    ).toBe("Forbidden: bot is not a member of the group chat");
+    expect(
+      (await call(sim, "sendMessage", { chat_id: supergroup.id, text: "x" })).body.description,
+    ).toBe("Forbidden: bot was kicked from the supergroup chat");
     sim.chats.addBot(group, { by: owner });
     expect((await call(sim, "sendMessage", { chat_id: group.id, text: "back" })).status).toBe(200);
   });
@@ -218,8 +257,14 @@ describe("groups and privacy mode", () => {
     expect(supergroup).toMatchObject({ type: "supergroup", title: "Growing" });
     const updates = await drain();
     expect(updates.map((u) => u.message)).toEqual([
-      expect.objectContaining({ chat: expect.objectContaining({ id: group.id }), migrate_to_chat_id: supergroup.id }),
-      expect.objectContaining({ chat: expect.objectContaining({ id: supergroup.id }), migrate_from_chat_id: group.id }),
+      expect.objectContaining({
+        chat: expect.objectContaining({ id: group.id }),
+        migrate_to_chat_id: supergroup.id,
+      }),
+      expect.objectContaining({
+        chat: expect.objectContaining({ id: supergroup.id }),
+        migrate_from_chat_id: group.id,
+      }),
     ]);
     const old = await call(sim, "sendMessage", { chat_id: group.id, text: "hello?" });
     expect(old.body).toEqual({
@@ -228,7 +273,9 @@ describe("groups and privacy mode", () => {
       description: "Bad Request: group chat was upgraded to a supergroup chat",
       parameters: { migrate_to_chat_id: supergroup.id },
     });
-    expect((await call(sim, "sendMessage", { chat_id: supergroup.id, text: "hello!" })).status).toBe(200);
+    expect(
+      (await call(sim, "sendMessage", { chat_id: supergroup.id, text: "hello!" })).status,
+    ).toBe(200);
     expect(() => sim.sendText(owner, group, "old")).toThrow(code("ERR_INVALID_STATE"));
     expect(() => sim.chats.migrateToSupergroup(group)).toThrow(code("ERR_INVALID_STATE"));
   });
@@ -240,7 +287,9 @@ describe("buttons", () => {
     const user = sim.users.create();
     const chat = sim.chats.createPrivate(user);
     const markup = { inline_keyboard: [[{ text: "Yes", callback_data: "vote:yes" }]] };
-    const message = (await call(sim, "sendMessage", { chat_id: chat.id, text: "Vote?", reply_markup: markup })).body.result;
+    const message = (
+      await call(sim, "sendMessage", { chat_id: chat.id, text: "Vote?", reply_markup: markup })
+    ).body.result;
     const query = sim.pressButton(user, chat, message.message_id, "vote:yes");
     const [update] = await drain();
     expect(update?.callback_query).toEqual({
@@ -252,7 +301,11 @@ describe("buttons", () => {
     });
     expect(sim.callbackAnswer(query.id)).toBeUndefined();
     const answered = sim.waitForCallbackAnswer(query.id);
-    await call(sim, "answerCallbackQuery", { callback_query_id: query.id, text: "Counted", show_alert: true });
+    await call(sim, "answerCallbackQuery", {
+      callback_query_id: query.id,
+      text: "Counted",
+      show_alert: true,
+    });
     expect(await answered).toMatchObject({ text: "Counted", showAlert: true });
     const twice = await call(sim, "answerCallbackQuery", { callback_query_id: query.id });
     expect(twice.body.description).toBe(
@@ -264,8 +317,11 @@ describe("buttons", () => {
     await setup();
     const user = sim.users.create();
     const chat = sim.chats.createPrivate(user);
-    const message = (await call(sim, "sendMessage", { chat_id: chat.id, text: "no buttons" })).body.result;
-    expect(() => sim.pressButton(user, chat, message.message_id, "x")).toThrow(code("ERR_NO_SUCH_BUTTON"));
+    const message = (await call(sim, "sendMessage", { chat_id: chat.id, text: "no buttons" })).body
+      .result;
+    expect(() => sim.pressButton(user, chat, message.message_id, "x")).toThrow(
+      code("ERR_NO_SUCH_BUTTON"),
+    );
     expect(() => sim.pressButton(user, chat, 999, "x")).toThrow(code("ERR_UNKNOWN_MESSAGE"));
   });
 });
@@ -275,7 +331,10 @@ describe("waiting for the bot", () => {
     await setup();
     const user = sim.users.create();
     const chat = sim.chats.createPrivate(user);
-    const waiting = sim.waitForMessage(chat, (message) => "text" in message && message.text === "second");
+    const waiting = sim.waitForMessage(
+      chat,
+      (message) => "text" in message && message.text === "second",
+    );
     await call(sim, "sendMessage", { chat_id: chat.id, text: "first" });
     await call(sim, "sendMessage", { chat_id: chat.id, text: "second" });
     expect(await waiting).toMatchObject({ text: "second", message_id: 2 });
@@ -287,7 +346,9 @@ describe("waiting for the bot", () => {
     const chat = sim.chats.createPrivate(user);
     const question = sim.sendText(user, chat, "ping");
     await call(sim, "sendMessage", { chat_id: chat.id, text: "pong" });
-    expect(await sim.waitForMessage(chat, undefined, { afterMessageId: question.message_id })).toMatchObject({
+    expect(
+      await sim.waitForMessage(chat, undefined, { afterMessageId: question.message_id }),
+    ).toMatchObject({
       text: "pong",
     });
   });
@@ -297,9 +358,9 @@ describe("waiting for the bot", () => {
     await setup({ clock });
     const user = sim.users.create();
     const chat = sim.chats.createPrivate(user);
-    const timeout = expect(sim.waitForMessage(chat, undefined, { timeoutMs: 1000 })).rejects.toThrow(
-      code("ERR_WAIT_TIMEOUT"),
-    );
+    const timeout = expect(
+      sim.waitForMessage(chat, undefined, { timeoutMs: 1000 }),
+    ).rejects.toThrow(code("ERR_WAIT_TIMEOUT"));
     await clock.advance(1000);
     await timeout;
     const controller = new AbortController();
@@ -346,7 +407,13 @@ describe("transcript, counters, snapshot", () => {
     const user = sim.users.create();
     sim.chats.createPrivate(user);
     const snapshot = sim.snapshot();
-    expect(snapshot).toMatchObject({ users: 1, chats: 1, timeScale: 1, rangeRequests: true, isClosed: false });
+    expect(snapshot).toMatchObject({
+      users: 1,
+      chats: 1,
+      timeScale: 1,
+      rangeRequests: true,
+      isClosed: false,
+    });
     expect(snapshot.bots).toHaveLength(2);
     const text = JSON.stringify(snapshot);
     for (const token of sim.tokens) expect(text).not.toContain(token.split(":")[1]);
@@ -365,6 +432,8 @@ describe("several bots", () => {
     expect((await drain(sim.tokens[1]))[0]?.message?.text).toBe("to the second");
     expect(() => sim.transcript(user.id)).toThrow(code("ERR_AMBIGUOUS_CHAT"));
     expect(sim.transcript(user.id, { bot: "second_bot" }).messages).toHaveLength(1);
-    expect((await call(sim, "getMe", {}, { token: sim.tokens[1] })).body.result.username).toBe("second_bot");
+    expect((await call(sim, "getMe", {}, { token: sim.tokens[1] })).body.result.username).toBe(
+      "second_bot",
+    );
   });
 });

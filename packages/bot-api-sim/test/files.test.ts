@@ -20,9 +20,14 @@ function privateChat() {
 const CONTENT = Buffer.from("0123456789abcdefghij");
 
 async function upload(chatId: number, bytes: Uint8Array = CONTENT, fileName = "report.pdf") {
-  return call(sim, "sendDocument", { chat_id: chatId, caption: "the report" }, {
-    files: { document: { bytes, fileName } },
-  });
+  return call(
+    sim,
+    "sendDocument",
+    { chat_id: chatId, caption: "the report" },
+    {
+      files: { document: { bytes, fileName } },
+    },
+  );
 }
 
 async function pathOf(fileId: string): Promise<string> {
@@ -36,7 +41,11 @@ describe("sendDocument", () => {
     expect(reply.status).toBe(200);
     expect(reply.body.result).toMatchObject({
       caption: "the report",
-      document: { file_name: "report.pdf", mime_type: "application/pdf", file_size: CONTENT.length },
+      document: {
+        file_name: "report.pdf",
+        mime_type: "application/pdf",
+        file_size: CONTENT.length,
+      },
     });
     expect(reply.body.result.document.file_id).toEqual(expect.any(String));
     expect(reply.body.result.document.file_unique_id).toEqual(expect.any(String));
@@ -45,10 +54,18 @@ describe("sendDocument", () => {
 
   it("resolves attach://<name> to another file part", async () => {
     const { chat } = privateChat();
-    const reply = await call(sim, "sendDocument", { chat_id: chat.id, document: "attach://blob" }, {
-      files: { blob: { bytes: CONTENT, fileName: "notes.txt" } },
+    const reply = await call(
+      sim,
+      "sendDocument",
+      { chat_id: chat.id, document: "attach://blob" },
+      {
+        files: { blob: { bytes: CONTENT, fileName: "notes.txt" } },
+      },
+    );
+    expect(reply.body.result.document).toMatchObject({
+      file_name: "notes.txt",
+      mime_type: "text/plain",
     });
-    expect(reply.body.result.document).toMatchObject({ file_name: "notes.txt", mime_type: "text/plain" });
   });
 
   it("re-sends an existing file by file_id without a new upload", async () => {
@@ -61,7 +78,12 @@ describe("sendDocument", () => {
   it("answers Telegram's errors for missing, foreign and mismatched files", async () => {
     const { chat } = privateChat();
     const photo = (
-      await call(sim, "sendPhoto", { chat_id: chat.id }, { files: { photo: { bytes: PNG_1X1, fileName: "p.png" } } })
+      await call(
+        sim,
+        "sendPhoto",
+        { chat_id: chat.id },
+        { files: { photo: { bytes: PNG_1X1, fileName: "p.png" } } },
+      )
     ).body.result.photo[0];
     const cases: Array<[Record<string, unknown>, string]> = [
       [{}, "Bad Request: there is no document in the request"],
@@ -90,9 +112,14 @@ describe("sendDocument", () => {
 describe("sendPhoto", () => {
   it("reads the image size and returns a PhotoSize", async () => {
     const { chat } = privateChat();
-    const reply = await call(sim, "sendPhoto", { chat_id: chat.id }, {
-      files: { photo: { bytes: pngOfSize(640, 480), fileName: "a.png" } },
-    });
+    const reply = await call(
+      sim,
+      "sendPhoto",
+      { chat_id: chat.id },
+      {
+        files: { photo: { bytes: pngOfSize(640, 480), fileName: "a.png" } },
+      },
+    );
     expect(reply.body.result.photo).toEqual([
       expect.objectContaining({ width: 640, height: 480, file_size: PNG_1X1.length }),
     ]);
@@ -101,13 +128,23 @@ describe("sendPhoto", () => {
 
   it("refuses what is not an image, and impossible dimensions", async () => {
     const { chat } = privateChat();
-    const text = await call(sim, "sendPhoto", { chat_id: chat.id }, {
-      files: { photo: { bytes: Buffer.from("hello"), fileName: "a.png" } },
-    });
+    const text = await call(
+      sim,
+      "sendPhoto",
+      { chat_id: chat.id },
+      {
+        files: { photo: { bytes: Buffer.from("hello"), fileName: "a.png" } },
+      },
+    );
     expect(text.body.description).toBe("Bad Request: IMAGE_PROCESS_FAILED");
-    const huge = await call(sim, "sendPhoto", { chat_id: chat.id }, {
-      files: { photo: { bytes: pngOfSize(9000, 2000), fileName: "a.png" } },
-    });
+    const huge = await call(
+      sim,
+      "sendPhoto",
+      { chat_id: chat.id },
+      {
+        files: { photo: { bytes: pngOfSize(9000, 2000), fileName: "a.png" } },
+      },
+    );
     expect(huge.body.description).toBe("Bad Request: PHOTO_INVALID_DIMENSIONS");
   });
 });
@@ -126,18 +163,28 @@ describe("getFile", () => {
   });
 
   it("tells malformed, unknown and missing ids apart", async () => {
-    expect((await call(sim, "getFile", {})).body.description).toBe("Bad Request: file_id not specified");
-    expect((await call(sim, "getFile", { file_id: "abc" })).body.description).toBe("Bad Request: invalid file_id");
-    expect((await call(sim, "getFile", { file_id: "BQACAgIAAxkBAAAAAAAAAAAAAAAAAAAAAAAA" })).body.description).toBe(
-      "Bad Request: wrong file_id or the file is temporarily unavailable",
+    expect((await call(sim, "getFile", {})).body.description).toBe(
+      "Bad Request: file_id not specified",
     );
+    expect((await call(sim, "getFile", { file_id: "abc" })).body.description).toBe(
+      "Bad Request: invalid file_id",
+    );
+    expect(
+      (await call(sim, "getFile", { file_id: "BQACAgIAAxkBAAAAAAAAAAAAAAAAAAAAAAAA" })).body
+        .description,
+    ).toBe("Bad Request: wrong file_id or the file is temporarily unavailable");
   });
 
   it("refuses files above 20 MB", async () => {
     const { user, chat } = privateChat();
-    const sent = sim.sendDocument(user, chat, { bytes: Buffer.alloc(20 * 1024 * 1024 + 1), fileName: "big.zip" });
+    const sent = sim.sendDocument(user, chat, {
+      bytes: Buffer.alloc(20 * 1024 * 1024 + 1),
+      fileName: "big.zip",
+    });
     const fileId = (sent as { document: { file_id: string } }).document.file_id;
-    expect((await call(sim, "getFile", { file_id: fileId })).body.description).toBe("Bad Request: file is too big");
+    expect((await call(sim, "getFile", { file_id: fileId })).body.description).toBe(
+      "Bad Request: file is too big",
+    );
   });
 });
 
@@ -150,7 +197,10 @@ describe("downloads", () => {
   });
 
   const download = (range?: string, method: "GET" | "HEAD" = "GET", token = sim.token) =>
-    raw(sim, `/file/bot${token}/${path}`, { method, ...(range === undefined ? {} : { headers: { range } }) });
+    raw(sim, `/file/bot${token}/${path}`, {
+      method,
+      ...(range === undefined ? {} : { headers: { range } }),
+    });
 
   it("serves the whole file with Accept-Ranges", async () => {
     const before = sim.counters().bytesServed;
@@ -226,13 +276,22 @@ describe("storage bound", () => {
     try {
       const user = small.users.create();
       const chat = small.chats.createPrivate(user);
-      const bot = await call(small, "sendDocument", { chat_id: chat.id }, {
-        files: { document: { bytes: Buffer.alloc(1500), fileName: "a.bin" } },
-      });
+      const bot = await call(
+        small,
+        "sendDocument",
+        { chat_id: chat.id },
+        {
+          files: { document: { bytes: Buffer.alloc(1500), fileName: "a.bin" } },
+        },
+      );
       expect(bot.status).toBe(413);
       expect(bot.body.description).toMatch(/file storage is full .*maxFileStorageBytes/);
-      expect(() => small.sendDocument(user, chat, { bytes: Buffer.alloc(1500) })).toThrow(BotApiSimError);
-      expect(() => small.sendDocument(user, chat, { bytes: Buffer.alloc(1500) })).toThrow(/maxFileStorageBytes/);
+      expect(() => small.sendDocument(user, chat, { bytes: Buffer.alloc(1500) })).toThrow(
+        BotApiSimError,
+      );
+      expect(() => small.sendDocument(user, chat, { bytes: Buffer.alloc(1500) })).toThrow(
+        /maxFileStorageBytes/,
+      );
       expect(small.snapshot().storedFileBytes).toBe(0);
       small.sendDocument(user, chat, { bytes: Buffer.alloc(900) });
       expect(small.snapshot().storedFileBytes).toBe(900);

@@ -4,7 +4,7 @@
 
 import { ManualClock } from "@telepace/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotApiSim, BotApiSimError, start } from "../src/index.js";
+import { type BotApiSim, type BotApiSimError, start } from "../src/index.js";
 import { call, until } from "./helpers.js";
 
 let sim: BotApiSim;
@@ -32,7 +32,11 @@ describe("offsets", () => {
     for (const text of ["a", "b", "c"]) sim.sendText(user, chat, text);
     const first = await call(sim, "getUpdates");
     expect(first.body.result).toHaveLength(3);
-    expect(first.body.result[0].message).toMatchObject({ text: "a", chat: { id: chat.id }, from: { id: user.id } });
+    expect(first.body.result[0].message).toMatchObject({
+      text: "a",
+      chat: { id: chat.id },
+      from: { id: user.id },
+    });
     const [a, b, c] = ids(first) as [number, number, number];
     expect([b - a, c - b]).toEqual([1, 1]);
     await clock.advance(3001);
@@ -49,7 +53,10 @@ describe("offsets", () => {
     const { user, chat } = await setup();
     for (let i = 0; i < 5; i++) sim.sendText(user, chat, `m${i}`);
     const last2 = await call(sim, "getUpdates", { offset: -2 });
-    expect(last2.body.result.map((u: { message: { text: string } }) => u.message.text)).toEqual(["m3", "m4"]);
+    expect(last2.body.result.map((u: { message: { text: string } }) => u.message.text)).toEqual([
+      "m3",
+      "m4",
+    ]);
     await clock.advance(3001);
     expect((await call(sim, "getUpdates")).body.result).toHaveLength(2);
   });
@@ -226,7 +233,9 @@ describe("allowed_updates", () => {
     await call(sim, "getUpdates", { offset: kept[0].update_id + 1, allowed_updates: "[]" });
     sim.sendText(user, chat, "back to default");
     await clock.advance(3001);
-    expect((await call(sim, "getUpdates", { offset: kept[0].update_id + 1 })).body.result).toHaveLength(1);
+    expect(
+      (await call(sim, "getUpdates", { offset: kept[0].update_id + 1 })).body.result,
+    ).toHaveLength(1);
   });
 
   it("leaves chat_member out by default and delivers it when asked", async () => {
@@ -239,7 +248,9 @@ describe("allowed_updates", () => {
     await call(sim, "getUpdates", { offset: -1, allowed_updates: ["chat_member", "message"] });
     sim.chats.addMember(group, sim.users.create());
     await clock.advance(3001);
-    const next = (await call(sim, "getUpdates", { offset: -2 })).body.result.map((u: object) => Object.keys(u)[1]);
+    const next = (await call(sim, "getUpdates", { offset: -2 })).body.result.map(
+      (u: object) => Object.keys(u)[1],
+    );
     expect(next).toEqual(["chat_member", "message"]);
   });
 });
@@ -253,7 +264,11 @@ describe("webhook state", () => {
       has_custom_certificate: false,
       pending_update_count: 1,
     });
-    await call(sim, "setWebhook", { url: "https://example.org/hook", max_connections: 7, allowed_updates: ["message"] });
+    await call(sim, "setWebhook", {
+      url: "https://example.org/hook",
+      max_connections: 7,
+      allowed_updates: ["message"],
+    });
     expect((await call(sim, "getWebhookInfo")).body.result).toEqual({
       url: "https://example.org/hook",
       has_custom_certificate: false,
@@ -267,11 +282,13 @@ describe("webhook state", () => {
     const { user, chat } = await setup();
     await call(sim, "setWebhook", { url: "https://example.org/hook" });
     await clock.advance(1000);
-    expect((await call(sim, "setWebhook", { url: "https://example.org/hook" })).body.description).toBe(
-      "Webhook is already set",
-    );
+    expect(
+      (await call(sim, "setWebhook", { url: "https://example.org/hook" })).body.description,
+    ).toBe("Webhook is already set");
     sim.sendText(user, chat, "dropped");
-    expect((await call(sim, "deleteWebhook", { drop_pending_updates: true })).body.description).toBe("Webhook was deleted");
+    expect(
+      (await call(sim, "deleteWebhook", { drop_pending_updates: true })).body.description,
+    ).toBe("Webhook was deleted");
     expect(sim.pendingUpdates()).toBe(0);
     expect((await call(sim, "deleteWebhook")).body.description).toBe("Webhook is already deleted");
   });
@@ -291,13 +308,13 @@ describe("webhook state", () => {
 
   it("checks the URL scheme and port", async () => {
     await setup();
-    expect((await call(sim, "setWebhook", { url: "http://example.org/hook" })).body.description).toBe(
-      "Bad Request: bad webhook: An HTTPS URL must be provided for webhook",
-    );
+    expect(
+      (await call(sim, "setWebhook", { url: "http://example.org/hook" })).body.description,
+    ).toBe("Bad Request: bad webhook: An HTTPS URL must be provided for webhook");
     await clock.advance(1000);
-    expect((await call(sim, "setWebhook", { url: "https://example.org:1234/hook" })).body.description).toBe(
-      "Bad Request: bad webhook: Webhook can be set up only on ports 80, 88, 443 or 8443",
-    );
+    expect(
+      (await call(sim, "setWebhook", { url: "https://example.org:1234/hook" })).body.description,
+    ).toBe("Bad Request: bad webhook: Webhook can be set up only on ports 80, 88, 443 or 8443");
   });
 });
 
@@ -307,7 +324,9 @@ describe("bounds", () => {
     sim.sendText(user, chat, "old");
     await clock.advance(60_001);
     sim.sendText(user, chat, "new");
-    const texts = (await call(sim, "getUpdates")).body.result.map((u: { message: { text: string } }) => u.message.text);
+    const texts = (await call(sim, "getUpdates")).body.result.map(
+      (u: { message: { text: string } }) => u.message.text,
+    );
     expect(texts).toEqual(["new"]);
   });
 

@@ -57,7 +57,9 @@ export async function call(
   const entries = Object.entries(params).filter(([, value]) => value !== undefined);
   let response: Dispatcher.ResponseData;
   if (encoding === "query") {
-    const query = new URLSearchParams(entries.map(([key, value]): [string, string] => [key, stringify(value)]));
+    const query = new URLSearchParams(
+      entries.map(([key, value]): [string, string] => [key, stringify(value)]),
+    );
     response = await request(`${base}?${query}`, { dispatcher: agent, signal: options.signal });
   } else if (encoding === "form") {
     const body = new URLSearchParams(
@@ -82,9 +84,18 @@ export async function call(
     const form = new FormData();
     for (const [key, value] of entries) form.append(key, stringify(value));
     for (const [key, file] of Object.entries(options.files ?? {})) {
-      form.append(key, new Blob([file.bytes], { type: file.contentType ?? "application/octet-stream" }), file.fileName);
+      form.append(
+        key,
+        new Blob([file.bytes], { type: file.contentType ?? "application/octet-stream" }),
+        file.fileName,
+      );
     }
-    response = await request(base, { method: "POST", dispatcher: agent, body: form, signal: options.signal });
+    response = await request(base, {
+      method: "POST",
+      dispatcher: agent,
+      body: form,
+      signal: options.signal,
+    });
   }
   return toReply(response);
 }

@@ -27,7 +27,12 @@ describe("sendMessage", () => {
     const second = (await call(sim, "sendMessage", { chat_id: chat.id, text: "two" })).body.result;
     expect(first).toMatchObject({
       message_id: 1,
-      from: { id: sim.bot.id, is_bot: true, first_name: sim.bot.first_name, username: sim.bot.username },
+      from: {
+        id: sim.bot.id,
+        is_bot: true,
+        first_name: sim.bot.first_name,
+        username: sim.bot.username,
+      },
       chat: { id: user.id, type: "private", first_name: user.first_name },
       text: "one",
     });
@@ -82,9 +87,13 @@ describe("sendMessage", () => {
 
   it("reports parse errors as can't parse entities", async () => {
     const { chat } = privateChat();
-    const reply = await call(sim, "sendMessage", { chat_id: chat.id, text: "<b>open", parse_mode: "HTML" });
+    const reply = await call(sim, "sendMessage", {
+      chat_id: chat.id,
+      text: "<b>open",
+      parse_mode: "HTML",
+    });
     expect(reply.body.description).toBe(
-      'Bad Request: can\'t parse entities: Can\'t find end tag corresponding to start tag "b"',
+      "Bad Request: can't parse entities: Can't find end tag corresponding to start tag \"b\"",
     );
   });
 
@@ -95,7 +104,9 @@ describe("sendMessage", () => {
       text: "inline",
       reply_markup: { inline_keyboard: [[{ text: "Go", url: "https://example.org" }]] },
     });
-    expect(inline.body.result.reply_markup).toEqual({ inline_keyboard: [[{ text: "Go", url: "https://example.org" }]] });
+    expect(inline.body.result.reply_markup).toEqual({
+      inline_keyboard: [[{ text: "Go", url: "https://example.org" }]],
+    });
     const keyboard = await call(sim, "sendMessage", {
       chat_id: chat.id,
       text: "keyboard",
@@ -112,7 +123,10 @@ describe("sendMessage", () => {
       text: "answer",
       reply_parameters: { message_id: question.message_id },
     });
-    expect(viaParams.body.result.reply_to_message).toMatchObject({ message_id: question.message_id, text: "question?" });
+    expect(viaParams.body.result.reply_to_message).toMatchObject({
+      message_id: question.message_id,
+      text: "question?",
+    });
     const legacy = await call(sim, "sendMessage", {
       chat_id: chat.id,
       text: "answer 2",
@@ -124,7 +138,11 @@ describe("sendMessage", () => {
 
   it("fails a reply to a missing message unless allowed to send without it", async () => {
     const { chat } = privateChat();
-    const missing = await call(sim, "sendMessage", { chat_id: chat.id, text: "x", reply_parameters: { message_id: 99 } });
+    const missing = await call(sim, "sendMessage", {
+      chat_id: chat.id,
+      text: "x",
+      reply_parameters: { message_id: 99 },
+    });
     expect(missing.body.description).toBe("Bad Request: message to be replied not found");
     const allowed = await call(sim, "sendMessage", {
       chat_id: chat.id,
@@ -157,7 +175,11 @@ describe("editMessageText", () => {
   it("edits text, sets edit_date and records the edit", async () => {
     const { chat } = privateChat();
     const sent = (await call(sim, "sendMessage", { chat_id: chat.id, text: "v1" })).body.result;
-    const edited = await call(sim, "editMessageText", { chat_id: chat.id, message_id: sent.message_id, text: "v2" });
+    const edited = await call(sim, "editMessageText", {
+      chat_id: chat.id,
+      message_id: sent.message_id,
+      text: "v2",
+    });
     expect(edited.body.result).toMatchObject({ message_id: sent.message_id, text: "v2" });
     expect(typeof edited.body.result.edit_date).toBe("number");
     const transcript = sim.transcript(chat);
@@ -172,7 +194,9 @@ describe("editMessageText", () => {
   it("refuses an edit that changes nothing", async () => {
     const { chat } = privateChat();
     const markup = { inline_keyboard: [[{ text: "k", callback_data: "k" }]] };
-    const sent = (await call(sim, "sendMessage", { chat_id: chat.id, text: "same", reply_markup: markup })).body.result;
+    const sent = (
+      await call(sim, "sendMessage", { chat_id: chat.id, text: "same", reply_markup: markup })
+    ).body.result;
     const same = await call(sim, "editMessageText", {
       chat_id: chat.id,
       message_id: sent.message_id,
@@ -181,7 +205,11 @@ describe("editMessageText", () => {
     });
     expect(same.status).toBe(400);
     expect(same.body.description).toBe(NOT_MODIFIED);
-    const newMarkup = await call(sim, "editMessageText", { chat_id: chat.id, message_id: sent.message_id, text: "same" });
+    const newMarkup = await call(sim, "editMessageText", {
+      chat_id: chat.id,
+      message_id: sent.message_id,
+      text: "same",
+    });
     expect(newMarkup.body.ok).toBe(true);
     expect(newMarkup.body.result.reply_markup).toBeUndefined();
   });
@@ -200,18 +228,31 @@ describe("editMessageText", () => {
 
   it("answers message to edit not found for a missing or deleted message", async () => {
     const { chat } = privateChat();
-    const missing = await call(sim, "editMessageText", { chat_id: chat.id, message_id: 77, text: "x" });
+    const missing = await call(sim, "editMessageText", {
+      chat_id: chat.id,
+      message_id: 77,
+      text: "x",
+    });
     expect(missing.body.description).toBe("Bad Request: message to edit not found");
-    const sent = (await call(sim, "sendMessage", { chat_id: chat.id, text: "soon gone" })).body.result;
+    const sent = (await call(sim, "sendMessage", { chat_id: chat.id, text: "soon gone" })).body
+      .result;
     await call(sim, "deleteMessage", { chat_id: chat.id, message_id: sent.message_id });
-    const deleted = await call(sim, "editMessageText", { chat_id: chat.id, message_id: sent.message_id, text: "x" });
+    const deleted = await call(sim, "editMessageText", {
+      chat_id: chat.id,
+      message_id: sent.message_id,
+      text: "x",
+    });
     expect(deleted.body.description).toBe("Bad Request: message to edit not found");
   });
 
   it("refuses to edit a user's message", async () => {
     const { user, chat } = privateChat();
     const theirs = sim.sendText(user, chat, "mine");
-    const reply = await call(sim, "editMessageText", { chat_id: chat.id, message_id: theirs.message_id, text: "x" });
+    const reply = await call(sim, "editMessageText", {
+      chat_id: chat.id,
+      message_id: theirs.message_id,
+      text: "x",
+    });
     expect(reply.body.description).toBe("Bad Request: message can't be edited");
   });
 
@@ -224,9 +265,17 @@ describe("editMessageText", () => {
     const { chat } = privateChat();
     const sent = (await call(sim, "sendMessage", { chat_id: chat.id, text: "keys" })).body.result;
     const markup = { inline_keyboard: [[{ text: "A", callback_data: "a" }]] };
-    const added = await call(sim, "editMessageReplyMarkup", { chat_id: chat.id, message_id: sent.message_id, reply_markup: markup });
+    const added = await call(sim, "editMessageReplyMarkup", {
+      chat_id: chat.id,
+      message_id: sent.message_id,
+      reply_markup: markup,
+    });
     expect(added.body.result).toMatchObject({ text: "keys", reply_markup: markup });
-    const again = await call(sim, "editMessageReplyMarkup", { chat_id: chat.id, message_id: sent.message_id, reply_markup: markup });
+    const again = await call(sim, "editMessageReplyMarkup", {
+      chat_id: chat.id,
+      message_id: sent.message_id,
+      reply_markup: markup,
+    });
     expect(again.body.description).toBe(NOT_MODIFIED);
   });
 });
@@ -235,11 +284,16 @@ describe("deleteMessage and deleteMessages", () => {
   it("deletes once; the second time the message is not found", async () => {
     const { chat } = privateChat();
     const sent = (await call(sim, "sendMessage", { chat_id: chat.id, text: "bye" })).body.result;
-    expect((await call(sim, "deleteMessage", { chat_id: chat.id, message_id: sent.message_id })).body).toEqual({
+    expect(
+      (await call(sim, "deleteMessage", { chat_id: chat.id, message_id: sent.message_id })).body,
+    ).toEqual({
       ok: true,
       result: true,
     });
-    const again = await call(sim, "deleteMessage", { chat_id: chat.id, message_id: sent.message_id });
+    const again = await call(sim, "deleteMessage", {
+      chat_id: chat.id,
+      message_id: sent.message_id,
+    });
     expect(again.body.description).toBe("Bad Request: message to delete not found");
     const transcript = sim.transcript(chat);
     expect(transcript.messages).toEqual([]);
@@ -259,10 +313,16 @@ describe("deleteMessage and deleteMessages", () => {
   it("lets a bot delete incoming messages in private chats but not others' messages in groups", async () => {
     const { user, chat } = privateChat();
     const incoming = sim.sendText(user, chat, "delete me");
-    expect((await call(sim, "deleteMessage", { chat_id: chat.id, message_id: incoming.message_id })).body.ok).toBe(true);
+    expect(
+      (await call(sim, "deleteMessage", { chat_id: chat.id, message_id: incoming.message_id })).body
+        .ok,
+    ).toBe(true);
     const group = sim.chats.createGroup({ members: [user] });
     const theirs = sim.sendText(user, group, "/cmd");
-    const refused = await call(sim, "deleteMessage", { chat_id: group.id, message_id: theirs.message_id });
+    const refused = await call(sim, "deleteMessage", {
+      chat_id: group.id,
+      message_id: theirs.message_id,
+    });
     expect(refused.body.description).toBe("Bad Request: message can't be deleted");
   });
 
@@ -270,7 +330,10 @@ describe("deleteMessage and deleteMessages", () => {
     const { chat } = privateChat();
     const a = (await call(sim, "sendMessage", { chat_id: chat.id, text: "a" })).body.result;
     const b = (await call(sim, "sendMessage", { chat_id: chat.id, text: "b" })).body.result;
-    const reply = await call(sim, "deleteMessages", { chat_id: chat.id, message_ids: [a.message_id, b.message_id, 999] });
+    const reply = await call(sim, "deleteMessages", {
+      chat_id: chat.id,
+      message_ids: [a.message_id, b.message_id, 999],
+    });
     expect(reply.body).toEqual({ ok: true, result: true });
     expect(sim.transcript(chat).messages).toEqual([]);
     const none = await call(sim, "deleteMessages", { chat_id: chat.id, message_ids: [999] });
@@ -281,7 +344,9 @@ describe("deleteMessage and deleteMessages", () => {
 describe("sendChatAction", () => {
   it("accepts Telegram's actions and records them", async () => {
     const { chat } = privateChat();
-    expect((await call(sim, "sendChatAction", { chat_id: chat.id, action: "typing" })).body).toEqual({ ok: true, result: true });
+    expect(
+      (await call(sim, "sendChatAction", { chat_id: chat.id, action: "typing" })).body,
+    ).toEqual({ ok: true, result: true });
     expect(sim.transcript(chat).events[0]).toMatchObject({ kind: "chat_action", action: "typing" });
   });
 
@@ -309,7 +374,9 @@ describe("getChat", () => {
     });
     const supergroup = sim.chats.createSupergroup({ title: "Big", members: [user] });
     expect(supergroup.id).toBeLessThan(-1_000_000_000_000);
-    expect((await call(sim, "getChat", { chat_id: supergroup.id })).body.result).toMatchObject({ type: "supergroup" });
+    expect((await call(sim, "getChat", { chat_id: supergroup.id })).body.result).toMatchObject({
+      type: "supergroup",
+    });
   });
 });
 

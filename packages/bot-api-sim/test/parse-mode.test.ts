@@ -133,7 +133,10 @@ describe("formatText and detection", () => {
   });
 
   it("does not detect inside code", () => {
-    expect(formatText({ text: "<code>/cmd</code> /cmd", parseMode: "html", entities: undefined }).entities).toEqual([
+    expect(
+      formatText({ text: "<code>/cmd</code> /cmd", parseMode: "html", entities: undefined })
+        .entities,
+    ).toEqual([
       { type: "code", offset: 0, length: 4 },
       { type: "bot_command", offset: 5, length: 4 },
     ]);
@@ -148,20 +151,24 @@ describe("formatText and detection", () => {
 
   it("never produces an entity outside the text (property)", () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 60 }), fc.constantFrom("", "HTML", "MarkdownV2", "Markdown"), (text, mode) => {
-        let result: ReturnType<typeof formatText> | undefined;
-        try {
-          result = formatText({ text, parseMode: mode, entities: undefined });
-        } catch (error) {
-          expect((error as { errorCode?: number }).errorCode).toBe(400);
-          return;
-        }
-        for (const entity of result.entities) {
-          expect(entity.offset).toBeGreaterThanOrEqual(0);
-          expect(entity.length).toBeGreaterThan(0);
-          expect(entity.offset + entity.length).toBeLessThanOrEqual(result.text.length);
-        }
-      }),
+      fc.property(
+        fc.string({ maxLength: 60 }),
+        fc.constantFrom("", "HTML", "MarkdownV2", "Markdown"),
+        (text, mode) => {
+          let result: ReturnType<typeof formatText> | undefined;
+          try {
+            result = formatText({ text, parseMode: mode, entities: undefined });
+          } catch (error) {
+            expect((error as { errorCode?: number }).errorCode).toBe(400);
+            return;
+          }
+          for (const entity of result.entities) {
+            expect(entity.offset).toBeGreaterThanOrEqual(0);
+            expect(entity.length).toBeGreaterThan(0);
+            expect(entity.offset + entity.length).toBeLessThanOrEqual(result.text.length);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

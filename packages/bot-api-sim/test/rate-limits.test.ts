@@ -30,7 +30,8 @@ describe("per private chat", () => {
   it("allows a short burst, then answers 429 with retry_after and a Retry-After header", async () => {
     await setup();
     const chat = privateChat();
-    for (let i = 0; i < DEFAULT_RATE_LIMITS.perChatBurst; i++) expect((await send(chat.id)).status).toBe(200);
+    for (let i = 0; i < DEFAULT_RATE_LIMITS.perChatBurst; i++)
+      expect((await send(chat.id)).status).toBe(200);
     const limited = await send(chat.id);
     expect(limited.status).toBe(429);
     expect(limited.body).toEqual({
@@ -123,7 +124,11 @@ describe("edits", () => {
     const sent = (await send(chat.id, "v0")).body.result;
     await send(chat.id);
     await send(chat.id);
-    const edit = await call(sim, "editMessageText", { chat_id: chat.id, message_id: sent.message_id, text: "v1" });
+    const edit = await call(sim, "editMessageText", {
+      chat_id: chat.id,
+      message_id: sent.message_id,
+      text: "v1",
+    });
     expect(edit.status).toBe(429);
   });
 
@@ -134,7 +139,11 @@ describe("edits", () => {
     await send(chat.id);
     await send(chat.id);
     for (let i = 1; i <= 5; i++) {
-      const edit = await call(sim, "editMessageText", { chat_id: chat.id, message_id: sent.message_id, text: `v${i}` });
+      const edit = await call(sim, "editMessageText", {
+        chat_id: chat.id,
+        message_id: sent.message_id,
+        text: `v${i}`,
+      });
       expect(edit.status).toBe(200);
     }
   });
@@ -144,7 +153,11 @@ describe("edits", () => {
     const chat = privateChat();
     const sent = (await send(chat.id, "same")).body.result;
     for (let i = 0; i < 5; i++) {
-      const edit = await call(sim, "editMessageText", { chat_id: chat.id, message_id: sent.message_id, text: "same" });
+      const edit = await call(sim, "editMessageText", {
+        chat_id: chat.id,
+        message_id: sent.message_id,
+        text: "same",
+      });
       expect(edit.status).toBe(400);
     }
     expect((await send(chat.id)).status).toBe(200);
@@ -179,7 +192,9 @@ describe("configuration", () => {
     await setup();
     const chat = privateChat();
     for (let i = 0; i < 40; i++) {
-      expect((await call(sim, "sendChatAction", { chat_id: chat.id, action: "typing" })).status).toBe(200);
+      expect(
+        (await call(sim, "sendChatAction", { chat_id: chat.id, action: "typing" })).status,
+      ).toBe(200);
       expect((await call(sim, "getChat", { chat_id: chat.id })).status).toBe(200);
     }
   });
@@ -212,47 +227,67 @@ describe("RateLimiter properties", () => {
 
   it("never admits more than 20 into a group in any minute", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 5000 }), { minLength: 1, maxLength: 300 }), (gaps) => {
-        const limiter = new RateLimiter({ ...DEFAULT_RATE_LIMITS, perChatBurst: 100, perChatPerSecond: 100 }, 1);
-        const admitted: number[] = [];
-        let now = 0;
-        for (const gap of gaps) {
-          now += gap;
-          if (limiter.tryConsume("group", true, "send", now).allowed) admitted.push(now);
-        }
-        for (let i = 20; i < admitted.length; i++) {
-          expect((admitted[i] as number) - (admitted[i - 20] as number)).toBeGreaterThanOrEqual(60_000);
-        }
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 5000 }), { minLength: 1, maxLength: 300 }),
+        (gaps) => {
+          const limiter = new RateLimiter(
+            { ...DEFAULT_RATE_LIMITS, perChatBurst: 100, perChatPerSecond: 100 },
+            1,
+          );
+          const admitted: number[] = [];
+          let now = 0;
+          for (const gap of gaps) {
+            now += gap;
+            if (limiter.tryConsume("group", true, "send", now).allowed) admitted.push(now);
+          }
+          for (let i = 20; i < admitted.length; i++) {
+            expect((admitted[i] as number) - (admitted[i - 20] as number)).toBeGreaterThanOrEqual(
+              60_000,
+            );
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it("never admits more than burst + rate × time into one chat", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 700 }), { minLength: 1, maxLength: 300 }), (gaps) => {
-        const limiter = new RateLimiter(DEFAULT_RATE_LIMITS, 1);
-        let now = 0;
-        let admitted = 0;
-        for (const gap of gaps) {
-          now += gap;
-          if (limiter.tryConsume("chat", false, "send", now).allowed) admitted++;
-        }
-        expect(admitted).toBeLessThanOrEqual(DEFAULT_RATE_LIMITS.perChatBurst + Math.floor(now / 1000));
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 700 }), { minLength: 1, maxLength: 300 }),
+        (gaps) => {
+          const limiter = new RateLimiter(DEFAULT_RATE_LIMITS, 1);
+          let now = 0;
+          let admitted = 0;
+          for (const gap of gaps) {
+            now += gap;
+            if (limiter.tryConsume("chat", false, "send", now).allowed) admitted++;
+          }
+          expect(admitted).toBeLessThanOrEqual(
+            DEFAULT_RATE_LIMITS.perChatBurst + Math.floor(now / 1000),
+          );
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it("reports whole Telegram seconds divided by the time scale", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10 }), fc.constantFrom(1, 2, 4, 20, 100), (burst, timeScale) => {
-        const limiter = new RateLimiter({ ...DEFAULT_RATE_LIMITS, perChatBurst: burst }, timeScale);
-        let decision = limiter.tryConsume("c", false, "send", 0);
-        while (decision.allowed) decision = limiter.tryConsume("c", false, "send", 0);
-        expect(Number.isInteger(decision.retryAfter * timeScale)).toBe(true);
-        expect(decision.retryAfter * timeScale).toBeGreaterThanOrEqual(1);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 10 }),
+        fc.constantFrom(1, 2, 4, 20, 100),
+        (burst, timeScale) => {
+          const limiter = new RateLimiter(
+            { ...DEFAULT_RATE_LIMITS, perChatBurst: burst },
+            timeScale,
+          );
+          let decision = limiter.tryConsume("c", false, "send", 0);
+          while (decision.allowed) decision = limiter.tryConsume("c", false, "send", 0);
+          expect(Number.isInteger(decision.retryAfter * timeScale)).toBe(true);
+          expect(decision.retryAfter * timeScale).toBeGreaterThanOrEqual(1);
+        },
+      ),
       { numRuns: 100 },
     );
   });

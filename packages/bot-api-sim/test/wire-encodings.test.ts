@@ -42,7 +42,12 @@ describe("parameters", () => {
       const user = sim.users.create();
       const chat = sim.chats.createPrivate(user);
       const markup = { inline_keyboard: [[{ text: "Yes", callback_data: "yes" }]] };
-      const reply = await call(sim, "sendMessage", { chat_id: chat.id, text: `hi ${encoding}`, reply_markup: markup }, { encoding });
+      const reply = await call(
+        sim,
+        "sendMessage",
+        { chat_id: chat.id, text: `hi ${encoding}`, reply_markup: markup },
+        { encoding },
+      );
       expect(reply.status).toBe(200);
       expect(reply.body.result).toMatchObject({
         chat: { id: chat.id, type: "private" },

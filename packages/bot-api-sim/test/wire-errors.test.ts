@@ -12,7 +12,11 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-function expectEnvelope(reply: { status: number; body: unknown }, status: number, description: string): void {
+function expectEnvelope(
+  reply: { status: number; body: unknown },
+  status: number,
+  description: string,
+): void {
   expect(reply.status).toBe(status);
   expect(reply.body).toEqual({ ok: false, error_code: status, description });
 }
@@ -26,11 +30,19 @@ describe("tokens", () => {
     ["a bot id above 2^54", `${2 ** 54 + 10}:abc`],
     ["more than 80 characters", `1:${"a".repeat(80)}`],
   ])("answers 401 invalid token for %s", async (_label, token) => {
-    expectEnvelope(await call(sim, "getMe", {}, { token }), 401, "Unauthorized: invalid token specified");
+    expectEnvelope(
+      await call(sim, "getMe", {}, { token }),
+      401,
+      "Unauthorized: invalid token specified",
+    );
   });
 
   it("answers 401 Unauthorized for a well-formed token it does not know", async () => {
-    expectEnvelope(await call(sim, "getMe", {}, { token: "123456:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" }), 401, "Unauthorized");
+    expectEnvelope(
+      await call(sim, "getMe", {}, { token: "123456:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" }),
+      401,
+      "Unauthorized",
+    );
   });
 
   it("never echoes a token in an error", async () => {
@@ -63,8 +75,16 @@ describe("paths and methods", () => {
   });
 
   it("answers 501 for HTTP verbs other than GET and POST", async () => {
-    expectEnvelope(await raw(sim, `/bot${sim.token}/getMe`, { method: "PUT", body: "{}" }), 501, "Not Implemented");
-    expectEnvelope(await raw(sim, `/bot${sim.token}/getMe`, { method: "DELETE" }), 501, "Not Implemented");
+    expectEnvelope(
+      await raw(sim, `/bot${sim.token}/getMe`, { method: "PUT", body: "{}" }),
+      501,
+      "Not Implemented",
+    );
+    expectEnvelope(
+      await raw(sim, `/bot${sim.token}/getMe`, { method: "DELETE" }),
+      501,
+      "Not Implemented",
+    );
   });
 });
 
@@ -72,23 +92,39 @@ describe("missing and invalid parameters", () => {
   it("sendMessage without text: 400 message text is empty", async () => {
     const user = sim.users.create();
     const chat = sim.chats.createPrivate(user);
-    expectEnvelope(await call(sim, "sendMessage", { chat_id: chat.id }), 400, "Bad Request: message text is empty");
+    expectEnvelope(
+      await call(sim, "sendMessage", { chat_id: chat.id }),
+      400,
+      "Bad Request: message text is empty",
+    );
   });
 
   it("sendMessage with only whitespace: 400 message text is empty", async () => {
     const user = sim.users.create();
     const chat = sim.chats.createPrivate(user);
-    expectEnvelope(await call(sim, "sendMessage", { chat_id: chat.id, text: " \n\t " }), 400, "Bad Request: message text is empty");
+    expectEnvelope(
+      await call(sim, "sendMessage", { chat_id: chat.id, text: " \n\t " }),
+      400,
+      "Bad Request: message text is empty",
+    );
   });
 
   it("sendMessage without chat_id: 400 chat_id is empty", async () => {
-    expectEnvelope(await call(sim, "sendMessage", { text: "hi" }), 400, "Bad Request: chat_id is empty");
+    expectEnvelope(
+      await call(sim, "sendMessage", { text: "hi" }),
+      400,
+      "Bad Request: chat_id is empty",
+    );
   });
 
   it.each([["999999"], ["-42"], ["-1001234567890"], ["@nobody"], ["12abc"], ["1.5"], ["abc"]])(
     "unknown or non-integer chat_id %s: 400 chat not found",
     async (chatId) => {
-      expectEnvelope(await call(sim, "sendMessage", { chat_id: chatId, text: "hi" }), 400, "Bad Request: chat not found");
+      expectEnvelope(
+        await call(sim, "sendMessage", { chat_id: chatId, text: "hi" }),
+        400,
+        "Bad Request: chat not found",
+      );
     },
   );
 
@@ -114,8 +150,13 @@ describe("missing and invalid parameters", () => {
   it("malformed reply_markup: Telegram's texts", async () => {
     const user = sim.users.create();
     const chat = sim.chats.createPrivate(user);
-    const send = (reply_markup: unknown) => call(sim, "sendMessage", { chat_id: chat.id, text: "x", reply_markup });
-    expectEnvelope(await send("{not json"), 400, "Bad Request: can't parse reply keyboard markup JSON object");
+    const send = (reply_markup: unknown) =>
+      call(sim, "sendMessage", { chat_id: chat.id, text: "x", reply_markup });
+    expectEnvelope(
+      await send("{not json"),
+      400,
+      "Bad Request: can't parse reply keyboard markup JSON object",
+    );
     expectEnvelope(await send("[1]"), 400, "Bad Request: object expected as reply markup");
     expectEnvelope(
       await send({ inline_keyboard: "no" }),
@@ -169,11 +210,19 @@ describe("malformed bodies", () => {
   });
 
   it("multipart without a boundary: 400 boundary not found", async () => {
-    expectEnvelope(await post("--x\r\n", "multipart/form-data"), 400, "Bad Request: boundary not found");
+    expectEnvelope(
+      await post("--x\r\n", "multipart/form-data"),
+      400,
+      "Bad Request: boundary not found",
+    );
   });
 
   it("multipart with an empty boundary: 400", async () => {
-    expectEnvelope(await post("--x\r\n", "multipart/form-data; boundary="), 400, "Bad Request: boundary too big or empty");
+    expectEnvelope(
+      await post("--x\r\n", "multipart/form-data; boundary="),
+      400,
+      "Bad Request: boundary too big or empty",
+    );
   });
 
   it("multipart part without a name: 400", async () => {
@@ -205,7 +254,11 @@ describe("malformed bodies", () => {
   it("oversize body: 413 and the connection is closed", async () => {
     const reply = await post(JSON.stringify({ text: "x".repeat(70 * 1024) }));
     expect(reply.status).toBe(413);
-    expect(reply.body).toEqual({ ok: false, error_code: 413, description: "Request Entity Too Large" });
+    expect(reply.body).toEqual({
+      ok: false,
+      error_code: 413,
+      description: "Request Entity Too Large",
+    });
     expect(reply.headers.connection).toBe("close");
     expect((await call(sim, "getMe")).body.ok).toBe(true);
   });
