@@ -432,8 +432,8 @@ describe("several bots", () => {
     expect((await drain(sim.tokens[1]))[0]?.message?.text).toBe("to the second");
     expect(() => sim.transcript(user.id)).toThrow(code("ERR_AMBIGUOUS_CHAT"));
     expect(sim.transcript(user.id, { bot: "second_bot" }).messages).toHaveLength(1);
-    expect((await call(sim, "getMe", {}, { token: sim.tokens[1] })).body.result.username).toBe(
-      "second_bot",
-    );
+    expect(
+      (await call(sim, "getMe", {}, { token: sim.tokens[1] as string })).body.result.username,
+    ).toBe("second_bot");
   });
 });
