@@ -8,6 +8,7 @@ import {
   checkNumber,
   createDeferred,
   type Deferred,
+  type NumberRule,
   onAbort,
   systemClock,
   type Timer,
@@ -164,6 +165,12 @@ export interface OutboxSnapshot {
 }
 
 type MutableCounters = { -readonly [K in keyof OutboxCounters]: number };
+
+type NumericOption = {
+  [K in keyof TelegramOutboxOptions]-?: NonNullable<TelegramOutboxOptions[K]> extends number
+    ? K
+    : never;
+}[keyof TelegramOutboxOptions];
 
 interface Entry {
   readonly seq: number;
@@ -328,56 +335,18 @@ export class TelegramOutbox implements AsyncDisposable {
    * @throws {TypeError|RangeError} naming the option, when an option is invalid.
    */
   constructor(options: TelegramOutboxOptions = {}) {
-    const privateChatRps = checkNumber(
-      "privateChatRps",
-      options.privateChatRps ?? defaults.privateChatRps,
-      { min: 0 },
-    );
-    const groupChatRps = checkNumber(
-      "groupChatRps",
-      options.groupChatRps ?? defaults.groupChatRps,
-      {
-        min: 0,
-      },
-    );
-    this.#privateIntervalMs = intervalOf(privateChatRps);
-    this.#groupIntervalMs = intervalOf(groupChatRps);
-    this.#globalLimit = checkNumber("globalRps", options.globalRps ?? defaults.globalRps, {
-      integer: true,
-      min: 0,
-    });
-    this.#maxInFlight = checkNumber("maxInFlight", options.maxInFlight ?? defaults.maxInFlight, {
-      integer: true,
-      min: 1,
-    });
-    this.#maxPending = checkNumber("maxPending", options.maxPending ?? defaults.maxPending, {
-      integer: true,
-      min: 1,
-    });
-    this.#maxPendingPerChat = checkNumber(
-      "maxPendingPerChat",
-      options.maxPendingPerChat ?? defaults.maxPendingPerChat,
-      { integer: true, min: 1 },
-    );
-    this.#maxRetryAfterMs = checkNumber(
-      "maxRetryAfterMs",
-      options.maxRetryAfterMs ?? defaults.maxRetryAfterMs,
-      { min: 0 },
-    );
-    this.#maxAttempts = checkNumber("maxAttempts", options.maxAttempts ?? defaults.maxAttempts, {
-      integer: true,
-      min: 1,
-    });
-    this.#retryBaseDelayMs = checkNumber(
-      "retryBaseDelayMs",
-      options.retryBaseDelayMs ?? defaults.retryBaseDelayMs,
-      { min: 0 },
-    );
-    this.#retryMaxDelayMs = checkNumber(
-      "retryMaxDelayMs",
-      options.retryMaxDelayMs ?? defaults.retryMaxDelayMs,
-      { min: 0 },
-    );
+    const option = (name: NumericOption, rule: NumberRule): number =>
+      checkNumber(name, options[name] ?? defaults[name], rule);
+    this.#privateIntervalMs = intervalOf(option("privateChatRps", { min: 0 }));
+    this.#groupIntervalMs = intervalOf(option("groupChatRps", { min: 0 }));
+    this.#globalLimit = option("globalRps", { integer: true, min: 0 });
+    this.#maxInFlight = option("maxInFlight", { integer: true, min: 1 });
+    this.#maxPending = option("maxPending", { integer: true, min: 1 });
+    this.#maxPendingPerChat = option("maxPendingPerChat", { integer: true, min: 1 });
+    this.#maxRetryAfterMs = option("maxRetryAfterMs", { min: 0 });
+    this.#maxAttempts = option("maxAttempts", { integer: true, min: 1 });
+    this.#retryBaseDelayMs = option("retryBaseDelayMs", { min: 0 });
+    this.#retryMaxDelayMs = option("retryMaxDelayMs", { min: 0 });
     this.#clock = checkMethods("clock", options.clock, ["now", "setTimer"]) ?? systemClock;
     this.#store =
       checkMethods("pacingStore", options.pacingStore, ["acquire", "freeze"]) ??

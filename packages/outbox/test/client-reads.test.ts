@@ -37,9 +37,12 @@ describe("TelegramClient: getUpdates", { timeout: 20_000 }, () => {
       { clock },
     );
     const poll = client.getUpdates({ timeout: 0 });
-    await eventually(() => expect(clock.pendingTimers).toBe(1));
-    expect(clock.nextTimerAt()).toBe(2_000);
-    await clock.advance(2_000);
+    // The request's own timeout is a timer too: wait for the 429 sleep itself.
+    await eventually(() => expect(clock.nextTimerAt()).toBe(2_000));
+    expect(clock.pendingTimers).toBe(1);
+    await clock.advance(1_999);
+    expect(server.requests).toHaveLength(1);
+    await clock.advance(1);
     expect(await poll).toHaveLength(1);
     expect(server.requests).toHaveLength(2);
   });
@@ -55,9 +58,10 @@ describe("TelegramClient: getUpdates", { timeout: 20_000 }, () => {
     );
     const controller = new AbortController();
     const poll = client.getUpdates({ offset: 1 }, { signal: controller.signal });
-    await eventually(() => expect(clock.pendingTimers).toBe(1));
+    await eventually(() => expect(clock.nextTimerAt()).toBe(5_000));
     controller.abort(new Error("shutting down"));
     await expect(poll).rejects.toThrow("shutting down");
+    expect(clock.pendingTimers).toBe(0);
     const capped = await client.getUpdates({ offset: 2 }).catch((e: unknown) => e);
     expect(capped).toBeInstanceOf(RetryAfterTooLongError);
     expect(capped).toMatchObject({ retryAfterMs: 100_000_000, maxRetryAfterMs: 300_000 });
