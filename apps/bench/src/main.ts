@@ -1,1 +1,63 @@
-export {};
+// `pnpm bench [writes|dispatch|transfers …]`: runs the chosen areas (all by default) one after
+// another in this process, prints their tables and writes every figure with the environment to
+// results/latest.json.
+
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { runDispatch } from "./dispatch/run.js";
+import { collectEnvironment } from "./environment.js";
+import { type AreaResult, type BenchReport, jsonReplacer } from "./report.js";
+import { renderTable } from "./table.js";
+
+const AREAS: Readonly<Record<string, () => Promise<AreaResult>>> = {
+  dispatch: () => runDispatch(),
+};
+
+const RESULTS_FILE = fileURLToPath(new URL("../results/latest.json", import.meta.url));
+
+async function main(argv: readonly string[]): Promise<void> {
+  const unknown = argv.filter((name) => !(name in AREAS));
+  if (unknown.length > 0) {
+    throw new RangeError(
+      `Unknown area ${unknown.map((name) => JSON.stringify(name)).join(", ")}; expected any of ${Object.keys(AREAS).join(", ")}`,
+    );
+  }
+  const chosen = argv.length === 0 ? Object.keys(AREAS) : [...new Set(argv)];
+  const environment = collectEnvironment();
+  if (typeof (globalThis as { gc?: unknown }).gc !== "function") {
+    console.warn("note: run with --expose-gc (as `pnpm bench` does) for stable heap figures");
+  }
+  console.log(
+    `telepace bench — ${environment.node} on ${environment.cpuCount}× ${environment.cpuModel}, commit ${environment.commit.slice(0, 12)}${environment.isDirty === true ? " (dirty)" : ""}, load ${environment.loadAverage1m.toFixed(2)}\n`,
+  );
+  const startedAt = performance.now();
+  const areas: Record<string, unknown> = {};
+  for (const name of chosen) {
+    const run = AREAS[name] as () => Promise<AreaResult>;
+    const result = await run();
+    areas[name] = { ...(result.figures as object), durationMs: result.durationMs };
+    for (const table of result.tables) console.log(`${renderTable(table)}\n`);
+    console.log(`(${name}: ${(result.durationMs / 1000).toFixed(1)} s)\n`);
+  }
+  const report: BenchReport = {
+    environment,
+    invocation: argv,
+    durationMs: performance.now() - startedAt,
+    areas,
+  };
+  await mkdir(path.dirname(RESULTS_FILE), { recursive: true });
+  await writeFile(RESULTS_FILE, `${JSON.stringify(report, jsonReplacer, 2)}\n`);
+  console.log(
+    `Wrote ${path.relative(process.cwd(), RESULTS_FILE)} in ${(report.durationMs / 1000).toFixed(1)} s.`,
+  );
+}
+
+main(process.argv.slice(2)).then(
+  // Peers may leave timers behind (queued retries, limiter heartbeats); the results are written.
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

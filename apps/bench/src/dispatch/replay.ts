@@ -1,0 +1,164 @@
+// Replaying an update stream against a contender: a feed that hands out updates as they arrive
+// (like getUpdates, up to a limit, waiting when none is there), and a recorder whose processor
+// simulates the I/O and checks per-principal order and exclusivity as it runs.
+
+import type { Update } from "@grammyjs/types";
+import type { UpdateStream } from "./workload.js";
+
+/** Hands out a stream's updates as they arrive, like getUpdates with long polling. */
+export class UpdateFeed {
+  readonly #stream: UpdateStream;
+  readonly #startedAt: number;
+  #next = 0;
+
+  constructor(stream: UpdateStream, startedAt: number) {
+    this.#stream = stream;
+    this.#startedAt = startedAt;
+  }
+
+  /** Whether every update has been handed out. */
+  get isExhausted(): boolean {
+    return this.#next >= this.#stream.updates.length;
+  }
+
+  /**
+   * Up to `limit` arrived updates; waits for the next arrival when none is there. Resolves empty
+   * when aborted or exhausted (a long poll that ends without updates).
+   */
+  async supply(limit: number, signal?: AbortSignal): Promise<Update[]> {
+    const { updates, arrivalMs } = this.#stream;
+    for (;;) {
+      if (this.isExhausted || signal?.aborted) {
+        if (this.isExhausted && signal !== undefined && !signal.aborted) {
+          await new Promise<void>((resolve) =>
+            signal.addEventListener("abort", () => resolve(), { once: true }),
+          );
+        }
+        return [];
+      }
+      const elapsed = performance.now() - this.#startedAt;
+      const waitMs = (arrivalMs[this.#next] as number) - elapsed;
+      if (waitMs <= 0) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        signal?.addEventListener(
+          "abort",
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
+      });
+    }
+    const elapsed = performance.now() - this.#startedAt;
+    const batch: Update[] = [];
+    const end = Math.min(updates.length, this.#next + Math.max(1, Math.floor(limit)));
+    while (this.#next < end && (arrivalMs[this.#next] as number) <= elapsed) {
+      batch.push(updates[this.#next] as Update);
+      this.#next++;
+    }
+    return batch;
+  }
+}
+
+/** What a replay measured. */
+export interface ReplayTrace {
+  /** Processor start minus arrival, ms, per update (NaN for updates never started). */
+  readonly queueingMs: Float64Array;
+  /** Updates whose processor finished. */
+  readonly finished: number;
+  /** Starts of an update while an earlier update_id of its principal had not started yet. */
+  readonly outOfOrderStarts: number;
+  /** Starts of an update while another update of the same principal was still running. */
+  readonly overlappingStarts: number;
+  /** Updates processed more than once. */
+  readonly duplicateStarts: number;
+  /** Last processor end minus the start of the replay, ms. */
+  readonly makespanMs: number;
+}
+
+/**
+ * The processor every contender calls, with the checks. `process(update)` waits the update's
+ * simulated I/O on a real timer (none when it is 0) and records timings.
+ */
+export class ReplayRecorder {
+  readonly #stream: UpdateStream;
+  readonly #startedAt: number;
+  readonly #queueingMs: Float64Array;
+  readonly #lastStarted: Int32Array;
+  readonly #running: Uint8Array;
+  #finished = 0;
+  #outOfOrder = 0;
+  #overlapping = 0;
+  #duplicates = 0;
+  #lastEnd = 0;
+  readonly #done: Promise<void>;
+  #resolveDone: () => void = () => {};
+
+  constructor(stream: UpdateStream, startedAt: number) {
+    this.#stream = stream;
+    this.#startedAt = startedAt;
+    this.#queueingMs = new Float64Array(stream.updates.length).fill(Number.NaN);
+    this.#lastStarted = new Int32Array(stream.options.principals).fill(-1);
+    this.#running = new Uint8Array(stream.options.principals);
+    this.#done = new Promise((resolve) => {
+      this.#resolveDone = resolve;
+    });
+    if (stream.updates.length === 0) this.#resolveDone();
+  }
+
+  /** Resolves once every update of the stream has been processed. */
+  get done(): Promise<void> {
+    return this.#done;
+  }
+
+  get finished(): number {
+    return this.#finished;
+  }
+
+  /** The processor. */
+  readonly process = (update: Update): Promise<void> | undefined => {
+    const index = update.update_id - 1;
+    const principal = this.#stream.principalOf[index] as number;
+    if (!Number.isNaN(this.#queueingMs[index] as number)) this.#duplicates++;
+    this.#queueingMs[index] =
+      performance.now() - this.#startedAt - (this.#stream.arrivalMs[index] as number);
+    if (this.#running[principal] === 1) this.#overlapping++;
+    if ((this.#lastStarted[principal] as number) > index) this.#outOfOrder++;
+    this.#lastStarted[principal] = index;
+    this.#running[principal] = 1;
+    const io = this.#stream.ioMs[index] as number;
+    if (io === 0) {
+      this.#end(principal);
+      return undefined;
+    }
+    return new Promise<void>((resolve) => {
+      setTimeout(() => {
+        this.#end(principal);
+        resolve();
+      }, io);
+    });
+  };
+
+  #end(principal: number): void {
+    this.#running[principal] = 0;
+    this.#finished++;
+    if (this.#finished === this.#stream.updates.length) {
+      this.#lastEnd = performance.now();
+      this.#resolveDone();
+    }
+  }
+
+  /** The measurements so far. */
+  trace(): ReplayTrace {
+    return {
+      queueingMs: this.#queueingMs,
+      finished: this.#finished,
+      outOfOrderStarts: this.#outOfOrder,
+      overlappingStarts: this.#overlapping,
+      duplicateStarts: this.#duplicates,
+      makespanMs: (this.#lastEnd || performance.now()) - this.#startedAt,
+    };
+  }
+}
