@@ -24,13 +24,12 @@ import { type OutboxCloseOptions, TelegramOutbox, type TelegramOutboxOptions } f
 import type { OutboxOutcome } from "./outcome.js";
 import { redactSecret } from "./redact.js";
 
-type Api = ApiMethods<InputFile>;
 /** A Bot API method name. */
-export type MethodName = keyof Api & string;
+export type MethodName = keyof ApiMethods<InputFile> & string;
 /** The parameters of a method (files as {@link InputFile}). */
 export type MethodParams<M extends MethodName> = Opts<InputFile>[M];
 /** The result of a method. */
-export type MethodResult<M extends MethodName> = ReturnType<Api[M]>;
+export type MethodResult<M extends MethodName> = ReturnType<ApiMethods<InputFile>[M]>;
 /** The outcome of a write made through the client; failures are always {@link OutboxError}s. */
 export type WriteOutcome<T> = OutboxOutcome<T, OutboxError>;
 

@@ -4,31 +4,32 @@
 import diagnosticsChannel from "node:diagnostics_channel";
 import type { OutboxOutcome } from "./outcome.js";
 
-interface EventBase {
+/** What every {@link OutboxEvent} carries. */
+export interface OutboxEventBase {
   /** The op's key, or `undefined` for a unique (never coalesced) op. */
   readonly key: string | undefined;
-  /** The chat's pacing key (see {@link chatKeyOf}), or `undefined` for an op without a chat. */
+  /** The chat's pacing key (see `chatKeyOf`), or `undefined` for an op without a chat. */
   readonly chat: string | undefined;
 }
 
 /** Everything the outbox reports. */
 export type OutboxEvent =
-  | (EventBase & { readonly type: "enqueued"; readonly priority: number })
-  | (EventBase & { readonly type: "coalesced"; readonly priority: number })
-  | (EventBase & { readonly type: "superseded"; readonly reason: "coalesced" | "dropped" })
-  | (EventBase & { readonly type: "started"; readonly attempt: number })
-  | (EventBase & {
+  | (OutboxEventBase & { readonly type: "enqueued"; readonly priority: number })
+  | (OutboxEventBase & { readonly type: "coalesced"; readonly priority: number })
+  | (OutboxEventBase & { readonly type: "superseded"; readonly reason: "coalesced" | "dropped" })
+  | (OutboxEventBase & { readonly type: "started"; readonly attempt: number })
+  | (OutboxEventBase & {
       readonly type: "rate-limited";
       readonly retryAfterMs: number;
       readonly scope: "chat" | "global";
     })
-  | (EventBase & {
+  | (OutboxEventBase & {
       readonly type: "retry-scheduled";
       readonly attempt: number;
       readonly delayMs: number;
       readonly reason: "rate-limited" | "transient";
     })
-  | (EventBase & {
+  | (OutboxEventBase & {
       readonly type: "settled";
       readonly status: OutboxOutcome<unknown>["status"] | "aborted";
       readonly attempts: number;

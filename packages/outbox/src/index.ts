@@ -39,7 +39,12 @@ export {
   type TelegramApiErrorDetails,
   TextTooLongError,
 } from "./errors.js";
-export { type OutboxEvent, type OutboxEventType, outboxChannels } from "./events.js";
+export {
+  type OutboxEvent,
+  type OutboxEventBase,
+  type OutboxEventType,
+  outboxChannels,
+} from "./events.js";
 export {
   InputFile,
   type InputFileData,

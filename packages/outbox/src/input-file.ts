@@ -70,7 +70,8 @@ export class InputFile {
   }
 
   /**
-   * Opens the file for one upload attempt.
+   * Opens the file for one upload attempt (used by the client's multipart encoder).
+   * @internal
    * @throws {OutboxError} `ERR_UPLOAD_NOT_REPEATABLE` when a one-shot stream was already read.
    */
   async open(): Promise<OpenedFile> {

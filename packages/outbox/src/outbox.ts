@@ -491,7 +491,10 @@ export class TelegramOutbox implements AsyncDisposable {
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(abortReason(signal));
 
-    if (this.#state === "closed" || (this.#state === "closing" && !isFollowUp)) {
+    // While draining, a follow-up of delivered work is still accepted; nothing else is.
+    const accepting =
+      this.#state === "open" || (this.#state === "closing" && this.#drain && isFollowUp);
+    if (!accepting) {
       this.#counters.closed++;
       return Promise.resolve(this.#closedOutcome(0));
     }

@@ -133,6 +133,25 @@ describe("followUp", () => {
     expect(rec.labels).toEqual(["send", "delete after msg"]);
   });
 
+  it("without drain, a follow-up settles closed instead of being sent", async () => {
+    const { clock, outbox, rec } = setup();
+    const send = outbox.enqueue({
+      chatId: 1,
+      execute: rec.manual("send"),
+      followUp: () => ({ chatId: 1, execute: rec.scripted("delete") }),
+    });
+    await clock.flush();
+    const closing = outbox.close({ drain: false });
+    rec.last("send").done.resolve("msg");
+    const outcome = await send;
+    expect(await (outcome as { followUp?: Promise<unknown> }).followUp).toEqual({
+      status: "closed",
+      attempts: 0,
+    });
+    await closing;
+    expect(rec.labels).toEqual(["send"]);
+  });
+
   it("no follow-up when the op fails", async () => {
     const { clock, outbox, rec } = setup();
     const send = outbox.enqueue({
