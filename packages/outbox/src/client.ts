@@ -346,7 +346,7 @@ export class TelegramClient implements AsyncDisposable {
             { ...params, chat_id: chatId, message_id: messageId, text },
             signal,
             options,
-          ) as Promise<MethodResult<"editMessageText">>,
+          ),
       },
       options,
     );
@@ -432,7 +432,7 @@ export class TelegramClient implements AsyncDisposable {
             { ...params, callback_query_id: callbackQueryId },
             signal,
             options,
-          ) as Promise<true>,
+          ),
       },
       options,
     );
@@ -456,12 +456,7 @@ export class TelegramClient implements AsyncDisposable {
         idempotent: true,
         paced: false,
         execute: (signal) =>
-          this.#send(
-            "sendChatAction",
-            { ...params, chat_id: chatId, action },
-            signal,
-            options,
-          ) as Promise<true>,
+          this.#send("sendChatAction", { ...params, chat_id: chatId, action }, signal, options),
       },
       options,
     );
@@ -488,8 +483,7 @@ export class TelegramClient implements AsyncDisposable {
         idempotent: options.idempotent,
         paced: options.paced,
         supersedes: options.supersedes,
-        execute: (signal) =>
-          this.#send(method, params as Params, signal, options) as Promise<MethodResult<M>>,
+        execute: (signal) => this.#send(method, params as Params, signal, options),
       },
       options,
     );
@@ -548,12 +542,7 @@ export class TelegramClient implements AsyncDisposable {
       idempotent: true,
       supersedes: [`edit:${messageId}`],
       execute: (signal) =>
-        this.#send(
-          "deleteMessage",
-          { chat_id: chatId, message_id: messageId },
-          signal,
-          options,
-        ) as Promise<true>,
+        this.#send("deleteMessage", { chat_id: chatId, message_id: messageId }, signal, options),
     };
   }
 
