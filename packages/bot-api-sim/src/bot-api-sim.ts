@@ -241,6 +241,7 @@ export class BotApiSim {
       messages: Object.freeze([...record.messages.values()].map((stored) => stored.message)),
       events: Object.freeze(record.log.toArray()),
       droppedEvents: record.log.dropped,
+      forgottenMessages: record.forgottenMessages,
     });
   }
 

@@ -20,6 +20,9 @@ import { parseTokenBotId, redactTokens } from "./token.js";
 /** Path prefix of the control API. */
 export const CONTROL_PREFIX = "/_sim";
 
+/** Open connections at most, so a flood of clients cannot exhaust the process's sockets. */
+const MAX_CONNECTIONS = 1024;
+
 /** Handles one control API request. */
 export type ControlHandler = (
   req: IncomingMessage,
@@ -127,6 +130,7 @@ export class SimHttpServer {
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch((error: unknown) => this.#internalError(res, error));
     });
+    this.#server.maxConnections = MAX_CONNECTIONS;
     this.#server.on("connection", (socket: Socket) => {
       this.#sockets.add(socket);
       socket.on("close", () => this.#sockets.delete(socket));

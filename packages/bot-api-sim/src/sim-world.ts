@@ -35,6 +35,8 @@ interface EventWaiter {
 }
 
 const DEFAULT_WAIT_MS = 10_000;
+/** Waits that may be pending at once; each is a promise a test (or the control API) holds. */
+const MAX_WAITS = 10_000;
 const FIRST_USER_ID = 1_000_000_001;
 const FIRST_BOT_ID = 7_000_000_001;
 
@@ -437,6 +439,9 @@ export class SimWorld {
     timeoutText: string,
   ): Promise<T> {
     this.assertOpen();
+    if (this.#cancelWaits.size >= MAX_WAITS) {
+      throw new BotApiSimError("ERR_CAPACITY", `${MAX_WAITS} waits are pending already`);
+    }
     const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
     if (typeof timeoutMs !== "number" || !(timeoutMs >= 0)) {
       throw new RangeError(

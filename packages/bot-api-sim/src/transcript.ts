@@ -41,6 +41,8 @@ export interface Transcript {
   readonly events: readonly TranscriptEvent[];
   /** Events dropped because the log reached `maxTranscriptEvents`. */
   readonly droppedEvents: number;
+  /** Oldest messages forgotten because the chat reached `maxMessagesPerChat` (no longer editable). */
+  readonly forgottenMessages: number;
 }
 
 /** A bounded, append-only event log. */

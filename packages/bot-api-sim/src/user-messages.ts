@@ -148,7 +148,9 @@ export function chatMember(user: User, status: MemberStatus): ChatMember {
         can_post_stories: false,
         can_edit_stories: false,
         can_delete_stories: false,
-      } as ChatMember;
+        can_pin_messages: true,
+        can_send_welcome_messages: false,
+      };
     case "member":
       return { user, status: "member" };
     case "left":

@@ -376,14 +376,20 @@ describe("waiting for the bot", () => {
 
 describe("transcript, counters, snapshot", () => {
   it("keeps a bounded transcript and counts what it drops", async () => {
-    await setup({ maxTranscriptEvents: 3 });
+    await setup({ maxTranscriptEvents: 3, maxMessagesPerChat: 4 });
     const user = sim.users.create();
     const chat = sim.chats.createPrivate(user);
     for (let i = 0; i < 5; i++) sim.sendText(user, chat, `m${i}`);
     const transcript = sim.transcript(chat);
     expect(transcript.events.map((event) => event.text)).toEqual(["m2", "m3", "m4"]);
     expect(transcript.droppedEvents).toBe(2);
-    expect(transcript.messages).toHaveLength(5);
+    expect(transcript.messages.map((m) => ("text" in m ? m.text : ""))).toEqual([
+      "m1",
+      "m2",
+      "m3",
+      "m4",
+    ]);
+    expect(transcript.forgottenMessages).toBe(1);
     expect(sim.counters().transcriptEventsDropped).toBe(2);
     const seqs = transcript.events.map((event) => event.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
