@@ -499,17 +499,16 @@ export class TelegramOutbox implements AsyncDisposable {
       return Promise.resolve(this.#closedOutcome(0));
     }
     const slot: string | symbol = op.key ?? Symbol("unique");
-    const lane = this.#laneFor(chatKey, slot);
-    const existing = lane.bySlot.get(slot);
+    const known = this.#lanes.get(laneIdOf(chatKey, slot));
+    const existing = known?.bySlot.get(slot);
     if (existing === undefined) {
       const full =
         this.#pendingCount >= this.#maxPending
           ? "maxPending"
-          : lane.pending.size >= this.#maxPendingPerChat
+          : (known?.pending.size ?? 0) >= this.#maxPendingPerChat
             ? "maxPendingPerChat"
             : undefined;
       if (full !== undefined) {
-        this.#forgetIfIdle(lane);
         this.#counters.rejected++;
         this.#logger.warn({ chat: chatKey, key: op.key, bound: full }, "outbox full: op rejected");
         return Promise.resolve(
@@ -523,6 +522,8 @@ export class TelegramOutbox implements AsyncDisposable {
     for (const dropped of op.supersedes ?? []) {
       if (dropped !== op.key) this.#drop(chatKey, dropped);
     }
+    // Only now: dropping the chat's last pending op may have forgotten its lane.
+    const lane = this.#laneFor(chatKey, slot);
     this.#counters.enqueued++;
     const deferred = createDeferred<OutboxOutcome<unknown>>();
     let entry: Entry;
@@ -571,9 +572,7 @@ export class TelegramOutbox implements AsyncDisposable {
   }
 
   #laneFor(chatKey: string | undefined, slot: string | symbol): Lane {
-    // Chat-less ops get a lane per key: nothing to pace, but one key never overlaps itself.
-    const id =
-      chatKey === undefined ? (typeof slot === "string" ? `key:${slot}` : slot) : `chat:${chatKey}`;
+    const id = laneIdOf(chatKey, slot);
     let lane = this.#lanes.get(id);
     if (lane === undefined) {
       lane = {
@@ -606,7 +605,7 @@ export class TelegramOutbox implements AsyncDisposable {
   }
 
   #drop(chatKey: string | undefined, key: string): boolean {
-    const lane = this.#lanes.get(chatKey === undefined ? `key:${key}` : `chat:${chatKey}`);
+    const lane = this.#lanes.get(laneIdOf(chatKey, key));
     const entry = lane?.bySlot.get(key);
     if (lane === undefined || entry === undefined) return false;
     this.#removePending(entry);
@@ -1186,6 +1185,12 @@ export class TelegramOutbox implements AsyncDisposable {
 }
 
 function noop(): void {}
+
+/** A chat's lane, or for a chat-less op a lane per key: nothing to pace, but no self-overlap. */
+function laneIdOf(chatKey: string | undefined, slot: string | symbol): string | symbol {
+  if (chatKey !== undefined) return `chat:${chatKey}`;
+  return typeof slot === "string" ? `key:${slot}` : slot;
+}
 
 /** Validates an optional object option by the methods it must have. */
 function checkMethods<T>(

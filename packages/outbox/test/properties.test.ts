@@ -27,6 +27,10 @@ interface OpSpec {
   readonly latencyMs: number;
   readonly steps: readonly Step[];
   readonly key: string | undefined;
+  /** Keys this op drops when enqueued (with shared keys `a`/`b`). */
+  readonly supersedes: readonly string[];
+  /** With `uniqueKeys`: drop the n-th earlier op (by index) of the same chat, for each n. */
+  readonly dropsEarlier: readonly number[];
   readonly abortAfterMs: number | undefined;
 }
 
@@ -67,9 +71,27 @@ function opSpec(options: {
     key: options.keys
       ? fc.option(fc.constantFrom("a", "b"), { nil: undefined })
       : fc.constant(undefined),
+    supersedes: options.keys ? fc.constantFrom<string[]>([], [], ["a"], ["b"]) : fc.constant([]),
+    dropsEarlier: options.keys
+      ? fc.constant([])
+      : fc.oneof(fc.constant([]), fc.array(fc.integer({ min: 1, max: 3 }), { maxLength: 2 })),
     abortAfterMs: options.aborts
       ? fc.option(fc.integer({ min: 0, max: 3_000 }), { nil: undefined, freq: 4 })
       : fc.constant(undefined),
+  });
+}
+
+/** The ops that op `id` drops through `dropsEarlier`: earlier ops (by index) of its chat. */
+function droppedBy(specs: readonly OpSpec[], id: number): number[] {
+  const chat = specs[id]?.chat;
+  const earlier = specs
+    .map((spec, index) => ({ spec, index }))
+    .filter(({ spec, index }) => index < id && spec.chat === chat)
+    .map(({ index }) => index)
+    .reverse();
+  return (specs[id]?.dropsEarlier ?? []).flatMap((n) => {
+    const target = earlier[n - 1];
+    return target === undefined ? [] : [target];
   });
 }
 
@@ -112,7 +134,14 @@ interface Run {
 
 async function simulate(
   specs: readonly OpSpec[],
-  config: { globalRps: number; maxInFlight: number; closeAt?: number | undefined; drain?: boolean },
+  config: {
+    globalRps: number;
+    maxInFlight: number;
+    closeAt?: number | undefined;
+    drain?: boolean;
+    /** Give op n the key `k<n>`, so `supersedes` can name ops. */
+    uniqueKeys?: boolean;
+  },
 ): Promise<Run> {
   const clock = new ManualClock();
   const outbox = new TelegramOutbox({
@@ -138,7 +167,10 @@ async function simulate(
         .enqueue(
           {
             chatId: spec.chat,
-            key: spec.key,
+            key: config.uniqueKeys ? `k${id}` : spec.key,
+            supersedes: config.uniqueKeys
+              ? droppedBy(specs, id).map((target) => `k${target}`)
+              : spec.supersedes,
             priority: spec.priority,
             paced: spec.paced,
             idempotent: true,
@@ -232,7 +264,7 @@ describe("properties", () => {
         specsFor(opSpec({ keys: false, terminal: false, aborts: false })),
         config,
         async (specs, cfg) => {
-          const { log } = await simulate(specs, cfg);
+          const { log } = await simulate(specs, { ...cfg, uniqueKeys: true });
           // Replay the log against a model of each chat's pending set.
           const chatOf = (id: number) => specs[id]?.chat ?? `none:${id}`;
           const pending = new Map<number | string, Set<number>>();
@@ -246,6 +278,9 @@ describe("properties", () => {
             const set = pending.get(chat) ?? new Set<number>();
             pending.set(chat, set);
             if (event.type === "enqueue") {
+              // Dropped: pending ops of its chat (chat-less: of the named key) it supersedes.
+              for (const target of droppedBy(specs, event.id))
+                pending.get(chatOf(target))?.delete(target);
               queuedOrder.set(event.id, queuedOrder.size);
               set.add(event.id);
             }
@@ -267,7 +302,7 @@ describe("properties", () => {
           }
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 500 },
     );
   });
 

@@ -160,6 +160,36 @@ describe("seed: a delete drops pending edits", () => {
     expect(rec.labels).toEqual(["first", "delete"]);
   });
 
+  it("a delete that drops the chat's only pending op still shares the chat's lane with later ops", async () => {
+    const { clock, outbox, rec } = setup({ maxInFlight: 2 });
+    outbox.enqueue({ chatId: 8, execute: rec.manual("blocker8") });
+    outbox.enqueue({ chatId: 9, execute: rec.manual("blocker9") });
+    await clock.flush();
+    outbox.enqueue({
+      chatId: 1,
+      key: "edit:7",
+      priority: Priority.edit,
+      execute: rec.scripted("edit"),
+    });
+    outbox.enqueue({
+      chatId: 1,
+      key: "delete:7",
+      priority: Priority.delete,
+      supersedes: ["edit:7"],
+      execute: rec.manual("delete"),
+    });
+    outbox.enqueue({ chatId: 1, execute: rec.manual("send") });
+    expect(outbox.snapshot().chats.filter((c) => c.chat === "1")).toHaveLength(1);
+    rec.last("blocker8").done.resolve(1);
+    rec.last("blocker9").done.resolve(1);
+    await clock.flush();
+    // Two free slots, but one chat never has two requests in flight.
+    expect(rec.labels).toEqual(["blocker8", "blocker9", "send"]);
+    rec.last("send").done.resolve(1);
+    await clock.flush();
+    expect(rec.labels).toEqual(["blocker8", "blocker9", "send", "delete"]);
+  });
+
   it("dropPending drops a pending op by chat and key and reports whether there was one", async () => {
     const { clock, outbox, rec } = setup();
     outbox.enqueue({ chatId: 1, execute: rec.manual("blocker") });
