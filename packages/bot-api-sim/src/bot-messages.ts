@@ -156,7 +156,7 @@ export function commitBotMessage(
 }
 
 /** `{ text }` for a message with text or caption, else nothing. */
-export function textOf(message: Message): { text?: string } {
+function textOf(message: Message): { text?: string } {
   const text = (message as { text?: string }).text ?? (message as { caption?: string }).caption;
   return text === undefined ? {} : { text };
 }

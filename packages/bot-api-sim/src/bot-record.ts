@@ -10,7 +10,7 @@ import { RateLimiter } from "./rate-limiter.js";
 import { UpdateQueue } from "./update-queue.js";
 
 /** Webhook settings kept by setWebhook (the simulator does not deliver to them). */
-export interface WebhookState {
+interface WebhookState {
   readonly url: string;
   readonly maxConnections: number;
   readonly ipAddress: string | undefined;
@@ -18,7 +18,7 @@ export interface WebhookState {
 }
 
 /** A callback query and the bot's answer to it. */
-export interface CallbackQueryState {
+interface CallbackQueryState {
   readonly id: string;
   readonly chatKey: string;
   answer: CallbackAnswer | undefined;

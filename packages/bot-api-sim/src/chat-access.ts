@@ -9,7 +9,7 @@ import { strictInteger } from "./request-params.js";
 import type { SimWorld } from "./sim-world.js";
 
 /** Reading a chat (getChat) or writing to it (send, edit, delete, chat action). */
-export type ChatAccess = "read" | "write";
+type ChatAccess = "read" | "write";
 
 /**
  * The chat a bot names with `chat_id`, or the Telegram error for it. Writes to a chat the bot

@@ -24,9 +24,9 @@ import { parseReplyMarkup } from "./reply-markup.js";
 import type { UploadedFile } from "./request-params.js";
 
 /** Largest upload the cloud Bot API accepts (50 MB). */
-export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 /** Largest photo upload (10 MB). */
-export const MAX_PHOTO_BYTES = 10 * 1024 * 1024;
+const MAX_PHOTO_BYTES = 10 * 1024 * 1024;
 /** Largest file getFile hands out a download path for (20 MB). */
 export const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
 

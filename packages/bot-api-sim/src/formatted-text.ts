@@ -159,7 +159,7 @@ export function detectEntities(text: string, entities: MessageEntity[]): Message
 }
 
 /** What a send or edit call gave for the text (or caption). */
-export interface TextInput {
+interface TextInput {
   readonly text: string;
   readonly parseMode: string | undefined;
   readonly entities: string | undefined;

@@ -24,7 +24,7 @@ export const CONTROL_PREFIX = "/_sim";
 const MAX_CONNECTIONS = 1024;
 
 /** Handles one control API request. */
-export type ControlHandler = (
+type ControlHandler = (
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
@@ -91,7 +91,7 @@ interface ByteRange {
  * A single `bytes=` range against a size: the range, "unsatisfiable", or `undefined` when the
  * header is absent, malformed or asks for several ranges (then the whole file is sent).
  */
-export function parseRange(
+function parseRange(
   header: string | undefined,
   size: number,
 ): ByteRange | "unsatisfiable" | undefined {

@@ -11,7 +11,7 @@ import type { UpdateQueue } from "./update-queue.js";
 const CONFLICT_SPACING_MS = 3000;
 
 /** Text of the 409 an older parked request gets when a newer one arrives. */
-export const CONFLICT_OTHER_POLLER =
+const CONFLICT_OTHER_POLLER =
   "terminated by other getUpdates request; make sure that only one bot instance is running";
 /** Text of the 409 a parked request gets when setWebhook is called. */
 export const CONFLICT_SET_WEBHOOK = "terminated by setWebhook request";

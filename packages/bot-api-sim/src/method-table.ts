@@ -24,7 +24,7 @@ import {
 import { getUpdates, getWebhookInfo, setWebhook } from "./update-methods.js";
 
 /** A method implementation: returns the result (or an ApiSuccess) or throws an ApiFailure. */
-export type MethodHandler = (ctx: MethodContext) => unknown;
+type MethodHandler = (ctx: MethodContext) => unknown;
 
 /** The implemented methods. */
 export const METHOD_HANDLERS: ReadonlyMap<BotApiMethod, MethodHandler> = new Map<

@@ -15,13 +15,13 @@ const CRLF = Buffer.from("\r\n");
 const HEADER_END = Buffer.from("\r\n\r\n");
 
 /** The parsed parts of a multipart body. */
-export interface MultipartContent {
+interface MultipartContent {
   readonly args: Array<[string, string]>;
   readonly files: UploadedFile[];
 }
 
 /** Extracts the boundary from a Content-Type value, or throws the real server's 400. */
-export function multipartBoundary(contentType: string): string {
+function multipartBoundary(contentType: string): string {
   const lower = contentType.toLowerCase();
   const at = lower.indexOf("boundary");
   if (at < 0) throw badRequest("boundary not found");

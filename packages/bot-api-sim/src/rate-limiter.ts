@@ -43,7 +43,7 @@ class TokenBucket {
 }
 
 /** The verdict on one message. */
-export type RateDecision =
+type RateDecision =
   | { readonly allowed: true }
   | {
       readonly allowed: false;

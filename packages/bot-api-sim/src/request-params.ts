@@ -16,7 +16,7 @@ export interface UploadedFile {
 }
 
 /** Parses a leading optional `-` and digits like tdlib's `to_integer`: garbage reads as 0. */
-export function lenientInteger(text: string): number {
+function lenientInteger(text: string): number {
   const match = /^\s*(-?)(\d+)/.exec(text);
   if (match === null) return 0;
   const value = Number(`${match[1]}${match[2]}`);
@@ -73,13 +73,6 @@ export class RequestParams {
     return this.#files.get(name);
   }
 
-  /** Total bytes of all file parts. */
-  get fileBytes(): number {
-    let total = 0;
-    for (const file of this.#files.values()) total += file.bytes.length;
-    return total;
-  }
-
   /** "true", "yes" and "1" in any case (trimmed) are true; anything else is false. */
   bool(name: string): boolean {
     const value = this.text(name).trim().toLowerCase();
@@ -116,10 +109,5 @@ export class RequestParams {
     } catch (error) {
       return { error: error instanceof Error ? error.message : String(error) };
     }
-  }
-
-  /** Names of all parameters, for diagnostics. */
-  names(): string[] {
-    return [...this.#args.keys(), ...this.#files.keys()];
   }
 }

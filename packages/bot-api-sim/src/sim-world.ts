@@ -327,11 +327,6 @@ export class SimWorld {
     throw new BotApiSimError("ERR_UNKNOWN_CHAT", `No simulated chat with id ${ref}`);
   }
 
-  /** Every chat, for snapshots. */
-  chats(): IterableIterator<ChatRecord> {
-    return this.#chats.values();
-  }
-
   // --- updates --------------------------------------------------------------------------------
 
   /** Throws `ERR_UPDATE_QUEUE_FULL` when `count` updates of `type` would not fit for some target. */

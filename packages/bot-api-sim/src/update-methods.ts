@@ -9,7 +9,7 @@ import type { RequestParams } from "./request-params.js";
 import type { UpdateType } from "./update-queue.js";
 
 /** Longest long poll the real server allows, in seconds. */
-export const MAX_LONG_POLL_SECONDS = 50;
+const MAX_LONG_POLL_SECONDS = 50;
 
 const WEBHOOK_ACTIVE =
   "can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first";

@@ -41,11 +41,6 @@ export class UpdateQueue {
     return this.#items.length - this.#head;
   }
 
-  /** The `update_id` the next update will get. */
-  get nextId(): number {
-    return this.#nextId;
-  }
-
   /** The allowed update types, or `undefined` for Telegram's default set. */
   get allowedUpdates(): readonly string[] | undefined {
     return this.#allowed === undefined ? undefined : [...this.#allowed];

@@ -128,7 +128,7 @@ export function postUserMessage(
 }
 
 /** A ChatMember object of a given status. */
-export function chatMember(user: User, status: MemberStatus): ChatMember {
+function chatMember(user: User, status: MemberStatus): ChatMember {
   switch (status) {
     case "creator":
       return { user, status: "creator", is_anonymous: false };
@@ -164,7 +164,7 @@ export function chatMember(user: User, status: MemberStatus): ChatMember {
  * Queues a ChatMemberUpdated for `bots` (as `my_chat_member` when the member is the bot itself,
  * else `chat_member`, which Telegram sends only to administrators that asked for it).
  */
-export function memberUpdate(
+function memberUpdate(
   world: SimWorld,
   chat: ChatRecord,
   bots: readonly BotRecord[],

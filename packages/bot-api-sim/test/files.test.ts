@@ -106,7 +106,7 @@ describe("sendDocument", () => {
     expect(reply.status).toBe(413);
     expect(reply.body.description).toBe("Request Entity Too Large");
     expect(sim.transcript(chat).messages).toEqual([]);
-  });
+  }, 30_000);
 });
 
 describe("sendPhoto", () => {

@@ -97,7 +97,7 @@ describe("grammY", () => {
       getFile: 1,
       sendDocument: 1,
     });
-  });
+  }, 30_000);
 
   it("hands grammY a 429 with retry_after when a peer bursts into one chat", async () => {
     sim = await start();
@@ -114,5 +114,5 @@ describe("grammY", () => {
     expect(error.error_code).toBe(429);
     expect(error.parameters.retry_after).toBe(1);
     expect(sim.counters().tooManyRequests).toBe(failures.length);
-  });
+  }, 30_000);
 });

