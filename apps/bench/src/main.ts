@@ -9,9 +9,11 @@ import { runDispatch } from "./dispatch/run.js";
 import { collectEnvironment } from "./environment.js";
 import { type AreaResult, type BenchReport, jsonReplacer } from "./report.js";
 import { renderTable } from "./table.js";
+import { runTransfers } from "./transfers/run.js";
 
 const AREAS: Readonly<Record<string, () => Promise<AreaResult>>> = {
   dispatch: () => runDispatch(),
+  transfers: () => runTransfers(),
 };
 
 const RESULTS_FILE = fileURLToPath(new URL("../results/latest.json", import.meta.url));
