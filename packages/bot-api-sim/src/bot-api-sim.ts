@@ -330,6 +330,7 @@ export class BotApiSim {
     return this.#world.rangeRequests;
   }
 
+  /** Switches Range support of downloads at runtime. */
   setRangeRequests(enabled: boolean): void {
     if (typeof enabled !== "boolean") {
       throw new TypeError(`Expected \`enabled\` to be a boolean, got ${String(enabled)}`);

@@ -46,18 +46,22 @@ const rateLimitedChannel = channel(CHANNELS.rateLimited);
 const updateChannel = channel(CHANNELS.update);
 const faultChannel = channel(CHANNELS.fault);
 
+/** Publishes an answered call when someone listens. */
 export function publishRequest(message: RequestMessage): void {
   if (requestChannel.hasSubscribers) requestChannel.publish(message);
 }
 
+/** Publishes a flood-limit 429 when someone listens. */
 export function publishRateLimited(message: RateLimitedMessage): void {
   if (rateLimitedChannel.hasSubscribers) rateLimitedChannel.publish(message);
 }
 
+/** Publishes a queued update when someone listens. */
 export function publishUpdate(message: UpdateMessage): void {
   if (updateChannel.hasSubscribers) updateChannel.publish(message);
 }
 
+/** Publishes an injected fault when someone listens. */
 export function publishFault(message: FaultMessage): void {
   if (faultChannel.hasSubscribers) faultChannel.publish(message);
 }

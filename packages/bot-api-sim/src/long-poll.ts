@@ -19,6 +19,7 @@ export const CONFLICT_SET_WEBHOOK = "terminated by setWebhook request";
 interface Parked {
   readonly offset: number;
   readonly limit: number;
+  readonly signal: AbortSignal;
   readonly resolve: (updates: Update[]) => void;
   readonly reject: (reason: unknown) => void;
   timer: Timer | undefined;
@@ -57,6 +58,7 @@ export class LongPoll {
       const parked: Parked = {
         offset,
         limit,
+        signal,
         resolve,
         reject,
         timer: undefined,
@@ -87,7 +89,7 @@ export class LongPoll {
     const parked = this.#parked;
     if (parked === undefined) return;
     this.#release(parked);
-    this.failConflict(text).catch(parked.reject);
+    this.failConflict(text, parked.signal).catch(parked.reject);
   }
 
   /** Answers the parked request with whatever is pending (used on shutdown). */

@@ -69,6 +69,7 @@ export class EventLog {
     return true;
   }
 
+  /** Events dropped so far. */
   get dropped(): number {
     return this.#dropped;
   }

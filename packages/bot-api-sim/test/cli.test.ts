@@ -199,6 +199,25 @@ describe("the command", () => {
   }, 20_000);
 });
 
+describe("--json and SIGINT", () => {
+  it("prints one JSON line with every token and stops on SIGINT with exit code 0", async () => {
+    const second = "987654321:BBHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw-";
+    const child = launch(["--port", "0", "--json", "-t", TOKEN, "-t", second]);
+    const output = collect(child);
+    let text = "";
+    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+      text += chunk.toString();
+      if (text.includes("\n")) break;
+    }
+    const line = JSON.parse(text) as { apiRoot: string; controlRoot: string; tokens: string[] };
+    expect(line.tokens).toEqual([TOKEN, second]);
+    const me = await call(line as unknown as BotApiSim, "getMe", {}, { token: second });
+    expect(me.body.result.id).toBe(987654321);
+    child.kill("SIGINT");
+    expect((await output).code).toBe(0);
+  }, 30_000);
+});
+
 describe("bad flags", () => {
   it("prints the usage and exits with 2 instead of crashing", async () => {
     const { code, stdout, stderr } = await collect(launch(["--port", "nope"]));
