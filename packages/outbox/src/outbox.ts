@@ -691,9 +691,9 @@ export class TelegramOutbox implements AsyncDisposable {
   }
 
   #forgetIfIdle(lane: Lane): void {
-    if (lane.pending.size === 0 && lane.inFlight === undefined && !lane.acquiring) {
-      this.#lanes.delete(lane.id);
-    }
+    // The identity check matters: a lane forgotten earlier may have a successor under its id.
+    const idle = lane.pending.size === 0 && lane.inFlight === undefined && !lane.acquiring;
+    if (idle && this.#lanes.get(lane.id) === lane) this.#lanes.delete(lane.id);
   }
 
   #schedulePump(): void {

@@ -133,6 +133,41 @@ describe("followUp", () => {
     expect(rec.labels).toEqual(["send", "delete after msg"]);
   });
 
+  it("a follow-up that drops the chat's only pending op keeps the chat in one lane", async () => {
+    const { clock, outbox, rec } = setup({ maxInFlight: 3 });
+    outbox.enqueue({
+      chatId: 1,
+      key: "replace:10",
+      execute: rec.manual("final"),
+      followUp: () => ({
+        chatId: 1,
+        key: "delete:10",
+        supersedes: ["edit:10"],
+        execute: rec.manual("delete"),
+      }),
+    });
+    await clock.flush();
+    // A late progress edit arrives while the final message is in flight.
+    const late = outbox.enqueue({
+      chatId: 1,
+      key: "edit:10",
+      priority: 2,
+      execute: rec.scripted("late edit"),
+    });
+    rec.last("final").done.resolve("sent");
+    await clock.flush();
+    expect(await late).toMatchObject({ status: "superseded", reason: "dropped" });
+    expect(rec.labels).toEqual(["final", "delete"]);
+    outbox.enqueue({ chatId: 1, execute: rec.manual("next") });
+    await clock.flush();
+    // The delete is still in flight: the next request to the chat waits for it.
+    expect(rec.labels).toEqual(["final", "delete"]);
+    expect(outbox.snapshot().chats).toMatchObject([{ chat: "1", pending: 1, inFlight: true }]);
+    rec.last("delete").done.resolve(true);
+    await clock.flush();
+    expect(rec.labels).toEqual(["final", "delete", "next"]);
+  });
+
   it("without drain, a follow-up settles closed instead of being sent", async () => {
     const { clock, outbox, rec } = setup();
     const send = outbox.enqueue({

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import {
   ForbiddenError,
   NetworkError,
+  type OutboxOperation,
   type OutboxOutcome,
   RetryAfterError,
   TelegramOutbox,
@@ -31,6 +32,11 @@ interface OpSpec {
   readonly supersedes: readonly string[];
   /** With `uniqueKeys`: drop the n-th earlier op (by index) of the same chat, for each n. */
   readonly dropsEarlier: readonly number[];
+  /**
+   * With `uniqueKeys`: once delivered, a follow-up op (id `specs.length + index`) is enqueued in
+   * the same chat, dropping every other pending op of the chat (as replace-progress's delete does).
+   */
+  readonly followUp: boolean;
   readonly abortAfterMs: number | undefined;
 }
 
@@ -72,6 +78,9 @@ function opSpec(options: {
       ? fc.option(fc.constantFrom("a", "b"), { nil: undefined })
       : fc.constant(undefined),
     supersedes: options.keys ? fc.constantFrom<string[]>([], [], ["a"], ["b"]) : fc.constant([]),
+    followUp: options.keys
+      ? fc.constant(false)
+      : fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
     dropsEarlier: options.keys
       ? fc.constant([])
       : fc.oneof(fc.constant([]), fc.array(fc.integer({ min: 1, max: 3 }), { maxLength: 2 })),
@@ -81,8 +90,26 @@ function opSpec(options: {
   });
 }
 
+/** The follow-up of op `id`: an immediate delete-like op in the same chat. */
+function followUpSpec(specs: readonly OpSpec[], id: number): OpSpec {
+  const parent = specs[id] as OpSpec;
+  return { ...parent, priority: 1, steps: [{ kind: "ok" }], dropsEarlier: [], followUp: false };
+}
+
+/** Every op, follow-ups included: follow-up of op n has index `specs.length + n`. */
+function withFollowUps(specs: readonly OpSpec[]): OpSpec[] {
+  return [...specs, ...specs.map((_, id) => followUpSpec(specs, id))];
+}
+
 /** The ops that op `id` drops through `dropsEarlier`: earlier ops (by index) of its chat. */
 function droppedBy(specs: readonly OpSpec[], id: number): number[] {
+  if (id >= specs.length) {
+    // A follow-up drops every other op of its chat.
+    const chat = specs[id - specs.length]?.chat;
+    return specs.flatMap((spec, index) =>
+      spec.chat === chat && index !== id - specs.length ? [index] : [],
+    );
+  }
   const chat = specs[id]?.chat;
   const earlier = specs
     .map((spec, index) => ({ spec, index }))
@@ -156,40 +183,48 @@ async function simulate(
   });
   const log: LogEvent[] = [];
   const outcomes: Run["outcomes"] = new Map();
+  const all = withFollowUps(specs);
+  const operation = (id: number): OutboxOperation<unknown> => {
+    const spec = all[id] as OpSpec;
+    let attempt = 0;
+    return {
+      chatId: spec.chat,
+      key: config.uniqueKeys ? `k${id}` : spec.key,
+      supersedes: config.uniqueKeys
+        ? droppedBy(specs, id).map((target) => `k${target}`)
+        : spec.supersedes,
+      priority: spec.priority,
+      paced: spec.paced,
+      idempotent: true,
+      execute: async () => {
+        const step = spec.steps[Math.min(attempt++, spec.steps.length - 1)] as Step;
+        log.push({ type: "start", id, at: clock.now() });
+        await clock.sleep(spec.latencyMs);
+        log.push({ type: "end", id, at: clock.now(), step });
+        const error = errorFor(step);
+        if (error !== undefined) throw error;
+        return id;
+      },
+      ...(config.uniqueKeys && spec.followUp
+        ? {
+            followUp: () => {
+              log.push({ type: "enqueue", id: specs.length + id });
+              return operation(specs.length + id);
+            },
+          }
+        : {}),
+    };
+  };
   specs.forEach((spec, id) => {
     clock.setTimer(() => {
-      let attempt = 0;
       const controller = new AbortController();
       if (spec.abortAfterMs !== undefined)
         clock.setTimer(() => controller.abort("aborted"), spec.abortAfterMs);
       log.push({ type: "enqueue", id });
-      outbox
-        .enqueue(
-          {
-            chatId: spec.chat,
-            key: config.uniqueKeys ? `k${id}` : spec.key,
-            supersedes: config.uniqueKeys
-              ? droppedBy(specs, id).map((target) => `k${target}`)
-              : spec.supersedes,
-            priority: spec.priority,
-            paced: spec.paced,
-            idempotent: true,
-            execute: async () => {
-              const step = spec.steps[Math.min(attempt++, spec.steps.length - 1)] as Step;
-              log.push({ type: "start", id, at: clock.now() });
-              await clock.sleep(spec.latencyMs);
-              log.push({ type: "end", id, at: clock.now(), step });
-              const error = errorFor(step);
-              if (error !== undefined) throw error;
-              return id;
-            },
-          },
-          { signal: controller.signal },
-        )
-        .then(
-          (outcome) => outcomes.set(id, { outcome, at: clock.now() }),
-          (rejected: unknown) => outcomes.set(id, { rejected, at: clock.now() }),
-        );
+      outbox.enqueue(operation(id), { signal: controller.signal }).then(
+        (outcome) => outcomes.set(id, { outcome, at: clock.now() }),
+        (rejected: unknown) => outcomes.set(id, { rejected, at: clock.now() }),
+      );
     }, spec.at);
   });
   if (config.closeAt !== undefined) {
@@ -265,14 +300,14 @@ describe("properties", () => {
         config,
         async (specs, cfg) => {
           const { log } = await simulate(specs, { ...cfg, uniqueKeys: true });
+          const all = withFollowUps(specs);
           // Replay the log against a model of each chat's pending set.
-          const chatOf = (id: number) => specs[id]?.chat ?? `none:${id}`;
+          const chatOf = (id: number) => all[id]?.chat ?? `none:${id}`;
           const pending = new Map<number | string, Set<number>>();
           const busy = new Set<number | string>();
           // (priority, queued_at): the enqueue order stands for queued_at and never changes.
           const queuedOrder = new Map<number, number>();
-          const place = (id: number) =>
-            [specs[id]?.priority ?? 0, queuedOrder.get(id) ?? 0] as const;
+          const place = (id: number) => [all[id]?.priority ?? 0, queuedOrder.get(id) ?? 0] as const;
           for (const event of log) {
             const chat = chatOf(event.id);
             const set = pending.get(chat) ?? new Set<number>();
