@@ -1,12 +1,78 @@
-// Placeholder entry until the reference bot lands: shows the core primitives at work.
-import { Semaphore, systemClock } from "@telepace/core";
+#!/usr/bin/env node
+// Entry point: `node dist/main.js`. With TELEGRAM_BOT_TOKEN the bot serves the Bot API until
+// SIGINT/SIGTERM; without it, it runs the embedded demo (sim + bot + a crowd of simulated users).
 
-const slots = new Semaphore(2);
-const started = systemClock.now();
-await Promise.all(
-  [1, 2, 3, 4].map(async (job) => {
-    using _permit = await slots.acquire();
-    await systemClock.sleep(50);
-    console.log(`job ${job} done at +${Math.round(systemClock.now() - started)} ms`);
-  }),
-);
+import { type BotConfig, ConfigError, readConfig, USAGE } from "./config.js";
+import { runEmbeddedDemo } from "./demo/embedded-demo.js";
+import { createLogger, scrub } from "./logger.js";
+import { PollingStoppedError } from "./long-poller.js";
+import { ReferenceBot, StartupError } from "./reference-bot.js";
+
+async function runAgainstApi(config: BotConfig & { target: { kind: "api" } }): Promise<number> {
+  const { token, apiRoot } = config.target;
+  const logger = createLogger(config.logLevel, [token]);
+  const bot = await ReferenceBot.launch({ token, apiRoot, logger });
+  process.stderr.write(`@${bot.me.username} is running against ${apiRoot}; Ctrl-C stops it.\n`);
+  const stopSignal = new Promise<string>((resolve) => {
+    process.once("SIGINT", () => resolve("SIGINT"));
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+  });
+  const ended = await Promise.race([
+    stopSignal.then((name) => ({ kind: "signal" as const, name })),
+    bot.polling.then(
+      () => ({ kind: "stopped" as const }),
+      (error: unknown) => ({ kind: "failed" as const, error }),
+    ),
+  ]);
+  if (ended.kind === "signal") logger.info({ signal: ended.name }, "stop requested");
+  const report = await bot.stop({ timeoutMs: 10_000 });
+  if (ended.kind === "failed") {
+    process.stderr.write(`${messageOf(ended.error)}\n`);
+    return 1;
+  }
+  process.stderr.write(
+    `Stopped cleanly (${report.unstarted} unstarted and ${report.interrupted} interrupted updates left for next time).\n`,
+  );
+  return 0;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function main(): Promise<number> {
+  let config: ReturnType<typeof readConfig>;
+  try {
+    config = readConfig(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`reference-bot: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if ("help" in config) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const secrets = config.target.kind === "api" ? [config.target.token] : [];
+  try {
+    if (config.target.kind === "api") {
+      return await runAgainstApi(config as BotConfig & { target: { kind: "api" } });
+    }
+    return await runEmbeddedDemo(config);
+  } catch (error) {
+    if (error instanceof StartupError || error instanceof PollingStoppedError) {
+      process.stderr.write(`reference-bot: ${scrub(error.message, secrets)}\n`);
+      return 1;
+    }
+    process.stderr.write(
+      `reference-bot: unexpected failure: ${scrub(messageOf(error), secrets)}\n`,
+    );
+    return 1;
+  }
+}
+
+const code = await main();
+// Everything is closed by now; exit explicitly so a straggling keep-alive socket cannot hold on.
+process.exit(code);

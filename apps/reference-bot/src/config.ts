@@ -1,0 +1,161 @@
+// The bot's configuration: the environment says where the Bot API is, the command line says how the
+// embedded demo runs. Every bad value is one clear line, and the token never appears in it.
+
+import { parseArgs } from "node:util";
+
+/** Pino level names the bot accepts. */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+/** One of {@link LOG_LEVELS}. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Where the bot talks to: the real Bot API (or a server of the user's), or the embedded sim. */
+export type BotTarget =
+  | { readonly kind: "api"; readonly token: string; readonly apiRoot: string }
+  | { readonly kind: "embedded" };
+
+/** How the embedded demo plays its crowd. */
+export interface CrowdConfig {
+  /** Seconds during which the crowd starts new conversations. */
+  readonly durationS: number;
+  /** Simulated users, each with a private chat. */
+  readonly users: number;
+  /** Simulated groups the users share. */
+  readonly groups: number;
+  /** Seed of the crowd's pseudo-random choices, so a run can be replayed. */
+  readonly seed: number;
+}
+
+/** Everything the bot reads from its environment and command line. */
+export interface BotConfig {
+  readonly target: BotTarget;
+  readonly logLevel: LogLevel;
+  readonly crowd: CrowdConfig;
+}
+
+/** A configuration problem, reported as one line without a stack. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+const DEFAULT_API_ROOT = "https://api.telegram.org";
+// BotFather tokens are "<bot id>:<35 characters of [A-Za-z0-9_-]>"; accept any length >= 30 so a
+// format change does not lock users out, but refuse what cannot be a token at all.
+const TOKEN_PATTERN = /^\d{1,20}:[A-Za-z0-9_-]{30,}$/;
+
+export const USAGE = `Usage: reference-bot [options]
+
+Without TELEGRAM_BOT_TOKEN: starts the embedded Bot API sim, runs the bot against it, plays a crowd of
+simulated users and prints a report. With it: runs the bot against the real Bot API until SIGINT/SIGTERM.
+
+Options (embedded demo):
+  --duration <s>   seconds the crowd keeps starting conversations (default 20)
+  --users <n>      simulated users (default 6)
+  --groups <n>     simulated groups (default 2)
+  --seed <n>       seed of the crowd's choices (default 1)
+  --log-level <l>  ${LOG_LEVELS.join("|")} (default: warn embedded, info against the API)
+  -h, --help       this text
+
+Environment:
+  TELEGRAM_BOT_TOKEN  a bot token from @BotFather: run against the Bot API
+  TELEGRAM_API_ROOT   Bot API root (default ${DEFAULT_API_ROOT}; a local Bot API server or a sim)
+  LOG_LEVEL           as --log-level`;
+
+function integerFlag(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function parseLogLevel(raw: string | undefined, fallback: LogLevel): LogLevel {
+  if (raw === undefined || raw === "") return fallback;
+  const level = raw.toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(", ")}, got "${raw}"`);
+  }
+  return level as LogLevel;
+}
+
+function parseApiRoot(raw: string | undefined): string {
+  if (raw === undefined || raw === "") return DEFAULT_API_ROOT;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`TELEGRAM_API_ROOT is not a URL: "${raw}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`TELEGRAM_API_ROOT must be an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+/**
+ * Reads the configuration. `--help` is reported as `{ help: true }`.
+ * @throws {ConfigError} with one line naming the bad value (never the token itself).
+ */
+export function readConfig(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): BotConfig | { readonly help: true } {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      // `pnpm start -- --users 20` forwards the "--" itself.
+      args: argv[0] === "--" ? argv.slice(1) : [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        duration: { type: "string" },
+        users: { type: "string" },
+        groups: { type: "string" },
+        seed: { type: "string" },
+        "log-level": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    throw new ConfigError(`${(error as Error).message} (see --help)`);
+  }
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  if (values.help === true) return { help: true };
+  const flag = (name: string) => values[name] as string | undefined;
+
+  const token = env.TELEGRAM_BOT_TOKEN?.trim();
+  let target: BotTarget;
+  if (token === undefined || token === "") {
+    if (env.TELEGRAM_API_ROOT) {
+      throw new ConfigError("TELEGRAM_API_ROOT is set but TELEGRAM_BOT_TOKEN is not");
+    }
+    target = { kind: "embedded" };
+  } else {
+    if (!TOKEN_PATTERN.test(token)) {
+      throw new ConfigError(
+        "TELEGRAM_BOT_TOKEN is malformed: expected <bot id>:<secret> as issued by @BotFather",
+      );
+    }
+    target = { kind: "api", token, apiRoot: parseApiRoot(env.TELEGRAM_API_ROOT) };
+  }
+
+  return {
+    target,
+    logLevel: parseLogLevel(
+      flag("log-level") ?? env.LOG_LEVEL,
+      target.kind === "api" ? "info" : "warn",
+    ),
+    crowd: {
+      durationS: integerFlag("duration", flag("duration"), 20, 1, 3600),
+      users: integerFlag("users", flag("users"), 6, 1, 500),
+      groups: integerFlag("groups", flag("groups"), 2, 0, 50),
+      seed: integerFlag("seed", flag("seed"), 1, 0, 2 ** 31 - 1),
+    },
+  };
+}

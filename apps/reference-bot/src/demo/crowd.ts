@@ -1,0 +1,444 @@
+// A crowd of simulated users for the embedded demo: each user chats with the bot (echo, /work with
+// and without Cancel, documents, /file, group mentions and jobs) and checks every reply it expects;
+// two scripted scenes add a group that migrates to a supergroup mid-job and a user who blocks the bot.
+
+import { createHash, randomBytes } from "node:crypto";
+import type { Chat, InlineKeyboardMarkup, Message, User } from "@grammyjs/types";
+import type { BotApiSim } from "@telepace/bot-api-sim";
+import { type Clock, systemClock } from "@telepace/core";
+import type { CrowdConfig } from "../config.js";
+
+/** What a simulated user did and expects a reply to. */
+export type ExpectationKind =
+  | "help"
+  | "echo"
+  | "work"
+  | "cancel"
+  | "document"
+  | "file"
+  | "group-echo"
+  | "group-work"
+  | "migration"
+  | "blocked";
+
+/** One expected reply and whether it came. */
+export interface Expectation {
+  readonly kind: ExpectationKind;
+  readonly user: string;
+  met: boolean;
+  /** Why it was not met (empty when met). */
+  problem: string;
+  /** From the user's action to the reply that satisfied it, in ms. */
+  latencyMs: number | undefined;
+}
+
+/** How the crowd sees the bot, for the checks only the bot can answer. */
+export interface BotView {
+  /** Whether the bot still considers the chat reachable (false once it noticed a block). */
+  isReachable(chatId: number): boolean;
+}
+
+interface Member {
+  readonly user: User;
+  readonly chat: Chat;
+  readonly groups: GroupSlot[];
+}
+
+interface GroupSlot {
+  chat: Chat;
+  migrating: boolean;
+}
+
+/** A tiny seeded PRNG (mulberry32), so a crowd run can be replayed with --seed. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const REPLY_TIMEOUT_MS = 60_000;
+const FIRST_NAMES = ["Ada", "Boris", "Chen", "Dana", "Emil", "Fatima", "Gus", "Hana", "Ivo", "Jun"];
+
+function textOf(message: Message): string {
+  return (
+    ("text" in message ? message.text : undefined) ??
+    ("caption" in message ? message.caption : undefined) ??
+    ""
+  );
+}
+
+/** Plays simulated users against a bot served by the sim. */
+export class Crowd {
+  readonly expectations: Expectation[] = [];
+  readonly #sim: BotApiSim;
+  readonly #config: CrowdConfig;
+  readonly #bot: BotView;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+  readonly #members: Member[] = [];
+  readonly #groups: GroupSlot[] = [];
+  readonly #formerGroups: number[] = [];
+  #blocker: Member | undefined;
+  #actions = 0;
+
+  constructor(sim: BotApiSim, config: CrowdConfig, bot: BotView, clock: Clock = systemClock) {
+    this.#sim = sim;
+    this.#config = config;
+    this.#bot = bot;
+    this.#clock = clock;
+    this.#random = seededRandom(config.seed);
+  }
+
+  /** Every chat the crowd used: private chats, groups and the supergroups they became. */
+  chatIds(): number[] {
+    const ids = new Set<number>();
+    for (const member of this.#members) ids.add(member.chat.id);
+    for (const slot of this.#groups) ids.add(slot.chat.id);
+    for (const id of this.#formerGroups) ids.add(id);
+    return [...ids];
+  }
+
+  /** Actions started so far. */
+  get actions(): number {
+    return this.#actions;
+  }
+
+  /** Creates the users, their private chats and the groups. */
+  setup(): void {
+    const sim = this.#sim;
+    for (let i = 0; i < this.#config.users; i++) {
+      const name = `${FIRST_NAMES[i % FIRST_NAMES.length]}${i >= FIRST_NAMES.length ? i : ""}`;
+      const user = sim.users.create({ firstName: name });
+      this.#members.push({ user, chat: sim.chats.createPrivate(user), groups: [] });
+    }
+    for (let g = 0; g < this.#config.groups; g++) {
+      const members = this.#members.filter(
+        (_, i) => i % Math.max(1, this.#config.groups) === g || i === g,
+      );
+      const chosen = members.length > 0 ? members : [this.#members[0] as Member];
+      const slot: GroupSlot = {
+        chat: sim.chats.createGroup({ title: `Team ${g + 1}`, members: chosen.map((m) => m.user) }),
+        migrating: false,
+      };
+      this.#groups.push(slot);
+      for (const member of chosen) member.groups.push(slot);
+    }
+    if (this.#members.length >= 3) this.#blocker = this.#members[this.#members.length - 1];
+  }
+
+  /** Runs the crowd for the configured duration, then waits for every expected reply. */
+  async run(onProgress?: () => void): Promise<void> {
+    const endAt = this.#clock.now() + this.#config.durationS * 1000;
+    const players = this.#members.filter((member) => member !== this.#blocker);
+    const scenes: Promise<void>[] = players.map((member, index) =>
+      this.#play(member, endAt, index),
+    );
+    const migrating = this.#groups[0];
+    if (migrating !== undefined) scenes.push(this.#migrationScene(migrating, endAt));
+    if (this.#blocker !== undefined) scenes.push(this.#blockScene(this.#blocker, endAt));
+    let ticking = true;
+    const ticker = (async () => {
+      while (ticking && onProgress) {
+        onProgress();
+        await this.#clock.sleep(250);
+      }
+    })();
+    await Promise.all(scenes);
+    ticking = false;
+    await ticker;
+  }
+
+  async #play(member: Member, endAt: number, index: number): Promise<void> {
+    // Stagger the start so the crowd does not arrive in one instant.
+    await this.#clock.sleep(index * 150);
+    if (member.groups.length === 0 || this.#random() < 0.5) await this.#help(member);
+    while (this.#clock.now() < endAt) {
+      const roll = this.#random();
+      const group = member.groups.find((slot) => !slot.migrating);
+      if (roll < 0.3) await this.#echo(member);
+      else if (roll < 0.45) await this.#work(member, false);
+      else if (roll < 0.55) await this.#work(member, true);
+      else if (roll < 0.67) await this.#document(member);
+      else if (roll < 0.77) await this.#file(member);
+      else if (group !== undefined && roll < 0.9) await this.#groupEcho(member, group);
+      else if (group !== undefined) await this.#groupWork(member, group);
+      else await this.#echo(member);
+      await this.#clock.sleep(300 + this.#random() * 1200);
+    }
+  }
+
+  #expect(kind: ExpectationKind, member: Member): Expectation {
+    this.#actions++;
+    const expectation: Expectation = {
+      kind,
+      user: member.user.first_name,
+      met: false,
+      problem: "",
+      latencyMs: undefined,
+    };
+    this.expectations.push(expectation);
+    return expectation;
+  }
+
+  async #await(
+    expectation: Expectation,
+    chat: Chat,
+    after: Message,
+    predicate: (message: Message) => boolean,
+    what: string,
+  ): Promise<Message | undefined> {
+    const startedAt = this.#clock.now();
+    try {
+      const reply = await this.#sim.waitForMessage(chat, predicate, {
+        afterMessageId: after.message_id,
+        timeoutMs: REPLY_TIMEOUT_MS,
+      });
+      expectation.latencyMs = this.#clock.now() - startedAt;
+      return reply;
+    } catch {
+      expectation.problem = `no ${what} within ${REPLY_TIMEOUT_MS / 1000} s`;
+      return undefined;
+    }
+  }
+
+  #pass(expectation: Expectation): void {
+    expectation.met = true;
+  }
+
+  async #help(member: Member): Promise<void> {
+    const expectation = this.#expect("help", member);
+    const sent = this.#sim.sendCommand(member.user, member.chat, "start");
+    const reply = await this.#await(
+      expectation,
+      member.chat,
+      sent,
+      (m) => textOf(m).includes("/work"),
+      "help text",
+    );
+    if (reply) this.#pass(expectation);
+  }
+
+  async #echo(member: Member): Promise<void> {
+    const expectation = this.#expect("echo", member);
+    const text = `note ${Math.floor(this.#random() * 1e6)}`;
+    const sent = this.#sim.sendText(member.user, member.chat, text);
+    const reply = await this.#await(
+      expectation,
+      member.chat,
+      sent,
+      (m) => textOf(m) === `You said: ${text}`,
+      "echo",
+    );
+    if (reply) this.#pass(expectation);
+  }
+
+  async #work(member: Member, cancel: boolean): Promise<void> {
+    const expectation = this.#expect(cancel ? "cancel" : "work", member);
+    const seconds = cancel ? 8 : 2 + Math.floor(this.#random() * 3);
+    const sent = this.#sim.sendCommand(member.user, member.chat, "work", String(seconds));
+    const name = member.user.first_name;
+    if (!cancel) {
+      const reply = await this.#await(
+        expectation,
+        member.chat,
+        sent,
+        (m) => textOf(m).startsWith(`Done, ${name}:`),
+        "final message",
+      );
+      if (reply) this.#pass(expectation);
+      return;
+    }
+    const progress = await this.#await(
+      expectation,
+      member.chat,
+      sent,
+      (m) => cancelData(m) !== undefined,
+      "progress message",
+    );
+    const data = progress ? cancelData(progress) : undefined;
+    if (progress === undefined || data === undefined) return;
+    await this.#clock.sleep(800 + this.#random() * 1200);
+    let query: { id: string };
+    try {
+      query = this.#sim.pressButton(member.user, member.chat, progress.message_id, data);
+    } catch {
+      // The job finished first: the button is gone with its message. Expect the normal ending.
+      const reply = await this.#await(
+        expectation,
+        member.chat,
+        sent,
+        (m) => textOf(m).startsWith(`Done, ${name}:`),
+        "final message",
+      );
+      if (reply) this.#pass(expectation);
+      return;
+    }
+    const [answer, reply] = await Promise.all([
+      this.#sim
+        .waitForCallbackAnswer(query.id, { timeoutMs: REPLY_TIMEOUT_MS })
+        .catch(() => undefined),
+      this.#await(
+        expectation,
+        member.chat,
+        progress,
+        (m) => /^(Cancelled|Done), /.test(textOf(m)),
+        "final message",
+      ),
+    ]);
+    if (answer === undefined) expectation.problem = "the button press was never answered";
+    else if (reply) this.#pass(expectation);
+  }
+
+  async #document(member: Member): Promise<void> {
+    const expectation = this.#expect("document", member);
+    const size = 4096 + Math.floor(this.#random() * 1536 * 1024);
+    const bytes = randomBytes(size);
+    const sha = createHash("sha256").update(bytes).digest("hex");
+    const sent = this.#sim.sendDocument(member.user, member.chat, {
+      bytes,
+      fileName: `notes-${size}.bin`,
+    });
+    const reply = await this.#await(
+      expectation,
+      member.chat,
+      sent,
+      (m) => textOf(m).includes("SHA-256"),
+      "digest reply",
+    );
+    if (reply === undefined) return;
+    if (textOf(reply).includes(`${size} bytes, SHA-256 ${sha}`)) this.#pass(expectation);
+    else expectation.problem = `wrong digest: ${textOf(reply)}`;
+  }
+
+  async #file(member: Member): Promise<void> {
+    const expectation = this.#expect("file", member);
+    const kib = [16, 64, 256, 1024][Math.floor(this.#random() * 4)] as number;
+    const sent = this.#sim.sendCommand(member.user, member.chat, "file", String(kib));
+    const reply = await this.#await(
+      expectation,
+      member.chat,
+      sent,
+      (m) => "document" in m,
+      "document",
+    );
+    if (reply === undefined || !("document" in reply)) return;
+    const claimed = /SHA-256 ([0-9a-f]{64})/.exec(textOf(reply))?.[1];
+    const actual = await this.#downloadDigest(reply.document.file_id);
+    if (reply.document.file_size !== kib * 1024)
+      expectation.problem = `size ${reply.document.file_size}, expected ${kib * 1024}`;
+    else if (claimed === undefined || claimed !== actual)
+      expectation.problem = "the file's bytes do not match its caption";
+    else this.#pass(expectation);
+  }
+
+  async #groupEcho(member: Member, group: GroupSlot): Promise<void> {
+    const expectation = this.#expect("group-echo", member);
+    const text = `@${this.#sim.bot.username} ping ${Math.floor(this.#random() * 1e6)}`;
+    const sent = this.#sim.sendText(member.user, group.chat, text);
+    const reply = await this.#await(
+      expectation,
+      group.chat,
+      sent,
+      (m) => textOf(m) === `You said: ${text}`,
+      "echo",
+    );
+    if (reply) this.#pass(expectation);
+  }
+
+  async #groupWork(member: Member, group: GroupSlot): Promise<void> {
+    const expectation = this.#expect("group-work", member);
+    const sent = this.#sim.sendCommand(member.user, group.chat, "work", "2");
+    const name = member.user.first_name;
+    const reply = await this.#await(
+      expectation,
+      group.chat,
+      sent,
+      (m) => textOf(m).startsWith(`Done, ${name}:`),
+      "final message",
+    );
+    if (reply) this.#pass(expectation);
+  }
+
+  /** A group becomes a supergroup while a job runs in it: the final message must reach the supergroup. */
+  async #migrationScene(slot: GroupSlot, endAt: number): Promise<void> {
+    await this.#clock.sleep(Math.max(0, (endAt - this.#clock.now()) * 0.3));
+    const member = this.#members.find((m) => m.groups.includes(slot) && m !== this.#blocker);
+    if (member === undefined) return;
+    const expectation = this.#expect("migration", member);
+    slot.migrating = true;
+    const old = slot.chat;
+    const sent = this.#sim.sendCommand(member.user, old, "work", "6");
+    const progress = await this.#await(
+      expectation,
+      old,
+      sent,
+      (m) => cancelData(m) !== undefined,
+      "progress message",
+    );
+    if (progress === undefined) return;
+    await this.#clock.sleep(1500);
+    const supergroup = this.#sim.chats.migrateToSupergroup(old, { by: member.user });
+    this.#formerGroups.push(old.id);
+    slot.chat = supergroup;
+    slot.migrating = false;
+    const name = member.user.first_name;
+    const migrateMessage = this.#sim.transcript(supergroup).messages[0] as Message;
+    const reply = await this.#await(
+      expectation,
+      supergroup,
+      migrateMessage,
+      (m) => textOf(m).startsWith(`Done, ${name}:`),
+      "final message in the supergroup",
+    );
+    if (reply) this.#pass(expectation);
+  }
+
+  /** A user starts a job and blocks the bot: the bot must notice and stop writing to them. */
+  async #blockScene(member: Member, endAt: number): Promise<void> {
+    await this.#clock.sleep(Math.max(0, (endAt - this.#clock.now()) * 0.5));
+    const expectation = this.#expect("blocked", member);
+    const sent = this.#sim.sendCommand(member.user, member.chat, "work", "5");
+    const progress = await this.#await(
+      expectation,
+      member.chat,
+      sent,
+      (m) => cancelData(m) !== undefined,
+      "progress message",
+    );
+    if (progress === undefined) return;
+    this.#sim.users.block(member.user);
+    const deadline = this.#clock.now() + 15_000;
+    while (this.#bot.isReachable(member.chat.id) && this.#clock.now() < deadline)
+      await this.#clock.sleep(100);
+    if (this.#bot.isReachable(member.chat.id))
+      expectation.problem = "the bot did not notice it was blocked";
+    else this.#pass(expectation);
+  }
+
+  async #downloadDigest(fileId: string): Promise<string> {
+    const base = `${this.#sim.apiRoot}`;
+    const token = this.#sim.token;
+    const info = (await (
+      await fetch(`${base}/bot${token}/getFile?file_id=${encodeURIComponent(fileId)}`)
+    ).json()) as {
+      result?: { file_path?: string };
+    };
+    const path = info.result?.file_path;
+    if (path === undefined) return "";
+    const bytes = new Uint8Array(
+      await (await fetch(`${base}/file/bot${token}/${path}`)).arrayBuffer(),
+    );
+    return createHash("sha256").update(bytes).digest("hex");
+  }
+}
+
+function cancelData(message: Message): string | undefined {
+  const markup = (message as { reply_markup?: InlineKeyboardMarkup }).reply_markup;
+  const button = markup?.inline_keyboard[0]?.[0];
+  return button !== undefined && "callback_data" in button ? button.callback_data : undefined;
+}
