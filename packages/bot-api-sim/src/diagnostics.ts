@@ -34,17 +34,17 @@ export interface FaultMessage {
 }
 
 /** Channel names, for `diagnostics_channel.subscribe(name, fn)`. */
-export const CHANNELS = Object.freeze({
+export const botApiSimChannels = Object.freeze({
   request: "telepace:bot-api-sim:request",
   rateLimited: "telepace:bot-api-sim:rate-limited",
   update: "telepace:bot-api-sim:update",
   fault: "telepace:bot-api-sim:fault",
 });
 
-const requestChannel = channel(CHANNELS.request);
-const rateLimitedChannel = channel(CHANNELS.rateLimited);
-const updateChannel = channel(CHANNELS.update);
-const faultChannel = channel(CHANNELS.fault);
+const requestChannel = channel(botApiSimChannels.request);
+const rateLimitedChannel = channel(botApiSimChannels.rateLimited);
+const updateChannel = channel(botApiSimChannels.update);
+const faultChannel = channel(botApiSimChannels.fault);
 
 /** Publishes an answered call when someone listens. */
 export function publishRequest(message: RequestMessage): void {

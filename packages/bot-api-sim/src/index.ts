@@ -14,7 +14,7 @@ export type { CallbackAnswer } from "./bot-record.js";
 export type { MemberStatus } from "./chat-record.js";
 export type { SimCounters } from "./counters.js";
 export {
-  CHANNELS,
+  botApiSimChannels,
   type FaultMessage,
   type RateLimitedMessage,
   type RequestMessage,
@@ -33,8 +33,8 @@ export { IMPLEMENTED_METHODS } from "./method-table.js";
 export {
   type BotApiSimOptions,
   type BotOptions,
-  DEFAULT_RATE_LIMITS,
-  DEFAULTS,
+  botApiSimDefaults,
+  defaultRateLimits,
   type Logger,
   type RateLimitOptions,
 } from "./options.js";

@@ -65,7 +65,7 @@ export interface BotApiSimOptions {
   readonly bots?: readonly BotOptions[];
   /**
    * Telegram's flood limits; `false` turns them off. A partial object overrides the defaults.
-   * @defaultValue {@link DEFAULT_RATE_LIMITS}
+   * @defaultValue {@link defaultRateLimits}
    */
   readonly rateLimits?: Partial<RateLimitOptions> | false;
   /**
@@ -106,7 +106,7 @@ export interface BotApiSimOptions {
 }
 
 /** The rate limits used when `rateLimits` is not given. */
-export const DEFAULT_RATE_LIMITS: Readonly<RateLimitOptions> = Object.freeze({
+export const defaultRateLimits: Readonly<RateLimitOptions> = Object.freeze({
   perChatPerSecond: 1,
   perChatBurst: 3,
   groupPerMinute: 20,
@@ -116,7 +116,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitOptions> = Object.freeze({
 });
 
 /** Defaults of {@link BotApiSimOptions}. */
-export const DEFAULTS = Object.freeze({
+export const botApiSimDefaults = Object.freeze({
   port: 0,
   host: "127.0.0.1",
   timeScale: 1,
@@ -167,11 +167,11 @@ export function resolveRateLimits(
   value: Partial<RateLimitOptions> | false | undefined,
 ): Readonly<RateLimitOptions> | false {
   if (value === false) return false;
-  if (value === undefined) return DEFAULT_RATE_LIMITS;
+  if (value === undefined) return defaultRateLimits;
   if (typeof value !== "object" || value === null) {
     throw new TypeError(`Expected \`rateLimits\` to be an object or false, got ${String(value)}`);
   }
-  const merged = { ...DEFAULT_RATE_LIMITS, ...value };
+  const merged = { ...defaultRateLimits, ...value };
   checkNumber("rateLimits.perChatPerSecond", merged.perChatPerSecond, { greaterThan: 0 });
   checkNumber("rateLimits.perChatBurst", merged.perChatBurst, { integer: true, min: 1 });
   checkNumber("rateLimits.groupPerMinute", merged.groupPerMinute, { integer: true, min: 1 });
@@ -186,12 +186,12 @@ export function resolveOptions(options: BotApiSimOptions = {}): ResolvedOptions 
   if (typeof options !== "object" || options === null) {
     throw new TypeError(`Expected \`options\` to be an object, got ${String(options)}`);
   }
-  const port = checkNumber("port", options.port ?? DEFAULTS.port, {
+  const port = checkNumber("port", options.port ?? botApiSimDefaults.port, {
     integer: true,
     min: 0,
     max: 65535,
   });
-  const host = options.host ?? DEFAULTS.host;
+  const host = options.host ?? botApiSimDefaults.host;
   if (typeof host !== "string" || !LOOPBACK_HOSTS.has(host)) {
     throw new RangeError(
       `Expected \`host\` to be a loopback address (127.0.0.1, ::1 or localhost), got ${JSON.stringify(host)}`,
@@ -231,16 +231,16 @@ export function resolveOptions(options: BotApiSimOptions = {}): ResolvedOptions 
       );
     }
   });
-  const timeScale = checkNumber("timeScale", options.timeScale ?? DEFAULTS.timeScale, {
+  const timeScale = checkNumber("timeScale", options.timeScale ?? botApiSimDefaults.timeScale, {
     greaterThan: 0,
     max: 10_000,
   });
   const rangeRequests = checkBoolean(
     "rangeRequests",
-    options.rangeRequests ?? DEFAULTS.rangeRequests,
+    options.rangeRequests ?? botApiSimDefaults.rangeRequests,
   );
-  const int = (name: keyof typeof DEFAULTS, min: number): number =>
-    checkNumber(name, options[name as keyof BotApiSimOptions] ?? DEFAULTS[name], {
+  const int = (name: keyof typeof botApiSimDefaults, min: number): number =>
+    checkNumber(name, options[name as keyof BotApiSimOptions] ?? botApiSimDefaults[name], {
       integer: true,
       min,
     });
@@ -267,7 +267,7 @@ export function resolveOptions(options: BotApiSimOptions = {}): ResolvedOptions 
     maxPendingUpdates: int("maxPendingUpdates", 1),
     updateRetentionMs: checkNumber(
       "updateRetentionMs",
-      options.updateRetentionMs ?? DEFAULTS.updateRetentionMs,
+      options.updateRetentionMs ?? botApiSimDefaults.updateRetentionMs,
       { greaterThan: 0 },
     ),
     maxUsers: int("maxUsers", 1),

@@ -3,7 +3,7 @@
 
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotApiSim, CHANNELS, type Logger, start } from "../src/index.js";
+import { type BotApiSim, botApiSimChannels, type Logger, start } from "../src/index.js";
 import { call, raw } from "./helpers.js";
 
 let sim: BotApiSim | undefined;
@@ -21,7 +21,7 @@ describe("secrets", () => {
     const lines: string[] = [];
     const published: unknown[] = [];
     const listener = (message: unknown) => published.push(message);
-    for (const name of Object.values(CHANNELS)) subscribe(name, listener);
+    for (const name of Object.values(botApiSimChannels)) subscribe(name, listener);
     try {
       const running = await start({ logger: recordingLogger(lines) });
       sim = running;
@@ -41,7 +41,7 @@ describe("secrets", () => {
       const everything = JSON.stringify([lines, published, running.snapshot(), running.counters()]);
       expect(everything).not.toContain(secret);
     } finally {
-      for (const name of Object.values(CHANNELS)) unsubscribe(name, listener);
+      for (const name of Object.values(botApiSimChannels)) unsubscribe(name, listener);
     }
   });
 
@@ -77,7 +77,7 @@ describe("secrets", () => {
 describe("diagnostics_channel", () => {
   it("publishes requests, floods, updates and faults", async () => {
     const seen = new Map<string, unknown[]>();
-    const listeners = Object.values(CHANNELS).map((name) => {
+    const listeners = Object.values(botApiSimChannels).map((name) => {
       const listener = (message: unknown) => seen.set(name, [...(seen.get(name) ?? []), message]);
       subscribe(name, listener);
       return [name, listener] as const;
@@ -92,10 +92,10 @@ describe("diagnostics_channel", () => {
         await call(running, "sendMessage", { chat_id: chat.id, text: "x" });
       running.faults.resetNext("getMe");
       await expect(call(running, "getMe")).rejects.toThrow();
-      expect(seen.get(CHANNELS.update)).toEqual([
+      expect(seen.get(botApiSimChannels.update)).toEqual([
         { botId: running.bot.id, updateId: expect.any(Number), type: "message" },
       ]);
-      expect(seen.get(CHANNELS.rateLimited)).toEqual([
+      expect(seen.get(botApiSimChannels.rateLimited)).toEqual([
         {
           botId: running.bot.id,
           chatId: chat.id,
@@ -104,13 +104,13 @@ describe("diagnostics_channel", () => {
           scope: "chat",
         },
       ]);
-      expect(seen.get(CHANNELS.request)).toContainEqual({
+      expect(seen.get(botApiSimChannels.request)).toContainEqual({
         botId: running.bot.id,
         method: "sendMessage",
         status: 429,
         durationMs: expect.any(Number),
       });
-      expect(seen.get(CHANNELS.fault)).toEqual([{ method: "getMe", fault: "reset" }]);
+      expect(seen.get(botApiSimChannels.fault)).toEqual([{ method: "getMe", fault: "reset" }]);
     } finally {
       for (const [name, listener] of listeners) unsubscribe(name, listener);
     }

@@ -1,7 +1,7 @@
 // start() validates every option and names the bad one in the house wording.
 
 import { describe, expect, it } from "vitest";
-import { type BotApiSimOptions, DEFAULT_RATE_LIMITS, start } from "../src/index.js";
+import { type BotApiSimOptions, defaultRateLimits, start } from "../src/index.js";
 import { resolveOptions } from "../src/options.js";
 
 describe("options", () => {
@@ -65,10 +65,10 @@ describe("options", () => {
       timeScale: 1,
       rangeRequests: true,
     });
-    expect(resolved.rateLimits).toEqual(DEFAULT_RATE_LIMITS);
+    expect(resolved.rateLimits).toEqual(defaultRateLimits);
     expect(resolved.bots).toEqual([{}]);
     expect(resolveOptions({ rateLimits: { perChatBurst: 5 } }).rateLimits).toEqual({
-      ...DEFAULT_RATE_LIMITS,
+      ...defaultRateLimits,
       perChatBurst: 5,
     });
   });

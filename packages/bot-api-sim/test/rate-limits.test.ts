@@ -5,7 +5,7 @@
 import { ManualClock } from "@telepace/core";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotApiSim, DEFAULT_RATE_LIMITS, start } from "../src/index.js";
+import { type BotApiSim, defaultRateLimits, start } from "../src/index.js";
 import { RateLimiter } from "../src/rate-limiter.js";
 import { call } from "./helpers.js";
 
@@ -30,7 +30,7 @@ describe("per private chat", () => {
   it("allows a short burst, then answers 429 with retry_after and a Retry-After header", async () => {
     await setup();
     const chat = privateChat();
-    for (let i = 0; i < DEFAULT_RATE_LIMITS.perChatBurst; i++)
+    for (let i = 0; i < defaultRateLimits.perChatBurst; i++)
       expect((await send(chat.id)).status).toBe(200);
     const limited = await send(chat.id);
     expect(limited.status).toBe(429);
@@ -43,7 +43,7 @@ describe("per private chat", () => {
     expect(limited.headers["retry-after"]).toBe("1");
     expect(sim.counters().tooManyRequests).toBe(1);
     expect(sim.counters().tooManyRequestsByChat).toEqual({ [String(chat.id)]: 1 });
-    expect(sim.transcript(chat).messages).toHaveLength(DEFAULT_RATE_LIMITS.perChatBurst);
+    expect(sim.transcript(chat).messages).toHaveLength(defaultRateLimits.perChatBurst);
   });
 
   it("lets a client that waits retry_after through", async () => {
@@ -208,7 +208,7 @@ describe("RateLimiter properties", () => {
         fc.boolean(),
         fc.constantFrom(1, 20),
         (gaps, isGroup, timeScale) => {
-          const limiter = new RateLimiter(DEFAULT_RATE_LIMITS, timeScale);
+          const limiter = new RateLimiter(defaultRateLimits, timeScale);
           let now = 0;
           for (const gap of gaps) {
             now += gap / timeScale;
@@ -231,7 +231,7 @@ describe("RateLimiter properties", () => {
         fc.array(fc.integer({ min: 0, max: 5000 }), { minLength: 1, maxLength: 300 }),
         (gaps) => {
           const limiter = new RateLimiter(
-            { ...DEFAULT_RATE_LIMITS, perChatBurst: 100, perChatPerSecond: 100 },
+            { ...defaultRateLimits, perChatBurst: 100, perChatPerSecond: 100 },
             1,
           );
           const admitted: number[] = [];
@@ -256,7 +256,7 @@ describe("RateLimiter properties", () => {
       fc.property(
         fc.array(fc.integer({ min: 0, max: 700 }), { minLength: 1, maxLength: 300 }),
         (gaps) => {
-          const limiter = new RateLimiter(DEFAULT_RATE_LIMITS, 1);
+          const limiter = new RateLimiter(defaultRateLimits, 1);
           let now = 0;
           let admitted = 0;
           for (const gap of gaps) {
@@ -264,7 +264,7 @@ describe("RateLimiter properties", () => {
             if (limiter.tryConsume("chat", false, "send", now).allowed) admitted++;
           }
           expect(admitted).toBeLessThanOrEqual(
-            DEFAULT_RATE_LIMITS.perChatBurst + Math.floor(now / 1000),
+            defaultRateLimits.perChatBurst + Math.floor(now / 1000),
           );
         },
       ),
@@ -278,10 +278,7 @@ describe("RateLimiter properties", () => {
         fc.integer({ min: 1, max: 10 }),
         fc.constantFrom(1, 2, 4, 20, 100),
         (burst, timeScale) => {
-          const limiter = new RateLimiter(
-            { ...DEFAULT_RATE_LIMITS, perChatBurst: burst },
-            timeScale,
-          );
+          const limiter = new RateLimiter({ ...defaultRateLimits, perChatBurst: burst }, timeScale);
           let decision = limiter.tryConsume("c", false, "send", 0);
           while (decision.allowed) decision = limiter.tryConsume("c", false, "send", 0);
           expect(Number.isInteger(decision.retryAfter * timeScale)).toBe(true);

@@ -69,7 +69,7 @@ export type MediaSchedulerEvent =
   | MediaEvictEvent;
 
 /** The `node:diagnostics_channel` channel name of each event type. */
-export const MEDIA_SCHEDULER_CHANNELS = Object.freeze({
+export const mediaSchedulerChannels = Object.freeze({
   grant: "telepace:media-scheduler:grant",
   release: "telepace:media-scheduler:release",
   rebind: "telepace:media-scheduler:rebind",
@@ -78,8 +78,8 @@ export const MEDIA_SCHEDULER_CHANNELS = Object.freeze({
 
 /** The channels, created once. @internal */
 export const channels = {
-  grant: diagnosticsChannel.channel(MEDIA_SCHEDULER_CHANNELS.grant),
-  release: diagnosticsChannel.channel(MEDIA_SCHEDULER_CHANNELS.release),
-  rebind: diagnosticsChannel.channel(MEDIA_SCHEDULER_CHANNELS.rebind),
-  evict: diagnosticsChannel.channel(MEDIA_SCHEDULER_CHANNELS.evict),
+  grant: diagnosticsChannel.channel(mediaSchedulerChannels.grant),
+  release: diagnosticsChannel.channel(mediaSchedulerChannels.release),
+  rebind: diagnosticsChannel.channel(mediaSchedulerChannels.rebind),
+  evict: diagnosticsChannel.channel(mediaSchedulerChannels.evict),
 } as const;

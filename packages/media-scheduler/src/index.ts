@@ -1,20 +1,20 @@
 export { MediaSchedulerError, type MediaSchedulerErrorCode } from "./errors.js";
 export {
-  MEDIA_SCHEDULER_CHANNELS,
   type MediaEvictEvent,
   type MediaGrantEvent,
   type MediaRebindEvent,
   type MediaReleaseEvent,
   type MediaSchedulerEvent,
+  mediaSchedulerChannels,
 } from "./events.js";
 export type { MediaDc, MediaDirection, MediaPriority, MediaSizeClass } from "./kinds.js";
 export {
-  MEDIA_CHARGE_UNIT_BYTES,
-  MEDIA_SCHEDULER_DEFAULTS,
   type MediaDirectionLimits,
   type MediaSchedulerLimits,
   type MediaSchedulerLogger,
   type MediaSchedulerRegistryOptions,
+  mediaChargeUnitBytes,
+  mediaSchedulerDefaults,
   type ResolvedDirectionLimits,
   type ResolvedLimits,
 } from "./options.js";

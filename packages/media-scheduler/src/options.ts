@@ -5,7 +5,7 @@ import { type Clock, checkNumber } from "@telepace/core";
 import type { MediaDirection } from "./kinds.js";
 
 /** Every charge is rounded up to a whole number of these units (64 KiB). */
-export const MEDIA_CHARGE_UNIT_BYTES = 64 * 1024;
+export const mediaChargeUnitBytes = 64 * 1024;
 
 /** The per-direction limits of every scheduler of that direction. */
 export interface MediaDirectionLimits {
@@ -86,7 +86,7 @@ export interface ResolvedLimits {
 }
 
 /** The defaults of every option, as the seed states them (the queue bound is telepace's own). */
-export const MEDIA_SCHEDULER_DEFAULTS = Object.freeze({
+export const mediaSchedulerDefaults = Object.freeze({
   download: Object.freeze({
     maxBytesInFlight: 16 * 1024 * 1024,
     maxActiveSmallTransfers: 5,
@@ -133,7 +133,7 @@ function resolveDirection(
   return Object.freeze({
     maxBytesInFlight: checkNumber(`${direction}.maxBytesInFlight`, maxBytesInFlight, {
       integer: true,
-      min: MEDIA_CHARGE_UNIT_BYTES,
+      min: mediaChargeUnitBytes,
     }),
     maxActiveSmallTransfers: checkSlotLimit(
       `${direction}.maxActiveSmallTransfers`,

@@ -21,10 +21,10 @@ import {
   type MediaPriority,
 } from "./kinds.js";
 import {
-  MEDIA_SCHEDULER_DEFAULTS,
   type MediaSchedulerLimits,
   type MediaSchedulerLogger,
   type MediaSchedulerRegistryOptions,
+  mediaSchedulerDefaults,
   type ResolvedLimits,
   resolveLimits,
 } from "./options.js";
@@ -104,10 +104,10 @@ export class MediaSchedulerRegistry implements AsyncDisposable {
     if (typeof options !== "object" || options === null) {
       throw new TypeError(`Expected \`options\` to be an object, got ${String(options)}`);
     }
-    let limits = resolveLimits(options, MEDIA_SCHEDULER_DEFAULTS);
+    let limits = resolveLimits(options, mediaSchedulerDefaults);
     this.#largeThreshold = checkNumber(
       "largeTransferThresholdBytes",
-      options.largeTransferThresholdBytes ?? MEDIA_SCHEDULER_DEFAULTS.largeTransferThresholdBytes,
+      options.largeTransferThresholdBytes ?? mediaSchedulerDefaults.largeTransferThresholdBytes,
       { integer: true, min: 1 },
     );
     const clock = checkClock(options.clock ?? systemClock);

@@ -6,13 +6,13 @@ import { channels } from "./events.js";
 import type { RegistryHost } from "./host.js";
 import type { MediaDc, MediaDirection, MediaSizeClass } from "./kinds.js";
 import { LinkedQueue } from "./linked-queue.js";
-import { MEDIA_CHARGE_UNIT_BYTES, type ResolvedLimits } from "./options.js";
+import { mediaChargeUnitBytes, type ResolvedLimits } from "./options.js";
 import { MediaPermit } from "./permit.js";
 import type { MediaSchedulerSnapshot, MediaSchedulerTransferSnapshot } from "./snapshot.js";
 
 /** Rounds `bytes` up to a whole number of 64 KiB charge units. @internal */
 export function chargeOf(bytes: number): number {
-  return Math.ceil(bytes / MEDIA_CHARGE_UNIT_BYTES) * MEDIA_CHARGE_UNIT_BYTES;
+  return Math.ceil(bytes / mediaChargeUnitBytes) * mediaChargeUnitBytes;
 }
 
 function newRing(priority: Ring["priority"]): Ring {
@@ -55,7 +55,7 @@ export class MediaScheduler {
   #activeBytes = 0;
   #queuedBytes = 0;
   #queuedRequests = 0;
-  #quantum = MEDIA_CHARGE_UNIT_BYTES;
+  #quantum = mediaChargeUnitBytes;
   #foregroundSinceBackground = 0;
   #grants = 0;
   #grantedBytes = 0;
@@ -267,7 +267,7 @@ export class MediaScheduler {
       waiter.unsubscribe();
       waiter.reject(
         new RangeError(
-          `Expected \`bytes\` to be at most ${this.#maxBytes} (the ${this.direction} budget per data centre, reconfigured) once rounded up to ${MEDIA_CHARGE_UNIT_BYTES}, got ${waiter.bytes} (charge ${waiter.charge})`,
+          `Expected \`bytes\` to be at most ${this.#maxBytes} (the ${this.direction} budget per data centre, reconfigured) once rounded up to ${mediaChargeUnitBytes}, got ${waiter.bytes} (charge ${waiter.charge})`,
         ),
       );
     }

@@ -14,7 +14,7 @@ import {
   type MediaPriority,
   type MediaSizeClass,
 } from "./kinds.js";
-import { MEDIA_CHARGE_UNIT_BYTES } from "./options.js";
+import { mediaChargeUnitBytes } from "./options.js";
 import type { MediaPermit } from "./permit.js";
 import { chargeOf, type MediaScheduler } from "./scheduler.js";
 import type { MediaTransferSnapshot } from "./snapshot.js";
@@ -279,7 +279,7 @@ export class MediaTransfer implements Disposable {
     const budget = this.#host.limits[this.direction].maxBytesInFlight;
     if (charge > budget) {
       throw new RangeError(
-        `Expected \`bytes\` to be at most ${budget} (the ${this.direction} budget per data centre) once rounded up to ${MEDIA_CHARGE_UNIT_BYTES}, got ${bytes} (charge ${charge})`,
+        `Expected \`bytes\` to be at most ${budget} (the ${this.direction} budget per data centre) once rounded up to ${mediaChargeUnitBytes}, got ${bytes} (charge ${charge})`,
       );
     }
     return charge;

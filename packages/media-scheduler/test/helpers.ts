@@ -2,13 +2,13 @@
 
 import diagnosticsChannel from "node:diagnostics_channel";
 import {
-  MEDIA_CHARGE_UNIT_BYTES,
-  MEDIA_SCHEDULER_CHANNELS,
   type MediaPermit,
   type MediaSchedulerEvent,
+  mediaChargeUnitBytes,
+  mediaSchedulerChannels,
 } from "../src/index.js";
 
-export const UNIT = MEDIA_CHARGE_UNIT_BYTES;
+export const UNIT = mediaChargeUnitBytes;
 export const KiB = 1024;
 export const MiB = 1024 * 1024;
 
@@ -56,7 +56,7 @@ export function recordEvents(): { events: MediaSchedulerEvent[]; stop: () => voi
   const listener = (message: unknown): void => {
     events.push(message as MediaSchedulerEvent);
   };
-  const names = Object.values(MEDIA_SCHEDULER_CHANNELS);
+  const names = Object.values(mediaSchedulerChannels);
   for (const name of names) diagnosticsChannel.subscribe(name, listener);
   return {
     events,

@@ -4,7 +4,7 @@
 import diagnosticsChannel from "node:diagnostics_channel";
 import { ManualClock } from "@telepace/core";
 import { describe, expect, it, vi } from "vitest";
-import { MEDIA_SCHEDULER_CHANNELS, MediaSchedulerRegistry } from "../src/index.js";
+import { MediaSchedulerRegistry, mediaSchedulerChannels } from "../src/index.js";
 import { MiB, permitOf, recordEvents, tick, track, UNIT } from "./helpers.js";
 
 describe("snapshots", () => {
@@ -179,7 +179,7 @@ describe("diagnostics channels", () => {
   });
 
   it("are named telepace:media-scheduler:<event>", () => {
-    expect(MEDIA_SCHEDULER_CHANNELS).toEqual({
+    expect(mediaSchedulerChannels).toEqual({
       grant: "telepace:media-scheduler:grant",
       release: "telepace:media-scheduler:release",
       rebind: "telepace:media-scheduler:rebind",
@@ -197,11 +197,11 @@ describe("diagnostics channels", () => {
       // Re-enters the scheduler while it is granting.
       if ((message as { permitId: number }).permitId === 3) second.release();
     };
-    diagnosticsChannel.subscribe(MEDIA_SCHEDULER_CHANNELS.grant, onGrant);
+    diagnosticsChannel.subscribe(mediaSchedulerChannels.grant, onGrant);
     try {
       first.release();
     } finally {
-      diagnosticsChannel.unsubscribe(MEDIA_SCHEDULER_CHANNELS.grant, onGrant);
+      diagnosticsChannel.unsubscribe(mediaSchedulerChannels.grant, onGrant);
     }
     await tick();
     // The running dispatch saw the re-entrant release and granted the second waiter too.

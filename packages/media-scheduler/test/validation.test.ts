@@ -2,7 +2,7 @@
 
 import { ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
-import { MEDIA_SCHEDULER_DEFAULTS, MediaSchedulerRegistry } from "../src/index.js";
+import { MediaSchedulerRegistry, mediaSchedulerDefaults } from "../src/index.js";
 import { MiB, UNIT } from "./helpers.js";
 
 describe("registry options", () => {
@@ -22,8 +22,8 @@ describe("registry options", () => {
       backgroundGrantInterval: 8,
       maxQueuedAcquires: 16_384,
     });
-    expect(Object.isFrozen(MEDIA_SCHEDULER_DEFAULTS)).toBe(true);
-    expect(Object.isFrozen(MEDIA_SCHEDULER_DEFAULTS.download)).toBe(true);
+    expect(Object.isFrozen(mediaSchedulerDefaults)).toBe(true);
+    expect(Object.isFrozen(mediaSchedulerDefaults.download)).toBe(true);
   });
 
   it.each([

@@ -10,7 +10,7 @@ import {
   type RequestOptions,
 } from "./bot-api-http.js";
 import type { ChatId } from "./chat.js";
-import { defaults } from "./defaults.js";
+import { outboxDefaults } from "./defaults.js";
 import {
   OutboxError,
   RetryAfterError,
@@ -165,7 +165,7 @@ export class TelegramClient implements AsyncDisposable {
     }
     let apiRoot: URL;
     try {
-      apiRoot = new URL(options.apiRoot ?? defaults.apiRoot);
+      apiRoot = new URL(options.apiRoot ?? outboxDefaults.apiRoot);
     } catch {
       throw new TypeError(
         `Expected \`apiRoot\` to be an http(s) URL, got ${String(options.apiRoot)}`,
@@ -181,12 +181,12 @@ export class TelegramClient implements AsyncDisposable {
     this.#logger = options.logger ?? silentLogger;
     this.#requestTimeoutMs = checkNumber(
       "requestTimeoutMs",
-      options.requestTimeoutMs ?? defaults.requestTimeoutMs,
+      options.requestTimeoutMs ?? outboxDefaults.requestTimeoutMs,
       { min: 0 },
     );
     const maxConnections = checkNumber(
       "maxConnections",
-      options.maxConnections ?? defaults.maxConnections,
+      options.maxConnections ?? outboxDefaults.maxConnections,
       {
         integer: true,
         min: 1,
@@ -194,7 +194,7 @@ export class TelegramClient implements AsyncDisposable {
     );
     const maxResponseBytes = checkNumber(
       "maxResponseBytes",
-      options.maxResponseBytes ?? defaults.maxResponseBytes,
+      options.maxResponseBytes ?? outboxDefaults.maxResponseBytes,
       { integer: true, min: 1 },
     );
     this.outbox = new TelegramOutbox({
@@ -498,7 +498,7 @@ export class TelegramClient implements AsyncDisposable {
    */
   close(options: ClientCloseOptions = {}): Promise<void> {
     if (this.#closePromise !== undefined) return this.#closePromise;
-    const timeoutMs = checkNumber("timeoutMs", options.timeoutMs ?? defaults.closeTimeoutMs, {
+    const timeoutMs = checkNumber("timeoutMs", options.timeoutMs ?? outboxDefaults.closeTimeoutMs, {
       min: 0,
     });
     const started = this.#clock.now();

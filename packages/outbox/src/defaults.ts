@@ -5,7 +5,7 @@
  * Rates follow Telegram's Bot FAQ: about 1 message/s per private chat, 20 messages/min per group,
  * about 30 messages/s in total.
  */
-export const defaults = Object.freeze({
+export const outboxDefaults = Object.freeze({
   /** Requests per second to one private chat. */
   privateChatRps: 1,
   /** Requests per second to one group, supergroup or channel (20 per minute). */

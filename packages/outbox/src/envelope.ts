@@ -2,7 +2,7 @@
 // parameters }`, mapped to a result or to the typed error a caller can act on.
 
 import type { ResponseParameters } from "@grammyjs/types";
-import { defaults } from "./defaults.js";
+import { outboxDefaults } from "./defaults.js";
 import {
   ChatMigratedError,
   ForbiddenError,
@@ -31,7 +31,7 @@ function retryAfterMsOf(parameters: ResponseParameters, headers: ResponseHeaders
   const seconds = parameters.retry_after;
   if (typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0)
     return seconds * 1000;
-  return retryAfterHeaderMs(headers) ?? defaults.defaultRetryAfterMs;
+  return retryAfterHeaderMs(headers) ?? outboxDefaults.defaultRetryAfterMs;
 }
 
 /**

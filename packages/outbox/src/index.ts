@@ -23,7 +23,7 @@ export {
   type WriteOptions,
   type WriteOutcome,
 } from "./client.js";
-export { defaults } from "./defaults.js";
+export { outboxDefaults } from "./defaults.js";
 export {
   ChatMigratedError,
   ForbiddenError,

@@ -15,7 +15,7 @@ import {
 } from "@telepace/core";
 import { type ChatId, chatKeyOf, isGroupChat } from "./chat.js";
 import { classifyFailure, type FailureClassifier, type FailureVerdict } from "./classify.js";
-import { defaults } from "./defaults.js";
+import { outboxDefaults } from "./defaults.js";
 import { OutboxError, RetryAfterTooLongError } from "./errors.js";
 import { publish } from "./events.js";
 import { type Logger, silentLogger } from "./logger.js";
@@ -336,7 +336,7 @@ export class TelegramOutbox implements AsyncDisposable {
    */
   constructor(options: TelegramOutboxOptions = {}) {
     const option = (name: NumericOption, rule: NumberRule): number =>
-      checkNumber(name, options[name] ?? defaults[name], rule);
+      checkNumber(name, options[name] ?? outboxDefaults[name], rule);
     this.#privateIntervalMs = intervalOf(option("privateChatRps", { min: 0 }));
     this.#groupIntervalMs = intervalOf(option("groupChatRps", { min: 0 }));
     this.#globalLimit = option("globalRps", { integer: true, min: 0 });
@@ -436,7 +436,7 @@ export class TelegramOutbox implements AsyncDisposable {
    */
   close(options: OutboxCloseOptions = {}): Promise<void> {
     if (this.#closeDeferred !== undefined) return this.#closeDeferred.promise;
-    const timeoutMs = checkNumber("timeoutMs", options.timeoutMs ?? defaults.closeTimeoutMs, {
+    const timeoutMs = checkNumber("timeoutMs", options.timeoutMs ?? outboxDefaults.closeTimeoutMs, {
       min: 0,
     });
     const drain = options.drain ?? true;

@@ -1,7 +1,7 @@
 // Recognising a 429 from any transport: our RetryAfterError, a Bot API error envelope, or an error
 // object shaped like one (grammY's GrammyError), so a foreign transport plugs into the outbox.
 
-import { defaults } from "./defaults.js";
+import { outboxDefaults } from "./defaults.js";
 import { RetryAfterError } from "./errors.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -33,7 +33,7 @@ export function retryAfterFrom(value: unknown): RetryAfterError | undefined {
   if (value instanceof RetryAfterError) return value;
   if (!isObject(value) || value.error_code !== 429) return undefined;
   const parameters = isObject(value.parameters) ? value.parameters : {};
-  const retryAfterMs = secondsToMs(parameters.retry_after) ?? defaults.defaultRetryAfterMs;
+  const retryAfterMs = secondsToMs(parameters.retry_after) ?? outboxDefaults.defaultRetryAfterMs;
   return new RetryAfterError(retryAfterMs, {
     method: typeof value.method === "string" ? value.method : undefined,
     description: typeof value.description === "string" ? value.description : undefined,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaults, TelegramOutbox } from "../src/index.js";
+import { outboxDefaults, TelegramOutbox } from "../src/index.js";
 
 describe("TelegramOutbox options", () => {
   it.each([
@@ -66,8 +66,8 @@ describe("TelegramOutbox options", () => {
     expect(
       () => new TelegramOutbox({ privateChatRps: 0, groupChatRps: 0, globalRps: 0 }),
     ).not.toThrow();
-    expect(Object.isFrozen(defaults)).toBe(true);
-    expect(defaults).toMatchObject({
+    expect(Object.isFrozen(outboxDefaults)).toBe(true);
+    expect(outboxDefaults).toMatchObject({
       privateChatRps: 1,
       groupChatRps: 20 / 60,
       globalRps: 30,
