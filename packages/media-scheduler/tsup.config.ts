@@ -1,14 +1,4 @@
 import { defineConfig } from "tsup";
+import { libraryBuild } from "../../tsup.base.ts";
 
-export default defineConfig({
-  entry: ["src/index.ts"],
-  format: ["esm", "cjs"],
-  // node20 lowers `using` / `await using`, which Node 20 cannot parse natively.
-  target: "node20",
-  platform: "node",
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  splitting: false,
-  treeshake: true,
-});
+export default defineConfig(libraryBuild(["src/index.ts"]));

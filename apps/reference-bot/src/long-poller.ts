@@ -49,6 +49,8 @@ export class LongPoller {
   readonly #dispatcher: UpdateDispatcher;
   readonly #options: LongPollerOptions;
   readonly counters: PollerCounters = { polls: 0, received: 0, duplicates: 0, networkErrors: 0 };
+  // The offset of the last getUpdates Telegram answered: it has forgotten every update below it.
+  #answeredOffset: number | undefined;
 
   constructor(client: TelegramClient, dispatcher: UpdateDispatcher, options: LongPollerOptions) {
     this.#client = client;
@@ -82,6 +84,7 @@ export class LongPoller {
           },
           { signal },
         );
+        this.#answeredOffset = offset;
         backoffMs = BACKOFF_START_MS;
       } catch (error) {
         if (signal.aborted) return;
@@ -126,7 +129,13 @@ export class LongPoller {
   /** Confirms finished updates with Telegram (a zero-timeout getUpdates), e.g. before exiting. */
   async confirm(): Promise<void> {
     const offset = this.confirmedOffset;
-    if (offset === undefined) return;
+    // Nothing finished since the last answered poll. Asking again would only be held back: the
+    // Bot API parks a repeated offset for ~3 s to stop busy loops, which would stall shutdown.
+    if (
+      offset === undefined ||
+      (this.#answeredOffset !== undefined && offset <= this.#answeredOffset)
+    )
+      return;
     await this.#client.getUpdates({ offset, limit: 1, timeout: 0 }).catch((error: unknown) => {
       this.#options.logger.warn(
         { code: (error as { code?: unknown }).code },

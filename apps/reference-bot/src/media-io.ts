@@ -38,15 +38,17 @@ export async function downloadDigest(
   if (size !== undefined) {
     while (received < size) {
       const length = Math.min(CHUNK_BYTES, size - received);
-      await using _permit = await transfer.acquire(length, { signal });
+      await using permit = await transfer.acquire(length, { signal });
       const download = await client.downloadFile(file, {
         range: { start: received, end: received + length - 1 },
         signal,
       });
       if (!download.isPartial) {
-        // The whole file is coming: hash it from byte 0, metering the rest of the stream.
+        // The whole file is coming: hash it from byte 0, metering the rest of the stream. Awaited
+        // here, because returning disposes the transfer the stream is still metered by.
         hash.destroy();
-        return streamDigest(download.body, transfer, signal, 0);
+        permit.release();
+        return await streamDigest(download.body, transfer, signal, 0);
       }
       for await (const piece of download.body as AsyncIterable<Buffer>) {
         hash.update(piece);
@@ -59,7 +61,7 @@ export async function downloadDigest(
   const permit = await transfer.acquire(CHUNK_BYTES, { signal });
   permit.release();
   const download = await client.downloadFile(file, { signal });
-  return streamDigest(download.body, transfer, signal, 0);
+  return await streamDigest(download.body, transfer, signal, 0);
 }
 
 async function streamDigest(

@@ -160,16 +160,22 @@ export class Crowd {
     while (this.#clock.now() < endAt) {
       const roll = this.#random();
       const group = member.groups.find((slot) => !slot.migrating);
-      if (roll < 0.3) await this.#echo(member);
+      if (roll < 0.3) await this.#echo(member, member.chat, "echo", `note ${this.#nonce()}`);
       else if (roll < 0.45) await this.#work(member, false);
       else if (roll < 0.55) await this.#work(member, true);
       else if (roll < 0.67) await this.#document(member);
       else if (roll < 0.77) await this.#file(member);
-      else if (group !== undefined && roll < 0.9) await this.#groupEcho(member, group);
-      else if (group !== undefined) await this.#groupWork(member, group);
-      else await this.#echo(member);
+      else if (group !== undefined && roll < 0.9) {
+        const text = `@${this.#sim.bot.username} ping ${this.#nonce()}`;
+        await this.#echo(member, group.chat, "group-echo", text);
+      } else if (group !== undefined) await this.#groupWork(member, group);
+      else await this.#echo(member, member.chat, "echo", `note ${this.#nonce()}`);
       await this.#clock.sleep(300 + this.#random() * 1200);
     }
+  }
+
+  #nonce(): number {
+    return Math.floor(this.#random() * 1e6);
   }
 
   #expect(kind: ExpectationKind, member: Member): Expectation {
@@ -223,16 +229,38 @@ export class Crowd {
     if (reply) this.#pass(expectation);
   }
 
-  async #echo(member: Member): Promise<void> {
-    const expectation = this.#expect("echo", member);
-    const text = `note ${Math.floor(this.#random() * 1e6)}`;
-    const sent = this.#sim.sendText(member.user, member.chat, text);
+  async #echo(
+    member: Member,
+    chat: Chat,
+    kind: "echo" | "group-echo",
+    text: string,
+  ): Promise<void> {
+    const expectation = this.#expect(kind, member);
+    const sent = this.#sim.sendText(member.user, chat, text);
     const reply = await this.#await(
       expectation,
-      member.chat,
+      chat,
       sent,
       (m) => textOf(m) === `You said: ${text}`,
       "echo",
+    );
+    if (reply) this.#pass(expectation);
+  }
+
+  /** Waits for the final message of `member`'s job ("Done, <name>: …"). */
+  async #awaitDone(
+    expectation: Expectation,
+    member: Member,
+    chat: Chat,
+    after: Message,
+  ): Promise<void> {
+    const done = `Done, ${member.user.first_name}:`;
+    const reply = await this.#await(
+      expectation,
+      chat,
+      after,
+      (m) => textOf(m).startsWith(done),
+      "final message",
     );
     if (reply) this.#pass(expectation);
   }
@@ -241,18 +269,7 @@ export class Crowd {
     const expectation = this.#expect(cancel ? "cancel" : "work", member);
     const seconds = cancel ? 8 : 2 + Math.floor(this.#random() * 3);
     const sent = this.#sim.sendCommand(member.user, member.chat, "work", String(seconds));
-    const name = member.user.first_name;
-    if (!cancel) {
-      const reply = await this.#await(
-        expectation,
-        member.chat,
-        sent,
-        (m) => textOf(m).startsWith(`Done, ${name}:`),
-        "final message",
-      );
-      if (reply) this.#pass(expectation);
-      return;
-    }
+    if (!cancel) return this.#awaitDone(expectation, member, member.chat, sent);
     const progress = await this.#await(
       expectation,
       member.chat,
@@ -268,15 +285,7 @@ export class Crowd {
       query = this.#sim.pressButton(member.user, member.chat, progress.message_id, data);
     } catch {
       // The job finished first: the button is gone with its message. Expect the normal ending.
-      const reply = await this.#await(
-        expectation,
-        member.chat,
-        sent,
-        (m) => textOf(m).startsWith(`Done, ${name}:`),
-        "final message",
-      );
-      if (reply) this.#pass(expectation);
-      return;
+      return this.#awaitDone(expectation, member, member.chat, sent);
     }
     const [answer, reply] = await Promise.all([
       this.#sim
@@ -336,32 +345,10 @@ export class Crowd {
     else this.#pass(expectation);
   }
 
-  async #groupEcho(member: Member, group: GroupSlot): Promise<void> {
-    const expectation = this.#expect("group-echo", member);
-    const text = `@${this.#sim.bot.username} ping ${Math.floor(this.#random() * 1e6)}`;
-    const sent = this.#sim.sendText(member.user, group.chat, text);
-    const reply = await this.#await(
-      expectation,
-      group.chat,
-      sent,
-      (m) => textOf(m) === `You said: ${text}`,
-      "echo",
-    );
-    if (reply) this.#pass(expectation);
-  }
-
   async #groupWork(member: Member, group: GroupSlot): Promise<void> {
     const expectation = this.#expect("group-work", member);
     const sent = this.#sim.sendCommand(member.user, group.chat, "work", "2");
-    const name = member.user.first_name;
-    const reply = await this.#await(
-      expectation,
-      group.chat,
-      sent,
-      (m) => textOf(m).startsWith(`Done, ${name}:`),
-      "final message",
-    );
-    if (reply) this.#pass(expectation);
+    await this.#awaitDone(expectation, member, group.chat, sent);
   }
 
   /** A group becomes a supergroup while a job runs in it: the final message must reach the supergroup. */
@@ -386,16 +373,8 @@ export class Crowd {
     this.#formerGroups.push(old.id);
     slot.chat = supergroup;
     slot.migrating = false;
-    const name = member.user.first_name;
     const migrateMessage = this.#sim.transcript(supergroup).messages[0] as Message;
-    const reply = await this.#await(
-      expectation,
-      supergroup,
-      migrateMessage,
-      (m) => textOf(m).startsWith(`Done, ${name}:`),
-      "final message in the supergroup",
-    );
-    if (reply) this.#pass(expectation);
+    await this.#awaitDone(expectation, member, supergroup, migrateMessage);
   }
 
   /** A user starts a job and blocks the bot: the bot must notice and stop writing to them. */
