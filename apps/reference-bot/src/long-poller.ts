@@ -49,8 +49,9 @@ export class LongPoller {
   readonly #dispatcher: UpdateDispatcher;
   readonly #options: LongPollerOptions;
   readonly counters: PollerCounters = { polls: 0, received: 0, duplicates: 0, networkErrors: 0 };
-  // The offset of the last getUpdates Telegram answered: it has forgotten every update below it.
-  #answeredOffset: number | undefined;
+  // The offset of the last getUpdates sent. Telegram forgets the updates below an offset when
+  // the call arrives, so a long poll that stop() aborted has confirmed them already.
+  #sentOffset: number | undefined;
 
   constructor(client: TelegramClient, dispatcher: UpdateDispatcher, options: LongPollerOptions) {
     this.#client = client;
@@ -76,6 +77,7 @@ export class LongPoller {
       try {
         const offset = this.confirmedOffset;
         this.counters.polls++;
+        this.#sentOffset = offset;
         updates = await this.#client.getUpdates(
           {
             ...(offset !== undefined ? { offset } : {}),
@@ -84,7 +86,6 @@ export class LongPoller {
           },
           { signal },
         );
-        this.#answeredOffset = offset;
         backoffMs = BACKOFF_START_MS;
       } catch (error) {
         if (signal.aborted) return;
@@ -129,12 +130,9 @@ export class LongPoller {
   /** Confirms finished updates with Telegram (a zero-timeout getUpdates), e.g. before exiting. */
   async confirm(): Promise<void> {
     const offset = this.confirmedOffset;
-    // Nothing finished since the last answered poll. Asking again would only be held back: the
-    // Bot API parks a repeated offset for ~3 s to stop busy loops, which would stall shutdown.
-    if (
-      offset === undefined ||
-      (this.#answeredOffset !== undefined && offset <= this.#answeredOffset)
-    )
+    // Nothing finished since the last poll. Asking again would only be held back: the Bot API
+    // parks a repeated offset for ~3 s to stop busy loops, which would stall shutdown.
+    if (offset === undefined || (this.#sentOffset !== undefined && offset <= this.#sentOffset))
       return;
     await this.#client.getUpdates({ offset, limit: 1, timeout: 0 }).catch((error: unknown) => {
       this.#options.logger.warn(
