@@ -52,7 +52,7 @@ Options (embedded demo):
   --users <n>      simulated users (default 6)
   --groups <n>     simulated groups (default 2)
   --seed <n>       seed of the crowd's choices (default 1)
-  --log-level <l>  ${LOG_LEVELS.join("|")} (default: warn embedded, info against the API)
+  --log-level <l>  ${LOG_LEVELS.join("|")} (default: error in the demo, info against the API)
   -h, --help       this text
 
 Environment:
@@ -149,7 +149,7 @@ export function readConfig(
     target,
     logLevel: parseLogLevel(
       flag("log-level") ?? env.LOG_LEVEL,
-      target.kind === "api" ? "info" : "warn",
+      target.kind === "api" ? "info" : "error",
     ),
     crowd: {
       durationS: integerFlag("duration", flag("duration"), 20, 1, 3600),
