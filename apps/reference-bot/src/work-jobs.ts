@@ -200,11 +200,22 @@ export class WorkJobs {
         : end === "cancelled"
           ? `Cancelled, ${job.ownerName}, at ${percent}%.`
           : `Interrupted, ${job.ownerName}, at ${percent}%: the bot is shutting down.`;
+    const replacing = progressIsLive();
     const final = await this.#messenger.sendText(
       job.chatId,
       text,
-      progressIsLive() ? { replaceMessageId: progressId } : {},
+      replacing ? { replaceMessageId: progressId } : {},
     );
-    return final === undefined ? "undeliverable" : end;
+    if (final !== undefined) return end;
+    // The send failed, perhaps after reaching Telegram (a 5xx: the outbox never resends that
+    // blindly), and the progress message is still there. Turning it into the final text loses
+    // nothing; at worst the final shows twice, when the failed send had been delivered after all.
+    if (
+      replacing &&
+      progressIsLive() &&
+      (await this.#messenger.editText(job.chatId, progressId, text))
+    )
+      return end;
+    return "undeliverable";
   }
 }

@@ -12,11 +12,13 @@ import { ReferenceBot, type ReferenceBotOptions } from "../src/reference-bot.js"
 /** How much faster than Telegram the sim's flood limits and the bot's outbox both run. */
 export const TIME_SCALE = 20;
 
-/** The bot's outbox at Telegram's limits, sped up by {@link TIME_SCALE}. */
+/** The bot's outbox at Telegram's limits (and its backoff after 5xx), sped up by {@link TIME_SCALE}. */
 export const SCALED_OUTBOX = Object.freeze({
   privateChatRps: 1 * TIME_SCALE,
   groupChatRps: (20 / 60) * TIME_SCALE,
   globalRps: 30 * TIME_SCALE,
+  retryBaseDelayMs: 1_000 / TIME_SCALE,
+  retryMaxDelayMs: 30_000 / TIME_SCALE,
 });
 
 /** Real-time budget of one wait for a reply; generous because the machine may be loaded. */
