@@ -10,8 +10,10 @@ import { collectEnvironment } from "./environment.js";
 import { type AreaResult, type BenchReport, jsonReplacer } from "./report.js";
 import { renderTable } from "./table.js";
 import { runTransfers } from "./transfers/run.js";
+import { runWrites } from "./writes/run.js";
 
 const AREAS: Readonly<Record<string, () => Promise<AreaResult>>> = {
+  writes: () => runWrites(),
   dispatch: () => runDispatch(),
   transfers: () => runTransfers(),
 };

@@ -1,0 +1,269 @@
+// The writes comparison: each workload replayed against a fresh time-scaled sim for telepace's
+// outbox and for grammY with the throttler and auto-retry (both installation orders) or
+// auto-retry alone, each stopped at the same deadline after its last message was issued.
+
+import { setMaxListeners } from "node:events";
+import { start } from "@telepace/bot-api-sim";
+import type { AreaResult } from "../report.js";
+import { formatCount, formatFixed, formatRatio, ratio } from "../stats.js";
+import type { Table } from "../table.js";
+import { analyse, type Bounded, type RunFigures } from "./analysis.js";
+import {
+  createChats,
+  replay,
+  type WorkloadSizes,
+  type WritePlan,
+  writePlans,
+} from "./workloads.js";
+import {
+  checkPace,
+  type GrammyRecipe,
+  grammyWriter,
+  type PaceCheck,
+  type Target,
+  telepaceWriter,
+  type Writer,
+} from "./writers.js";
+
+/** Sizes and timing of the writes comparison. */
+export interface WritesConfig {
+  /**
+   * How many times faster than real time the sim runs Telegram's limits, per workload. Kept low
+   * enough that the peers' limiter keeps Telegram's pace in real time (see the calibration).
+   */
+  readonly scales: Readonly<Record<WritePlan["id"], number>>;
+  /** How long after its last message a run may take before what is left counts as late, Telegram ms. */
+  readonly deadlineMs: number;
+  readonly sizes: WorkloadSizes;
+}
+
+/** The full-size configuration `pnpm bench` uses. */
+export const writesConfig: WritesConfig = {
+  scales: { streaming: 8, broadcast: 2, mix: 8, faults: 4 },
+  deadlineMs: 30_000,
+  sizes: {
+    streamingChats: 10,
+    broadcastChats: 150,
+    mixPrivateChats: 9,
+    mixGroups: 3,
+    streamMs: [8_000, 12_000],
+    staggerMs: 2_000,
+    repliesPerChat: 3,
+    faultChats: 30,
+    faultMessagesAtMs: [0, 1_500, 3_000],
+    faults: { resetAfterProcessing: 3, badGatewayBeforeProcessing: 3 },
+    seed: 11,
+  },
+};
+
+type WriterFactory = (target: Target) => Writer;
+
+function contenders(plan: WritePlan): WriterFactory[] {
+  const hasEdits = plan.chats.some((chat) => chat.stream !== undefined);
+  const stacks: GrammyRecipe["install"][] = [
+    ["throttler", "auto-retry"],
+    ["auto-retry", "throttler"],
+    ["auto-retry"],
+  ];
+  const modes: GrammyRecipe["edits"][] = hasEdits
+    ? ["every-state", "latest-only"]
+    : ["every-state"];
+  return [
+    telepaceWriter,
+    ...modes.flatMap((edits) =>
+      stacks.map((install) => (target: Target) => grammyWriter(target, { install, edits })),
+    ),
+  ];
+}
+
+/** One contender's run of one workload. */
+export interface WriteRun extends RunFigures {
+  readonly contender: string;
+  readonly settings: Readonly<Record<string, string | number>>;
+  readonly clientCounters: Readonly<Record<string, number>>;
+  /** Real time from the start of the replay to the end of the run, ms. */
+  readonly realDurationMs: number;
+  /** Whether the run ended at the deadline with work left. */
+  readonly hitDeadline: boolean;
+}
+
+async function runOne(
+  plan: WritePlan,
+  makeWriter: WriterFactory,
+  config: WritesConfig,
+): Promise<WriteRun> {
+  const scale = config.scales[plan.id];
+  const sim = await start({ timeScale: scale });
+  const controller = new AbortController();
+  // One signal reaches every request of the run; it is not a leak.
+  setMaxListeners(0, controller.signal);
+  try {
+    const chatIds = createChats(sim, plan);
+    if (plan.faults !== undefined) {
+      sim.faults.resetNext("sendMessage", plan.faults.resetAfterProcessing, {
+        afterProcessing: true,
+      });
+      sim.faults.failNext("sendMessage", plan.faults.badGatewayBeforeProcessing, { code: 502 });
+    }
+    const writer = makeWriter({
+      apiRoot: sim.apiRoot,
+      token: sim.token,
+      scale,
+      signal: controller.signal,
+    });
+    const running = replay(plan, chatIds, writer, scale);
+    await running.issued;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<"deadline">((resolve) => {
+      const wait = running.log.lastIssuedAt + config.deadlineMs / scale - performance.now();
+      timer = setTimeout(() => resolve("deadline"), Math.max(0, wait));
+    });
+    const ending = await Promise.race([
+      running.settled.then(() => writer.idle()).then(() => "done" as const),
+      deadline,
+    ]);
+    clearTimeout(timer);
+    const endedAt = performance.now();
+    const counters = sim.counters();
+    const transcripts = new Map(chatIds.map((id) => [id, sim.transcript(id).events]));
+    controller.abort();
+    await writer.close();
+    return {
+      contender: writer.name,
+      settings: writer.settings,
+      clientCounters: { ...writer.counters },
+      realDurationMs: endedAt - running.log.startedAt,
+      hitDeadline: ending === "deadline",
+      ...analyse(running.log, transcripts, counters, scale, endedAt),
+    };
+  } finally {
+    controller.abort();
+    await sim.close({ timeoutMs: 500 });
+  }
+}
+
+function seconds(ms: number): string {
+  return `${formatFixed(ms / 1000, 1)} s`;
+}
+
+function boundedRatio(value: Bounded, base: Bounded): string {
+  if (base.isLowerBound) return "n/a";
+  const text = formatRatio(ratio(value.value, base.value));
+  return value.isLowerBound ? `>${text}` : text;
+}
+
+function workloadTable(
+  plan: WritePlan,
+  runs: readonly WriteRun[],
+  pace: readonly PaceCheck[],
+  config: WritesConfig,
+): Table {
+  const base = runs[0] as WriteRun;
+  const scale = config.scales[plan.id];
+  const hasStreams = plan.chats.some((chat) => chat.stream !== undefined);
+  return {
+    title: `Writes ${plan.title}; limits ×${scale} faster`,
+    columns: [
+      { header: "contender", align: "left" },
+      { header: "API calls" },
+      { header: "429s" },
+      { header: "msg p50" },
+      { header: "msg p99" },
+      { header: "staleness p99" },
+      { header: "order viol." },
+      { header: "lost" },
+      { header: "late" },
+      { header: "maybe-deliv." },
+    ],
+    rows: runs.map((run) => [
+      run.contender,
+      formatRatio(ratio(run.apiCalls, base.apiCalls)),
+      formatCount(run.tooManyRequests),
+      boundedRatio(run.messageLatencyMs.p50, base.messageLatencyMs.p50),
+      boundedRatio(run.messageLatencyMs.p99, base.messageLatencyMs.p99),
+      hasStreams ? formatRatio(ratio(run.stalenessMs.p99, base.stalenessMs.p99)) : "—",
+      formatCount(run.orderViolations + run.duplicates),
+      formatCount(run.lost),
+      formatCount(run.lateAtDeadline),
+      formatCount(run.maybeDelivered),
+    ]),
+    notes: [
+      `ratios are each row ÷ the telepace row; telepace: ${formatCount(base.apiCalls)} calls, message latency p50 ${seconds(base.messageLatencyMs.p50.value)} / p99 ${seconds(base.messageLatencyMs.p99.value)}${hasStreams ? `, staleness p99 ${seconds(base.stalenessMs.p99)}` : ""} (Telegram time)`,
+      `msg = ${hasStreams ? "final messages and replies" : "each message"}, from the call to the sim storing it; ">" marks a lower bound (messages still undelivered ${seconds(config.deadlineMs)} after the last one was issued: "late")`,
+      `at ×${scale}, sends to distinct chats in isolation (nominal 30/s after a burst of 30): ${pace.map((check) => `${check.limiter} ${formatFixed(check.sendsPerSecond, 1)}/s`).join(", ")}`,
+      ...(hasStreams
+        ? [
+            "staleness = how long the progress text on screen had been out of date, sampled every 50 ms; [latest-only edits] = the author keeps one edit in flight and then sends the newest text",
+          ]
+        : []),
+    ],
+  };
+}
+
+function faultTable(plan: WritePlan, runs: readonly WriteRun[], config: WritesConfig): Table {
+  const base = runs[0] as WriteRun;
+  const total = plan.chats.reduce((sum, chat) => sum + chat.repliesAtMs.length, 0);
+  return {
+    title: `Writes ${plan.title}; limits ×${config.scales[plan.id]} faster`,
+    columns: [
+      { header: "contender", align: "left" },
+      { header: "API calls" },
+      { header: "arrived" },
+      { header: "duplicates" },
+      { header: "order viol." },
+      { header: "missing" },
+      { header: "reported maybe-delivered" },
+      { header: "lost silently" },
+    ],
+    rows: runs.map((run) => [
+      run.contender,
+      formatRatio(ratio(run.apiCalls, base.apiCalls)),
+      `${formatCount(total - run.missing)}/${formatCount(total)}`,
+      formatCount(run.duplicates),
+      formatCount(run.orderViolations),
+      formatCount(run.missing),
+      `${formatCount(run.maybeDelivered)} (${formatCount(run.maybeDeliveredMissing)} missing)`,
+      formatCount(run.lost + run.lateAtDeadline),
+    ]),
+    notes: [
+      `API calls ÷ the telepace row (${formatCount(base.apiCalls)}); the Bot API has no idempotency key, so after a lost answer a client either resends (risking a duplicate) or reports the send as maybe-delivered`,
+      "auto-retry waits 3 s of real time before retrying a 5xx or network error and has no option to shorten it, so latency is not compared here",
+      "lost silently = missing without the client saying it may have been delivered (failed, or still pending at the deadline)",
+    ],
+  };
+}
+
+/** Runs the writes comparison. */
+export async function runWrites(
+  config: WritesConfig = writesConfig,
+  only?: readonly WritePlan["id"][],
+): Promise<AreaResult> {
+  const startedAt = performance.now();
+  const plans = writePlans(config.sizes).filter((plan) => only?.includes(plan.id) ?? true);
+  const results: { plan: WritePlan; runs: WriteRun[]; pace: PaceCheck[] }[] = [];
+  for (const plan of plans) {
+    const pace = plan.faults === undefined ? await checkPace(config.scales[plan.id]) : [];
+    const runs: WriteRun[] = [];
+    for (const makeWriter of contenders(plan)) runs.push(await runOne(plan, makeWriter, config));
+    results.push({ plan, runs, pace });
+  }
+  return {
+    area: "writes",
+    tables: results.map(({ plan, runs, pace }) =>
+      plan.faults === undefined
+        ? workloadTable(plan, runs, pace, config)
+        : faultTable(plan, runs, config),
+    ),
+    durationMs: performance.now() - startedAt,
+    figures: {
+      config,
+      workloads: results.map(({ plan, runs, pace }) => ({
+        id: plan.id,
+        title: plan.title,
+        scale: config.scales[plan.id],
+        paceCheck: pace,
+        runs,
+      })),
+    },
+  };
+}

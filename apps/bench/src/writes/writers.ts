@@ -1,0 +1,350 @@
+// The contenders of the writes comparison behind one small interface: telepace's TelegramClient
+// (outbox underneath), and grammY's Api with the throttler and auto-retry installed in either
+// order, or auto-retry alone. A grammY bot author either calls editMessageText for every progress
+// state, or writes the "one edit in flight, then the latest text" loop by hand; both are run.
+
+import { autoRetry } from "@grammyjs/auto-retry";
+import { apiThrottler } from "@grammyjs/transformer-throttler";
+import {
+  classifyFailure,
+  type FailureVerdict,
+  TelegramClient,
+  TelegramOutbox,
+} from "@telepace/outbox";
+import { Api, HttpError } from "grammy";
+import { ScaledClock } from "./scaled-clock.js";
+
+/** One message the workload sends and waits for. */
+export interface SendRecord {
+  readonly chatId: number;
+  /** Position among the messages sent into this chat, also written into the text as `#seq`. */
+  readonly seq: number;
+  readonly kind: "progress" | "final" | "reply" | "broadcast";
+  readonly text: string;
+  /** Real `performance.now()` when the workload asked for it. */
+  readonly issuedAt: number;
+  status: "pending" | "delivered" | "failed";
+  messageId?: number;
+  /** The client reported that a failed send may have reached Telegram. */
+  maybeDelivered: boolean;
+}
+
+/** What the workloads need from a client. */
+export interface Writer {
+  readonly name: string;
+  readonly settings: Readonly<Record<string, string | number>>;
+  /** Sends a message; settles the record and resolves when the client is done with it. */
+  send(record: SendRecord): Promise<void>;
+  /** A new progress text for a delivered progress message. */
+  edit(chatId: number, messageId: number, text: string): void;
+  /**
+   * The final message of a job: it replaces the progress message (deleted once the final was
+   * delivered). Resolves when the final settled; the deletion is tracked by {@link Writer.idle}.
+   */
+  finish(record: SendRecord, progressId: number | undefined): Promise<void>;
+  /** Resolves when no send or delete this writer started is still outstanding. */
+  idle(): Promise<void>;
+  /** Counters of the client's own work (edits issued, superseded, failed …). */
+  readonly counters: Record<string, number>;
+  /** Stops everything still queued (after the deadline) and releases resources. */
+  close(): Promise<void>;
+}
+
+/** Where the writers send and how fast Telegram's time runs there. */
+export interface Target {
+  readonly apiRoot: string;
+  readonly token: string;
+  /** The sim's time scale. */
+  readonly scale: number;
+  /** Aborted at the deadline: everything still queued gives up. */
+  readonly signal: AbortSignal;
+}
+
+/** Tracks outstanding promises so a run can wait for them. */
+class Outstanding {
+  #count = 0;
+  #waiters: (() => void)[] = [];
+
+  track<T>(promise: Promise<T>): Promise<T> {
+    this.#count++;
+    const done = (): void => {
+      this.#count--;
+      if (this.#count === 0) for (const waiter of this.#waiters.splice(0)) waiter();
+    };
+    promise.then(done, done);
+    return promise;
+  }
+
+  idle(): Promise<void> {
+    return this.#count === 0
+      ? Promise.resolve()
+      : new Promise((resolve) => this.#waiters.push(resolve));
+  }
+}
+
+/**
+ * telepace: TelegramClient with every default, on a clock in Telegram time. The only adaptation
+ * is converting the sim's time-scaled `retry_after` back to Telegram milliseconds.
+ */
+export function telepaceWriter(target: Target): Writer {
+  const clock = new ScaledClock(target.scale);
+  const classify = (error: unknown, context: { idempotent: boolean }): FailureVerdict => {
+    const verdict = classifyFailure(error, context);
+    return verdict.action === "rate-limited"
+      ? { action: "rate-limited", retryAfterMs: verdict.retryAfterMs * target.scale }
+      : verdict;
+  };
+  const client = new TelegramClient({
+    token: target.token,
+    apiRoot: target.apiRoot,
+    clock,
+    // Network timeouts stay real: 30 s of real time, like the peers' unhurried defaults.
+    requestTimeoutMs: 30_000 * target.scale,
+    outbox: { classifyFailure: classify },
+  });
+  const outstanding = new Outstanding();
+  const counters: Record<string, number> = { editsIssued: 0, editsSuperseded: 0, editsFailed: 0 };
+  const options = { signal: target.signal };
+  const settle = async (
+    record: SendRecord,
+    outcome: Promise<Awaited<ReturnType<TelegramClient["sendMessage"]>>>,
+  ): Promise<void> => {
+    try {
+      const result = await outcome;
+      if (result.status === "delivered" && result.result !== undefined) {
+        record.status = "delivered";
+        record.messageId = result.result.message_id;
+        if (result.followUp !== undefined) void outstanding.track(result.followUp);
+      } else {
+        record.status = "failed";
+        record.maybeDelivered = result.status === "failed" && result.maybeDelivered;
+      }
+    } catch {
+      record.status = "failed"; // aborted at the deadline
+    }
+  };
+  return {
+    name: "telepace TelegramClient (outbox)",
+    settings: { outbox: "defaults", clock: `Telegram time (×${target.scale})` },
+    counters,
+    send: (record) =>
+      outstanding.track(
+        settle(record, client.sendMessage(record.chatId, record.text, {}, options)),
+      ),
+    edit(chatId, messageId, text) {
+      counters.editsIssued = (counters.editsIssued ?? 0) + 1;
+      client.editMessageText(chatId, messageId, text, {}, options).then(
+        (outcome) => {
+          if (outcome.status === "superseded")
+            counters.editsSuperseded = (counters.editsSuperseded ?? 0) + 1;
+          else if (outcome.status !== "delivered")
+            counters.editsFailed = (counters.editsFailed ?? 0) + 1;
+        },
+        () => {},
+      );
+    },
+    finish: (record, progressId) =>
+      outstanding.track(
+        settle(
+          record,
+          client.sendMessage(
+            record.chatId,
+            record.text,
+            {},
+            { ...options, replaceMessageId: progressId },
+          ),
+        ),
+      ),
+    idle: () => outstanding.idle(),
+    close: () => client.close({ drain: false, timeoutMs: 1_000 }),
+  };
+}
+
+/** How a grammY client is assembled. */
+export interface GrammyRecipe {
+  /** Transformers in installation order (`api.config.use` calls; the last is outermost). */
+  readonly install: readonly ("throttler" | "auto-retry")[];
+  /** `every-state`: editMessageText per progress state; `latest-only`: one in flight, then the latest. */
+  readonly edits: "every-state" | "latest-only";
+}
+
+/** The throttler's documented defaults with every millisecond divided by the time scale. */
+function scaledThrottler(scale: number): ReturnType<typeof apiThrottler> {
+  // Bottleneck refreshes reservoirs on its heartbeat (250 ms by default), so it scales too.
+  const heartbeatInterval = 250 / scale;
+  return apiThrottler({
+    global: {
+      reservoir: 30,
+      reservoirRefreshAmount: 30,
+      reservoirRefreshInterval: 1000 / scale,
+      heartbeatInterval,
+    },
+    group: {
+      maxConcurrent: 1,
+      minTime: 1000 / scale,
+      reservoir: 20,
+      reservoirRefreshAmount: 20,
+      reservoirRefreshInterval: 60_000 / scale,
+      heartbeatInterval,
+    },
+    out: { maxConcurrent: 1, minTime: 1000 / scale },
+  });
+}
+
+/** How fast a limiter lets sends to distinct chats through, measured in isolation. */
+export interface PaceCheck {
+  readonly limiter: string;
+  readonly scale: number;
+  readonly sends: number;
+  /** Sends per Telegram second after the first 30 (the global burst both allow). */
+  readonly sendsPerSecond: number;
+}
+
+function paceOf(limiter: string, scale: number, sends: number, starts: number[]): PaceCheck {
+  const sorted = [...starts].sort((a, b) => a - b);
+  const first = sorted[0] as number;
+  const last = sorted[sorted.length - 1] as number;
+  return {
+    limiter,
+    scale,
+    sends,
+    sendsPerSecond: (sends - 30) / (((last - first) * scale) / 1000),
+  };
+}
+
+/**
+ * Runs `sends` sends to distinct chats through the scaled throttler and through the outbox on a
+ * scaled clock, with no network: whether each keeps Telegram's 30/s at this time scale, or the
+ * scale is too fast for its timers (the check reports what it measured either way).
+ */
+export async function checkPace(scale: number, sends = 120): Promise<PaceCheck[]> {
+  const throttle = scaledThrottler(scale) as unknown as (
+    prev: () => Promise<unknown>,
+    method: string,
+    payload: Record<string, unknown>,
+  ) => Promise<unknown>;
+  const throttled: number[] = [];
+  await Promise.all(
+    Array.from({ length: sends }, (_, index) =>
+      throttle(
+        async () => {
+          throttled.push(performance.now());
+          return { ok: true, result: true };
+        },
+        "sendMessage",
+        { chat_id: 1_000_000 + index, text: "pace" },
+      ),
+    ),
+  );
+  const outbox = new TelegramOutbox({ clock: new ScaledClock(scale) });
+  const paced: number[] = [];
+  await Promise.all(
+    Array.from({ length: sends }, (_, index) =>
+      outbox.enqueue({
+        chatId: 1_000_000 + index,
+        execute: async () => {
+          paced.push(performance.now());
+          return true;
+        },
+      }),
+    ),
+  );
+  await outbox.close();
+  return [
+    paceOf("telepace outbox", scale, sends, paced),
+    paceOf("grammY throttler", scale, sends, throttled),
+  ];
+}
+
+function recipeName(recipe: GrammyRecipe): string {
+  const stack = recipe.install.length === 1 ? "auto-retry only" : recipe.install.join(", then ");
+  return `grammY ${stack}${recipe.edits === "latest-only" ? " [latest-only edits]" : ""}`;
+}
+
+/** grammY's Api against the sim, with the transformers as their READMEs install them. */
+export function grammyWriter(target: Target, recipe: GrammyRecipe): Writer {
+  const api = new Api(target.token, { apiRoot: target.apiRoot });
+  for (const name of recipe.install) {
+    // auto-retry with its defaults: retry 429s after retry_after (already time-scaled by the
+    // sim), 5xx and network errors with backoff, forever.
+    api.config.use(name === "throttler" ? scaledThrottler(target.scale) : autoRetry());
+  }
+  // grammY types its signal parameter with the abort-controller shim; at runtime it is the same.
+  const signal = target.signal as unknown as NonNullable<Parameters<Api["deleteMessage"]>[2]>;
+  const outstanding = new Outstanding();
+  const counters: Record<string, number> = { editsIssued: 0, editsFailed: 0, editsSkipped: 0 };
+  // latest-only: per message, whether an edit is in flight and the newest text waiting for it.
+  const editing = new Map<
+    string,
+    { inFlight: boolean; next: string | undefined; closed: boolean }
+  >();
+
+  const editNow = (chatId: number, messageId: number, text: string): Promise<unknown> => {
+    counters.editsIssued = (counters.editsIssued ?? 0) + 1;
+    return api.editMessageText(chatId, messageId, text, undefined, signal).catch(() => {
+      counters.editsFailed = (counters.editsFailed ?? 0) + 1;
+    });
+  };
+  const send = async (record: SendRecord): Promise<void> => {
+    try {
+      const message = await api.sendMessage(record.chatId, record.text, undefined, signal);
+      record.status = "delivered";
+      record.messageId = message.message_id;
+    } catch (error) {
+      record.status = "failed";
+      record.maybeDelivered = error instanceof HttpError && !target.signal.aborted;
+    }
+  };
+  return {
+    name: recipeName(recipe),
+    settings: { install: recipe.install.join(" → "), edits: recipe.edits, scale: target.scale },
+    counters,
+    send: (record) => outstanding.track(send(record)),
+    edit(chatId, messageId, text) {
+      if (recipe.edits === "every-state") {
+        void editNow(chatId, messageId, text);
+        return;
+      }
+      const key = `${chatId}:${messageId}`;
+      let state = editing.get(key);
+      if (state === undefined) {
+        state = { inFlight: false, next: undefined, closed: false };
+        editing.set(key, state);
+      }
+      if (state.closed) return;
+      if (state.inFlight) {
+        if (state.next !== undefined) counters.editsSkipped = (counters.editsSkipped ?? 0) + 1;
+        state.next = text;
+        return;
+      }
+      const loop = async (first: string, slot: NonNullable<typeof state>): Promise<void> => {
+        slot.inFlight = true;
+        let text: string | undefined = first;
+        while (text !== undefined && !slot.closed && !target.signal.aborted) {
+          await editNow(chatId, messageId, text);
+          text = slot.next;
+          slot.next = undefined;
+        }
+        slot.inFlight = false;
+      };
+      void loop(text, state);
+    },
+    async finish(record, progressId) {
+      if (progressId !== undefined) {
+        const state = editing.get(`${record.chatId}:${progressId}`);
+        if (state !== undefined) {
+          state.closed = true; // the author stops editing a message about to be replaced
+          state.next = undefined;
+        }
+      }
+      await outstanding.track(send(record));
+      if (record.status === "delivered" && progressId !== undefined) {
+        void outstanding.track(
+          api.deleteMessage(record.chatId, progressId, signal).catch(() => false),
+        );
+      }
+    },
+    idle: () => outstanding.idle(),
+    close: async () => {},
+  };
+}
