@@ -1,0 +1,114 @@
+// Configuration from the environment and the command line: where the bot talks to, the log level
+// and the demo's crowd; every bad value is one ConfigError line that never carries the token.
+
+import { describe, expect, it } from "vitest";
+import { ConfigError, readConfig } from "../src/config.js";
+
+const TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw8";
+
+function configError(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("readConfig", () => {
+  it("without a token runs the embedded demo with its defaults", () => {
+    expect(readConfig([], {})).toEqual({
+      target: { kind: "embedded" },
+      logLevel: "error",
+      crowd: { durationS: 20, users: 6, groups: 2, seed: 1 },
+    });
+    expect(readConfig([], { TELEGRAM_BOT_TOKEN: "  " })).toMatchObject({
+      target: { kind: "embedded" },
+    });
+  });
+
+  it("with a token targets the Bot API (or the given root, trailing slashes dropped)", () => {
+    expect(readConfig([], { TELEGRAM_BOT_TOKEN: ` ${TOKEN}\n` })).toMatchObject({
+      target: { kind: "api", token: TOKEN, apiRoot: "https://api.telegram.org" },
+      logLevel: "info",
+    });
+    expect(
+      readConfig([], { TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: "http://127.0.0.1:8081//" }),
+    ).toMatchObject({ target: { kind: "api", apiRoot: "http://127.0.0.1:8081" } });
+  });
+
+  it("refuses a malformed token in one line that does not contain it", () => {
+    for (const token of [
+      "not-a-token",
+      "123456789:short",
+      "bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw8",
+      "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDs aw8",
+      "123456789;AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw8",
+    ]) {
+      const error = configError(() => readConfig([], { TELEGRAM_BOT_TOKEN: token }));
+      expect(error.message).toBe(
+        "TELEGRAM_BOT_TOKEN is malformed: expected <bot id>:<secret> as issued by @BotFather",
+      );
+      expect(error.message).not.toContain(token.trim());
+      expect(error.message).not.toContain("AAHdqTcv");
+    }
+  });
+
+  it("refuses an API root without a token, and one that is not an http(s) URL", () => {
+    expect(
+      configError(() => readConfig([], { TELEGRAM_API_ROOT: "http://127.0.0.1:8081" })).message,
+    ).toBe("TELEGRAM_API_ROOT is set but TELEGRAM_BOT_TOKEN is not");
+    expect(
+      configError(() => readConfig([], { TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: "nowhere" }))
+        .message,
+    ).toBe('TELEGRAM_API_ROOT is not a URL: "nowhere"');
+    const ftp = configError(() =>
+      readConfig([], { TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: "ftp://example.com" }),
+    );
+    expect(ftp.message).toBe('TELEGRAM_API_ROOT must be an http(s) URL, got "ftp://example.com"');
+    expect(ftp.message).not.toContain(TOKEN);
+  });
+
+  it("reads the demo's flags, also after the `--` that pnpm forwards", () => {
+    const argv = ["--duration", "5", "--users", "20", "--groups", "0", "--seed", "42"];
+    const expected = { durationS: 5, users: 20, groups: 0, seed: 42 };
+    expect(readConfig(argv, {})).toMatchObject({ crowd: expected });
+    expect(readConfig(["--", ...argv], {})).toMatchObject({ crowd: expected });
+  });
+
+  it("refuses bad flags naming the flag, the range and the value", () => {
+    expect(configError(() => readConfig(["--users", "0"], {})).message).toBe(
+      '--users must be an integer from 1 to 500, got "0"',
+    );
+    expect(configError(() => readConfig(["--duration", "1.5"], {})).message).toBe(
+      '--duration must be an integer from 1 to 3600, got "1.5"',
+    );
+    expect(configError(() => readConfig(["--groups", "51"], {})).message).toBe(
+      '--groups must be an integer from 0 to 50, got "51"',
+    );
+    expect(configError(() => readConfig(["--seed=-1"], {})).message).toBe(
+      '--seed must be an integer from 0 to 2147483647, got "-1"',
+    );
+    expect(configError(() => readConfig(["--colour", "red"], {})).message).toMatch(
+      /colour.*\(see --help\)$/,
+    );
+    expect(configError(() => readConfig(["extra"], {})).message).toMatch(/\(see --help\)$/);
+  });
+
+  it("takes the log level from the flag first, then LOG_LEVEL, in any case", () => {
+    expect(readConfig([], { LOG_LEVEL: "DEBUG" })).toMatchObject({ logLevel: "debug" });
+    expect(readConfig(["--log-level", "trace"], { LOG_LEVEL: "error" })).toMatchObject({
+      logLevel: "trace",
+    });
+    expect(readConfig([], { LOG_LEVEL: "" })).toMatchObject({ logLevel: "error" });
+    expect(configError(() => readConfig([], { LOG_LEVEL: "loud" })).message).toBe(
+      'log level must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+    );
+  });
+
+  it("answers --help and -h with { help: true }, whatever else is set", () => {
+    expect(readConfig(["--help"], {})).toEqual({ help: true });
+    expect(readConfig(["-h"], { TELEGRAM_BOT_TOKEN: "bad" })).toEqual({ help: true });
+  });
+});
