@@ -68,11 +68,11 @@ export interface ReplayTrace {
   readonly queueingMs: Float64Array;
   /** Updates whose processor finished. */
   readonly finished: number;
-  /** Starts of an update while an earlier update_id of its principal had not started yet. */
+  /** First starts of an update after a later update of its principal had started. */
   readonly outOfOrderStarts: number;
   /** Starts of an update while another update of the same principal was still running. */
   readonly overlappingStarts: number;
-  /** Updates processed more than once. */
+  /** Starts of an update that had started before. */
   readonly duplicateStarts: number;
   /** Last processor end minus the start of the replay, ms. */
   readonly makespanMs: number;
@@ -86,7 +86,7 @@ export class ReplayRecorder {
   readonly #stream: UpdateStream;
   readonly #startedAt: number;
   readonly #queueingMs: Float64Array;
-  readonly #lastStarted: Int32Array;
+  readonly #highestStarted: Int32Array;
   readonly #running: Uint8Array;
   #finished = 0;
   #outOfOrder = 0;
@@ -100,7 +100,7 @@ export class ReplayRecorder {
     this.#stream = stream;
     this.#startedAt = startedAt;
     this.#queueingMs = new Float64Array(stream.updates.length).fill(Number.NaN);
-    this.#lastStarted = new Int32Array(stream.options.principals).fill(-1);
+    this.#highestStarted = new Int32Array(stream.options.principals).fill(-1);
     this.#running = new Uint8Array(stream.options.principals);
     this.#done = new Promise((resolve) => {
       this.#resolveDone = resolve;
@@ -122,11 +122,11 @@ export class ReplayRecorder {
     const index = update.update_id - 1;
     const principal = this.#stream.principalOf[index] as number;
     if (!Number.isNaN(this.#queueingMs[index] as number)) this.#duplicates++;
+    else if ((this.#highestStarted[principal] as number) > index) this.#outOfOrder++;
     this.#queueingMs[index] =
       performance.now() - this.#startedAt - (this.#stream.arrivalMs[index] as number);
     if (this.#running[principal] === 1) this.#overlapping++;
-    if ((this.#lastStarted[principal] as number) > index) this.#outOfOrder++;
-    this.#lastStarted[principal] = index;
+    this.#highestStarted[principal] = Math.max(this.#highestStarted[principal] as number, index);
     this.#running[principal] = 1;
     const io = this.#stream.ioMs[index] as number;
     if (io === 0) {

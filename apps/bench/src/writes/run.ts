@@ -56,9 +56,11 @@ export const writesConfig: WritesConfig = {
   },
 };
 
-type WriterFactory = (target: Target) => Writer;
+/** Makes a contender for one run. */
+export type WriterFactory = (target: Target) => Writer;
 
-function contenders(plan: WritePlan): WriterFactory[] {
+/** The contenders of a workload, telepace first. */
+export function contenders(plan: WritePlan): WriterFactory[] {
   const hasEdits = plan.chats.some((chat) => chat.stream !== undefined);
   const stacks: GrammyRecipe["install"][] = [
     ["throttler", "auto-retry"],
@@ -87,7 +89,8 @@ export interface WriteRun extends RunFigures {
   readonly hitDeadline: boolean;
 }
 
-async function runOne(
+/** Replays one workload for one contender against a fresh sim and measures it. */
+export async function runOne(
   plan: WritePlan,
   makeWriter: WriterFactory,
   config: WritesConfig,

@@ -1,0 +1,103 @@
+import type { Update } from "@grammyjs/types";
+import { describe, expect, it } from "vitest";
+import { ReplayRecorder, UpdateFeed } from "../src/dispatch/replay.js";
+import { type DispatchConfig, runDispatch } from "../src/dispatch/run.js";
+import {
+  makeUpdateStream,
+  principalConstraint,
+  type StreamOptions,
+} from "../src/dispatch/workload.js";
+
+const tiny: StreamOptions = {
+  count: 400,
+  principals: 30,
+  skew: 0.5,
+  groupShare: 0.3,
+  groups: 4,
+  arrivalsPerSecond: Number.POSITIVE_INFINITY,
+  ioMs: [0, 0],
+  seed: 5,
+};
+
+describe("the update stream", () => {
+  it("is the same for the same seed, with ids in order and private and group principals", () => {
+    const a = makeUpdateStream(tiny);
+    const b = makeUpdateStream(tiny);
+    expect(a.updates).toEqual(b.updates);
+    expect(a.updates.map((update) => update.update_id)).toEqual(
+      Array.from({ length: 400 }, (_, index) => index + 1),
+    );
+    const types = new Set(a.updates.map((update) => update.message?.chat.type));
+    expect(types).toEqual(new Set(["private", "supergroup"]));
+  });
+
+  it("gives grammY's constraint the same principals as the stream's own", () => {
+    const stream = makeUpdateStream(tiny);
+    const keyOf = new Map<number, string | undefined>();
+    stream.updates.forEach((update, index) => {
+      const principal = stream.principalOf[index] as number;
+      const key = principalConstraint(update);
+      if (keyOf.has(principal)) expect(keyOf.get(principal)).toBe(key);
+      keyOf.set(principal, key);
+    });
+    expect(new Set(keyOf.values()).size).toBe(keyOf.size);
+  });
+});
+
+describe("the replay", () => {
+  it("hands out arrived updates up to the limit, then nothing once exhausted", async () => {
+    const stream = makeUpdateStream({ ...tiny, count: 5 });
+    const feed = new UpdateFeed(stream, performance.now());
+    expect((await feed.supply(3)).map((update) => update.update_id)).toEqual([1, 2, 3]);
+    expect((await feed.supply(100)).map((update) => update.update_id)).toEqual([4, 5]);
+    expect(feed.isExhausted).toBe(true);
+    expect(await feed.supply(100)).toEqual([]);
+  });
+
+  it("counts out-of-order, overlapping and repeated starts per principal", async () => {
+    const stream = makeUpdateStream({ ...tiny, count: 200, principals: 2, ioMs: [1, 1] });
+    const recorder = new ReplayRecorder(stream, performance.now());
+    const a = stream.updates.filter((_, index) => stream.principalOf[index] === 0);
+    // Later update first, then the earlier one while it still runs, then a repeat.
+    const running = [recorder.process(a[1] as Update), recorder.process(a[0] as Update)];
+    await Promise.all(running);
+    await recorder.process(a[0] as Update);
+    const trace = recorder.trace();
+    expect(trace.outOfOrderStarts).toBe(1);
+    expect(trace.overlappingStarts).toBe(1);
+    expect(trace.duplicateStarts).toBe(1);
+  });
+});
+
+describe("runDispatch (tiny)", () => {
+  it("replays every update through each contender in order and renders its tables", async () => {
+    const config: DispatchConfig = {
+      concurrency: 8,
+      steady: { ...tiny, arrivalsPerSecond: 4_000, ioMs: [1, 2], seed: 1 },
+      backlog: { ...tiny, ioMs: [1, 2], seed: 2 },
+      overhead: { ...tiny, count: 1_000, seed: 3 },
+      overheadRepeats: 1,
+    };
+    const result = await runDispatch(config);
+    const figures = result.figures as {
+      steady: {
+        finished: number;
+        updates: number;
+        outOfOrderStarts: number;
+        overlappingStarts: number;
+        duplicateStarts: number;
+        lost: number;
+        updatesPerSecond: number;
+      }[];
+      backlog: typeof figures.steady;
+      overhead: typeof figures.steady;
+    };
+    for (const run of [...figures.steady, ...figures.backlog, ...figures.overhead]) {
+      expect(run.finished).toBe(run.updates);
+      expect(run.outOfOrderStarts + run.overlappingStarts + run.duplicateStarts).toBe(0);
+      expect(run.lost).toBe(0);
+      expect(run.updatesPerSecond).toBeGreaterThan(0);
+    }
+    expect(result.tables.map((table) => table.rows.length)).toEqual([3, 3, 4]);
+  }, 30_000);
+});

@@ -1,0 +1,205 @@
+import type { SimCounters, TranscriptEvent } from "@telepace/bot-api-sim";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { analyse } from "../src/writes/analysis.js";
+import { runOne, type WritesConfig, writesConfig } from "../src/writes/run.js";
+import { ScaledClock } from "../src/writes/scaled-clock.js";
+import {
+  progressStep,
+  progressText,
+  type ReplayLog,
+  sequenceOf,
+  type WritePlan,
+  writePlans,
+} from "../src/writes/workloads.js";
+import { grammyWriter, type SendRecord, telepaceWriter } from "../src/writes/writers.js";
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("ScaledClock", () => {
+  it("runs Telegram time `scale` times faster than real time, timers included", () => {
+    vi.useFakeTimers();
+    const clock = new ScaledClock(10);
+    const started = clock.now();
+    const fired = vi.fn();
+    clock.setTimer(fired, 1_000);
+    vi.advanceTimersByTime(99);
+    expect(fired).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(fired).toHaveBeenCalledOnce();
+    expect(clock.now() - started).toBeCloseTo(1_000, 6);
+    expect(() => new ScaledClock(0)).toThrow(RangeError);
+  });
+});
+
+describe("workload texts", () => {
+  it("carry the sequence number and the progress step for the analysis", () => {
+    const text = progressText(4, 7, 120);
+    expect(sequenceOf(text)).toBe(4);
+    expect(progressStep(text)).toBe(7);
+    expect(progressStep("#3 Done")).toBeUndefined();
+    expect(sequenceOf("no number")).toBeUndefined();
+  });
+});
+
+function record(
+  partial: Partial<SendRecord> & Pick<SendRecord, "chatId" | "seq" | "kind" | "text" | "issuedAt">,
+): SendRecord {
+  return { status: "delivered", maybeDelivered: false, ...partial };
+}
+
+function event(
+  partial: Partial<TranscriptEvent> & Pick<TranscriptEvent, "kind" | "atMs">,
+): TranscriptEvent {
+  return { seq: 0, date: 0, chatId: 1, actor: "bot", actorId: 9, ...partial };
+}
+
+const noCounters = { calls: { sendMessage: 3 }, tooManyRequests: 0 } as unknown as SimCounters;
+
+describe("analyse", () => {
+  it("measures latency in Telegram time and how long the progress text was out of date", () => {
+    const progress = record({
+      chatId: 1,
+      seq: 0,
+      kind: "progress",
+      text: progressText(0, 0, 4),
+      issuedAt: 0,
+      messageId: 10,
+    });
+    const final = record({ chatId: 1, seq: 1, kind: "final", text: "#1 Done", issuedAt: 400 });
+    const log: ReplayLog = {
+      records: [progress, final],
+      // States 0..3 produced at 0, 100, 200, 300 ms (real).
+      streams: [{ chatId: 1, progress, producedAt: [0, 100, 200, 300], final }],
+      startedAt: 0,
+      lastIssuedAt: 400,
+    };
+    const transcript = [
+      event({ kind: "send", atMs: 10, messageId: 10, text: progress.text }),
+      event({ kind: "edit", atMs: 250, messageId: 10, text: progressText(0, 2, 4) }),
+      event({ kind: "send", atMs: 450, messageId: 11, text: final.text }),
+    ];
+    const figures = analyse(log, new Map([[1, transcript]]), noCounters, 2, 500, 100);
+    // The final took 50 real ms = 100 Telegram ms.
+    expect(figures.messageLatencyMs.p50).toEqual({ value: 100, isLowerBound: false });
+    // Samples every 50 real ms from 0 to 400: stale from 100 (state 1 exists, 0 shown) until the
+    // edit at 250, then from 300 (state 3) on; values in Telegram ms (×2).
+    expect(figures.stalenessMs.samples).toBe(8);
+    expect(figures.stalenessMs.p99).toBe(200);
+    expect(figures.orderViolations).toBe(0);
+    expect(figures.apiCalls).toBe(3);
+  });
+
+  it("finds sends overtaking earlier ones, edits going backwards and duplicates", () => {
+    const log: ReplayLog = { records: [], streams: [], startedAt: 0, lastIssuedAt: 0 };
+    const transcript = [
+      event({ kind: "send", atMs: 1, messageId: 1, text: progressText(0, 0, 9) }),
+      event({ kind: "send", atMs: 2, messageId: 2, text: "#2 reply" }),
+      event({ kind: "send", atMs: 3, messageId: 3, text: "#1 reply" }),
+      event({ kind: "edit", atMs: 4, messageId: 1, text: progressText(0, 5, 9) }),
+      event({ kind: "edit", atMs: 5, messageId: 1, text: progressText(0, 3, 9) }),
+      event({ kind: "send", atMs: 6, messageId: 4, text: "#2 reply" }),
+      event({ kind: "send", atMs: 7, actor: "user", text: "#0 from a user" }),
+    ];
+    const figures = analyse(log, new Map([[1, transcript]]), noCounters, 1, 10);
+    expect(figures.orderViolations).toBe(2);
+    expect(figures.duplicates).toBe(1);
+  });
+
+  it("tells lost, late and maybe-delivered messages apart, with latency as a lower bound", () => {
+    const records = [
+      record({ chatId: 1, seq: 0, kind: "reply", text: "#0 a", issuedAt: 0, status: "failed" }),
+      record({ chatId: 1, seq: 1, kind: "reply", text: "#1 b", issuedAt: 0, status: "pending" }),
+      record({
+        chatId: 1,
+        seq: 2,
+        kind: "reply",
+        text: "#2 c",
+        issuedAt: 0,
+        status: "failed",
+        maybeDelivered: true,
+      }),
+      record({
+        chatId: 1,
+        seq: 3,
+        kind: "reply",
+        text: "#3 d",
+        issuedAt: 0,
+        status: "failed",
+        maybeDelivered: true,
+      }),
+    ];
+    const log: ReplayLog = { records, streams: [], startedAt: 0, lastIssuedAt: 0 };
+    const transcript = [event({ kind: "send", atMs: 20, messageId: 5, text: "#3 d" })];
+    const figures = analyse(log, new Map([[1, transcript]]), noCounters, 1, 1_000);
+    expect(figures).toMatchObject({
+      lost: 1,
+      lateAtDeadline: 1,
+      missing: 3,
+      maybeDelivered: 2,
+      maybeDeliveredMissing: 1,
+    });
+    expect(figures.messageLatencyMs.p50).toEqual({ value: 1_000, isLowerBound: true });
+    expect(figures.messageLatencyMs.delivered).toBe(1);
+  });
+});
+
+function tinyPlans(): WritePlan[] {
+  return writePlans({
+    ...writesConfig.sizes,
+    streamingChats: 2,
+    broadcastChats: 4,
+    mixPrivateChats: 1,
+    mixGroups: 1,
+    streamMs: [2_000, 2_500],
+    staggerMs: 200,
+    repliesPerChat: 1,
+    faultChats: 3,
+    faultMessagesAtMs: [0, 1_200],
+    faults: { resetAfterProcessing: 1, badGatewayBeforeProcessing: 1 },
+  });
+}
+
+const fast: WritesConfig = {
+  ...writesConfig,
+  scales: { streaming: 8, broadcast: 8, mix: 8, faults: 8 },
+  deadlineMs: 60_000, // generous: the runs end as soon as everything settled
+};
+
+describe("runOne (tiny, against the sim)", () => {
+  it("streams through telepace with no 429, nothing lost, nothing out of order", async () => {
+    const plan = tinyPlans().find((candidate) => candidate.id === "streaming") as WritePlan;
+    const run = await runOne(plan, telepaceWriter, fast);
+    expect(run.tooManyRequests).toBe(0);
+    expect(run.missing).toBe(0);
+    expect(run.orderViolations + run.duplicates).toBe(0);
+    expect(run.messageLatencyMs.delivered).toBe(2);
+    expect(run.stalenessMs.samples).toBeGreaterThan(0);
+    expect(run.callsByMethod.editMessageText).toBeGreaterThan(0);
+  }, 15_000);
+
+  it("drives grammY with the throttler and auto-retry against the same plan", async () => {
+    const plan = tinyPlans().find((candidate) => candidate.id === "streaming") as WritePlan;
+    const run = await runOne(
+      plan,
+      (target) =>
+        grammyWriter(target, { install: ["throttler", "auto-retry"], edits: "latest-only" }),
+      fast,
+    );
+    expect(run.contender).toBe("grammY throttler, then auto-retry [latest-only edits]");
+    expect(run.missing).toBe(0);
+    expect(run.callsByMethod.deleteMessage).toBe(2);
+  }, 15_000);
+
+  it("reports a send whose answer was lost as maybe-delivered and never resends it", async () => {
+    const plan = tinyPlans().find((candidate) => candidate.id === "faults") as WritePlan;
+    const run = await runOne(plan, telepaceWriter, fast);
+    expect(run.duplicates).toBe(0);
+    // One stored with its answer cut off (arrived), one 502 before storing (missing).
+    expect(run.maybeDelivered).toBe(2);
+    expect(run.maybeDeliveredMissing).toBe(1);
+    expect(run.missing).toBe(1);
+    expect(run.lost + run.lateAtDeadline).toBe(0);
+  }, 15_000);
+});
