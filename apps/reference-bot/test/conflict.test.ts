@@ -24,7 +24,7 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-describe("409 Conflict", { timeout: E2E_TIMEOUT_MS }, () => {
+describe("409 Conflict", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
   it("stops polling when a second instance polls the same token", async () => {
     await using first = await launchFixture();
     const { sim } = first;

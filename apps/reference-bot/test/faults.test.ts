@@ -71,7 +71,7 @@ function expectOneFinalPerJob(sim: BotApiSim, jobs: readonly Job[]): void {
   }
 }
 
-describe("faults", { timeout: E2E_TIMEOUT_MS }, () => {
+describe("faults", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
   it("a 429 storm from an outbox faster than the limits loses no final and duplicates none", async () => {
     // Ten times the pace the sim allows, and 50 progress edits a second per job.
     await using fixture = await launchFixture({
@@ -107,7 +107,7 @@ describe("faults", { timeout: E2E_TIMEOUT_MS }, () => {
       methods: ["getUpdates", "editMessageText", "deleteMessage"],
     });
     sim.faults.failNext("sendMessage", 4, { code: 429, retryAfter: 2 / TIME_SCALE });
-    startJobs(sim, jobs, 2);
+    startJobs(sim, jobs, 1);
     await eventually("every job has ended", () => endedJobs(fixture) === jobs.length);
     await bot.stop();
 

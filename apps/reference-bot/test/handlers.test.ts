@@ -24,7 +24,7 @@ import {
 const replyId = (message: Message) =>
   (message as { reply_to_message?: { message_id: number } }).reply_to_message?.message_id;
 
-describe("/start and /help", { timeout: E2E_TIMEOUT_MS }, () => {
+describe("/start and /help", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
   it("answer the command with the help text, as a reply to it", async () => {
     await using fixture = await launchFixture();
     const { sim } = fixture;
@@ -49,7 +49,7 @@ describe("/start and /help", { timeout: E2E_TIMEOUT_MS }, () => {
   });
 });
 
-describe("echo", { timeout: E2E_TIMEOUT_MS }, () => {
+describe("echo", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
   it("echoes any text in a private chat, as a reply", async () => {
     await using fixture = await launchFixture();
     const { sim, bot } = fixture;
@@ -106,20 +106,20 @@ describe("echo", { timeout: E2E_TIMEOUT_MS }, () => {
   });
 });
 
-describe("/work", { timeout: E2E_TIMEOUT_MS }, () => {
+describe("/work", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
   it("streams coalesced progress edits and ends with a replace-progress final message", async () => {
     // 50 progress updates a second against an outbox that edits a private chat 20 times a second.
     await using fixture = await launchFixture({ bot: { progressHz: 50 } });
     const { sim, bot } = fixture;
     const alice = sim.users.create({ firstName: "Alice" });
     const chat = sim.chats.createPrivate(alice);
-    const sent = sim.sendCommand(alice, chat, "work", "2");
+    const sent = sim.sendCommand(alice, chat, "work", "1");
     const progress = await replyTo(sim, chat, sent, (m) => cancelData(m) !== undefined);
     expect(textOf(progress)).toBe("Working… 0% ░░░░░░░░░░");
     expect(replyId(progress)).toBe(sent.message_id);
 
     const final = await replyTo(sim, chat, progress, (m) => textOf(m).startsWith("Done"));
-    expect(textOf(final)).toBe("Done, Alice: 2 s of work finished.");
+    expect(textOf(final)).toBe("Done, Alice: 1 s of work finished.");
     await sim.waitForEvent(
       chat,
       (event) => event.kind === "delete" && event.messageId === progress.message_id,
@@ -149,7 +149,7 @@ describe("/work", { timeout: E2E_TIMEOUT_MS }, () => {
     expect(finalSend).toBeGreaterThan(-1);
     expect(deletion).toBeGreaterThan(finalSend);
     const remaining = sim.transcript(chat).messages.filter((m) => m.from?.is_bot === true);
-    expect(remaining.map(textOf)).toEqual(["Done, Alice: 2 s of work finished."]);
+    expect(remaining.map(textOf)).toEqual(["Done, Alice: 1 s of work finished."]);
   });
 
   it("answers bad durations with the usage text", async () => {
@@ -166,7 +166,7 @@ describe("/work", { timeout: E2E_TIMEOUT_MS }, () => {
   });
 });
 
-describe("the Cancel button", { timeout: E2E_TIMEOUT_MS }, () => {
+describe("the Cancel button", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
   it("cancels the owner's running job and refuses anyone else's press", async () => {
     await using fixture = await launchFixture();
     const { sim, bot } = fixture;
@@ -232,7 +232,7 @@ describe("the Cancel button", { timeout: E2E_TIMEOUT_MS }, () => {
   });
 });
 
-describe("documents", { timeout: E2E_TIMEOUT_MS }, () => {
+describe("documents", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
   for (const rangeRequests of [true, false]) {
     it(`answers with the size and SHA-256 (Range ${rangeRequests ? "on" : "off"})`, async () => {
       await using fixture = await launchFixture();
@@ -263,7 +263,7 @@ describe("documents", { timeout: E2E_TIMEOUT_MS }, () => {
   });
 });
 
-describe("/file", { timeout: E2E_TIMEOUT_MS }, () => {
+describe("/file", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
   it("sends an N-KiB document whose bytes match the SHA-256 in its caption", async () => {
     await using fixture = await launchFixture();
     const { sim, bot } = fixture;

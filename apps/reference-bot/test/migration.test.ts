@@ -12,14 +12,14 @@ import {
   textOf,
 } from "./harness.js";
 
-describe("group migration", { timeout: E2E_TIMEOUT_MS }, () => {
+describe("group migration", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
   it("delivers a running job's final message in the supergroup", async () => {
     await using fixture = await launchFixture();
     const { sim, bot } = fixture;
     const alice = sim.users.create({ firstName: "Alice" });
     const bob = sim.users.create({ firstName: "Bob" });
     const group = sim.chats.createGroup({ title: "Team", members: [alice, bob] });
-    const work = sim.sendCommand(alice, group, "work", "3");
+    const work = sim.sendCommand(alice, group, "work", "2");
     const progress = await replyTo(sim, group, work, (m) => cancelData(m) !== undefined);
     await sim.waitForEvent(group, (event) => event.kind === "edit", {
       timeoutMs: REPLY_TIMEOUT_MS,
@@ -30,7 +30,7 @@ describe("group migration", { timeout: E2E_TIMEOUT_MS }, () => {
     const final = await sim.waitForMessage(supergroup, (m) => textOf(m).startsWith("Done"), {
       timeoutMs: REPLY_TIMEOUT_MS,
     });
-    expect(textOf(final)).toBe("Done, Alice: 3 s of work finished.");
+    expect(textOf(final)).toBe("Done, Alice: 2 s of work finished.");
     await eventually("the job has ended", () => bot.stats().jobs.ended.done === 1);
 
     // The bot now talks to the supergroup for everything else too.

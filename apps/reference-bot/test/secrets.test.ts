@@ -25,7 +25,7 @@ describe("the token", { timeout: E2E_TIMEOUT_MS }, () => {
     const secret = token.slice(token.indexOf(":") + 1);
     const outputs: string[] = [];
 
-    sim.faults.resetNext("getUpdates", 2);
+    sim.faults.resetNext("getUpdates", 1);
     sim.faults.failNext("getFile", 1, { code: 502 });
     sim.faults.resetNext("download", 1, { afterProcessing: true });
     sim.faults.malformNext("editMessageText", 2);

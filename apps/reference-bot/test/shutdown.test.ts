@@ -15,7 +15,7 @@ import {
   textOf,
 } from "./harness.js";
 
-describe("stop()", { timeout: E2E_TIMEOUT_MS }, () => {
+describe("stop()", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
   it("delivers a running job's final message before it resolves, then does nothing more", async () => {
     await using fixture = await launchFixture();
     const { sim, bot } = fixture;
@@ -62,7 +62,7 @@ describe("stop()", { timeout: E2E_TIMEOUT_MS }, () => {
     const alice = sim.users.create({ firstName: "Alice" });
     const chat = sim.chats.createPrivate(alice);
     // A slow download: four 256 KiB ranges, each held back by the sim.
-    sim.faults.setLatency(250, { methods: ["download"] });
+    sim.faults.setLatency(150, { methods: ["download"] });
     const bytes = randomBytes(1024 * 1024);
     const sent = sim.sendDocument(alice, chat, { bytes, fileName: "big.bin" });
     await eventually("the download has begun", () => sim.counters().bytesServed > 0);
