@@ -28,16 +28,23 @@ async function main(argv: readonly string[]): Promise<void> {
     );
   }
   const chosen = argv.length === 0 ? Object.keys(AREAS) : [...new Set(argv)];
-  const environment = collectEnvironment();
+  // Users run the built packages; the source (through tsx) carries transform helpers on hot paths.
+  const loadedFrom: "dist" | "source" = import.meta
+    .resolve("@telepace/update-dispatch")
+    .includes("/dist/")
+    ? "dist"
+    : "source";
+  const environment = { ...collectEnvironment(), telepaceLoadedFrom: loadedFrom };
   if (typeof (globalThis as { gc?: unknown }).gc !== "function") {
     console.warn("note: run with --expose-gc (as `pnpm bench` does) for stable heap figures");
   }
   console.log(
-    `telepace bench — ${environment.node} on ${environment.cpuCount}× ${environment.cpuModel}, commit ${environment.commit.slice(0, 12)}${environment.isDirty === true ? " (dirty)" : ""}, load ${environment.loadAverage1m.toFixed(2)}\n`,
+    `telepace bench — ${environment.node} on ${environment.cpuCount}× ${environment.cpuModel}, commit ${environment.commit.slice(0, 12)}${environment.isDirty === true ? " (dirty)" : ""}, load ${environment.loadAverage1m.toFixed(2)}, telepace from ${loadedFrom}\n`,
   );
   const startedAt = performance.now();
   const areas: Record<string, unknown> = {};
   for (const name of chosen) {
+    console.log(`Running ${name}…\n`);
     const run = AREAS[name] as () => Promise<AreaResult>;
     const result = await run();
     areas[name] = { ...(result.figures as object), durationMs: result.durationMs };

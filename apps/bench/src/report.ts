@@ -16,7 +16,10 @@ export interface AreaResult {
 
 /** The JSON file written by a run. */
 export interface BenchReport {
-  readonly environment: Environment;
+  readonly environment: Environment & {
+    /** Whether the telepace packages ran from their build (as users run them) or from source. */
+    readonly telepaceLoadedFrom: "dist" | "source";
+  };
   /** The command-line areas and options of the run. */
   readonly invocation: readonly string[];
   readonly durationMs: number;
