@@ -9,11 +9,11 @@ import { describe, expect, it } from "vitest";
 import { HELP_TEXT } from "../src/commands.js";
 import { MAX_FILE_KIB, MAX_WORK_SECONDS } from "../src/update-router.js";
 import {
+  botSendsMatching,
   cancelData,
   downloadFromSim,
   E2E_TIMEOUT_MS,
   eventually,
-  finalsIn,
   launchFixture,
   REPLY_TIMEOUT_MS,
   replyTo,
@@ -84,7 +84,7 @@ describe("echo", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
 
     // Alice's chatter was handled (her key is ordered) before her mention was echoed.
     expect(chatter.message_id).toBeLessThan(mention.message_id);
-    expect(finalsIn(sim, group, /^You said/)).toEqual([
+    expect(botSendsMatching(sim, group, /^You said/)).toEqual([
       `You said: @${username} ping`,
       "You said: and again",
     ]);
@@ -150,6 +150,27 @@ describe("/work", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
     expect(deletion).toBeGreaterThan(finalSend);
     const remaining = sim.transcript(chat).messages.filter((m) => m.from?.is_bot === true);
     expect(remaining.map(textOf)).toEqual(["Done, Alice: 1 s of work finished."]);
+  });
+
+  it("refuses a job beyond maxJobs with a message, and runs the next one once a slot is free", async () => {
+    await using fixture = await launchFixture({ bot: { maxJobs: 1 } });
+    const { sim, bot } = fixture;
+    const alice = sim.users.create({ firstName: "Alice" });
+    const bob = sim.users.create({ firstName: "Bob" });
+    const aliceChat = sim.chats.createPrivate(alice);
+    const bobChat = sim.chats.createPrivate(bob);
+    const first = sim.sendCommand(alice, aliceChat, "work", "1");
+    const progress = await replyTo(sim, aliceChat, first, (m) => cancelData(m) !== undefined);
+    const second = sim.sendCommand(bob, bobChat, "work", "1");
+    expect(textOf(await replyTo(sim, bobChat, second, () => true))).toBe(
+      "Too many jobs are running right now; try again in a moment.",
+    );
+    await replyTo(sim, aliceChat, progress, (m) => textOf(m).startsWith("Done"));
+    await eventually("the first job has ended", () => bot.stats().jobs.running === 0);
+    const retry = sim.sendCommand(bob, bobChat, "work", "1");
+    const done = await replyTo(sim, bobChat, retry, (m) => textOf(m).startsWith("Done"));
+    expect(textOf(done)).toBe("Done, Bob: 1 s of work finished.");
+    expect(bot.stats().jobs).toMatchObject({ started: 2, refused: 1 });
   });
 
   it("answers bad durations with the usage text", async () => {
@@ -250,6 +271,19 @@ describe("documents", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
       expect(sim.counters().bytesServed).toBe(bytes.length);
     });
   }
+
+  it("explains that a document over 20 MB cannot be downloaded by bots", async () => {
+    await using fixture = await launchFixture();
+    const { sim, bot } = fixture;
+    const alice = sim.users.create({ firstName: "Alice" });
+    const chat = sim.chats.createPrivate(alice);
+    const bytes = new Uint8Array(20 * 1024 * 1024 + 1);
+    const sent = sim.sendDocument(alice, chat, { bytes, fileName: "huge.iso" });
+    const reply = await replyTo(sim, chat, sent, () => true);
+    expect(textOf(reply)).toBe("huge.iso is larger than the 20 MB the Bot API lets bots download.");
+    expect(sim.counters().bytesServed).toBe(0);
+    expect(bot.stats().router.documents).toBe(0);
+  });
 
   it("answers a tiny document too", async () => {
     await using fixture = await launchFixture();

@@ -144,8 +144,8 @@ export async function downloadFromSim(sim: BotApiSim, fileId: string): Promise<U
   return new Uint8Array(await file.arrayBuffer());
 }
 
-/** Every bot message in the chat's transcript whose text (after any edits) matches `pattern`. */
-export function finalsIn(sim: BotApiSim, chat: ChatRef, pattern: RegExp): string[] {
+/** The text of every message the bot sent into the chat that matches `pattern`, in order. */
+export function botSendsMatching(sim: BotApiSim, chat: ChatRef, pattern: RegExp): string[] {
   return sim
     .transcript(chat)
     .events.filter((event) => event.actor === "bot" && event.kind === "send")

@@ -1,6 +1,6 @@
 // Per-person order with many people at once: the dispatcher runs different users in parallel but
 // one user's updates one after another, and the outbox never lets a chat's sends overtake each
-// other — so every user's echoes arrive in the order the user wrote.
+// other — so every user's echoes arrive in the order the user wrote, even past their queue bound.
 
 import type { User } from "@grammyjs/types";
 import { describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { E2E_TIMEOUT_MS, launchFixture, replyTo, textOf } from "./harness.js";
 const USERS = 15;
 const MESSAGES = 6;
 
-describe("per-user order", { timeout: E2E_TIMEOUT_MS }, () => {
+describe("per-user order", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
   it("echoes each of 15 concurrent users' 6 messages in the order they were sent", async () => {
     await using fixture = await launchFixture();
     const { sim, bot } = fixture;
@@ -57,5 +57,33 @@ describe("per-user order", { timeout: E2E_TIMEOUT_MS }, () => {
     expect(bot.stats().router.echoes).toBe(USERS * MESSAGES);
     // At Telegram's limits (scaled), a crowd like this earns no 429.
     expect(sim.counters().tooManyRequests).toBe(0);
+  });
+
+  it("keeps all of one person's burst, beyond what their queue holds, in order", async () => {
+    // 40 messages at once, more than the 32 one person may have waiting: the poller waits for
+    // room in the dispatcher instead of dropping the rest.
+    await using fixture = await launchFixture();
+    const { sim, bot } = fixture;
+    const alice = sim.users.create({ firstName: "Alice" });
+    const chat = sim.chats.createPrivate(alice);
+    const burst = 40;
+    for (let m = 0; m < burst; m++) sim.sendText(alice, chat, `burst ${m}`);
+    await replyTo(
+      sim,
+      chat,
+      { message_id: 0 },
+      (m) => textOf(m) === `You said: burst ${burst - 1}`,
+    );
+    const echoes = sim
+      .transcript(chat)
+      .events.filter((event) => event.actor === "bot" && event.kind === "send")
+      .map((event) => event.text);
+    expect(echoes).toEqual(Array.from({ length: burst }, (_, m) => `You said: burst ${m}`));
+    expect(bot.stats().dispatcher.rejected).toEqual({
+      "principal-queue-full": 0,
+      "active-principals-full": 0,
+      "waiting-full": 0,
+      closed: 0,
+    });
   });
 });
