@@ -34,7 +34,7 @@ function seeded(seed: number): () => number {
   };
 }
 
-/** Five private chats and a group of three, each user starting one /work job of `seconds`. */
+/** Eight jobs: one in each of five private chats, and three in a group of three of the users. */
 function crowd(sim: BotApiSim): Job[] {
   const users = ["Ada", "Boris", "Chen", "Dana", "Emil"].map((firstName) =>
     sim.users.create({ firstName }),

@@ -73,7 +73,7 @@ describe("echo", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
     const group = sim.chats.createGroup({ title: "Team", members: [alice, bob] });
     const username = bot.me.username;
 
-    const chatter = sim.sendText(alice, group, "lunch at noon?");
+    sim.sendText(alice, group, "lunch at noon?");
     const mention = sim.sendText(alice, group, `@${username} ping`);
     const echo = await replyTo(sim, group, mention, () => true);
     expect(textOf(echo)).toBe(`You said: @${username} ping`);
@@ -82,13 +82,12 @@ describe("echo", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
     const echoOfReply = await replyTo(sim, group, reply, (m) => textOf(m).includes("again"));
     expect(textOf(echoOfReply)).toBe("You said: and again");
 
-    // Alice's chatter was handled (her key is ordered) before her mention was echoed.
-    expect(chatter.message_id).toBeLessThan(mention.message_id);
+    // Alice's chatter was handled before her mention (one person's updates run in order), and
+    // got no echo.
     expect(botSendsMatching(sim, group, /^You said/)).toEqual([
       `You said: @${username} ping`,
       "You said: and again",
     ]);
-    expect(bot.stats().router.ignored).toBeGreaterThanOrEqual(1);
     expect(bot.stats().router.echoes).toBe(2);
   });
 
