@@ -1,6 +1,5 @@
-// `pnpm bench [writes|dispatch|transfers …]`: runs the chosen areas (all by default) one after
-// another in this process, prints their tables and writes every figure with the environment to
-// results/latest.json.
+// `pnpm bench [writes|dispatch|transfers …]`: runs the chosen areas in this process, prints
+// their tables and writes every figure with the environment to results/latest.json.
 
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";

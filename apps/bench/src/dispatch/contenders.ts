@@ -1,6 +1,5 @@
-// The contenders of the dispatch comparison, each driven the way its documentation shows:
-// UpdateDispatcher fed by a polling loop that waits for capacity, grammY runner's concurrent sink
-// with `sequentialize` fed by its own source, and a direct call of the processor as the floor.
+// The contenders of the dispatch comparison, each driven as its documentation shows, and a direct
+// call of the processor as the floor.
 
 import { createConcurrentSink, createRunner, createSource, sequentialize } from "@grammyjs/runner";
 import type { Update } from "@grammyjs/types";

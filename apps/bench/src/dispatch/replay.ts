@@ -1,6 +1,5 @@
-// Replaying an update stream against a contender: a feed that hands out updates as they arrive
-// (like getUpdates, up to a limit, waiting when none is there), and a recorder whose processor
-// simulates the I/O and checks per-principal order and exclusivity as it runs.
+// Replaying an update stream: a feed that hands out updates as they arrive, like getUpdates, and
+// a processor that simulates I/O and checks per-principal order and exclusivity as it runs.
 
 import type { Update } from "@grammyjs/types";
 import type { UpdateStream } from "./workload.js";

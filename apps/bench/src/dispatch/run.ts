@@ -1,6 +1,5 @@
 // The dispatch comparison: the same update streams through UpdateDispatcher and grammY runner's
-// sequentialize, in three scenarios — steady arrivals below capacity, a backlog (every update
-// waiting at once, as after downtime), and raw overhead with a processor that does nothing.
+// sequentialize — steady arrivals, a backlog (overload) and raw overhead.
 
 import { type HeapReading, HeapSampler } from "../heap.js";
 import type { AreaResult } from "../report.js";

@@ -1,6 +1,5 @@
-// The synthetic update stream of the dispatch comparison: N message updates over K principals
-// (private chats and users in groups), skewed by a Zipf law, with arrival times and a simulated
-// I/O duration per update — generated once and handed identically to every contender.
+// The synthetic update stream of the dispatch comparison: message updates over many principals,
+// Zipf-skewed, with arrival times and simulated I/O, generated once for every contender.
 
 import type { Message, Update } from "@grammyjs/types";
 import { randomInt, seededRandom, zipfSampler } from "../random.js";

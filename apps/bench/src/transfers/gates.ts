@@ -1,6 +1,5 @@
-// What stands between a transfer and its chunk requests: the media scheduler's byte permits,
-// p-queue's task slots (first come first served, or with small files at a higher priority), or
-// nothing. Every contender runs the same download code through `run`.
+// What stands between a transfer and its chunk requests: byte permits of the media scheduler,
+// task slots of p-queue (optionally with small files first), or nothing.
 
 import {
   MediaSchedulerRegistry,

@@ -1,7 +1,5 @@
 // A shared link of fixed bandwidth between the downloading client and the sim: a loopback TCP
-// proxy that forwards responses at `bytesPerSecond` in total, split evenly between the
-// connections that have data waiting (as competing TCP flows share a bottleneck). Without a
-// bottleneck, loopback serves everything at memory speed and no scheduler could matter.
+// proxy that splits `bytesPerSecond` evenly between connections with data waiting.
 
 import net from "node:net";
 
@@ -53,7 +51,10 @@ class Flow {
   }
 }
 
-/** The proxy. `listen()` it, point clients at its port, `close()` it when done. */
+/**
+ * The proxy. `listen()` it, point clients at its port, `close()` it when done. Loopback alone
+ * serves everything at memory speed: without a shared bottleneck no scheduler could matter.
+ */
 export class ShapedLink {
   readonly #options: Required<ShapedLinkOptions>;
   readonly #flows = new Set<Flow>();

@@ -1,6 +1,5 @@
-// The transfer comparison: downloads from the sim through a shared, bandwidth-limited link, gated
-// by the media scheduler, by p-queue or by nothing — small files arriving while large ones run,
-// equal files started together (fairness), and the cost of a grant at 1,000 transfers.
+// The transfer comparison: downloads from the sim over a shared link gated by the media
+// scheduler, by p-queue or by nothing; fairness between equal files; grant overhead.
 
 import { type BotApiSim, start } from "@telepace/bot-api-sim";
 import { MediaSchedulerRegistry } from "@telepace/media-scheduler";

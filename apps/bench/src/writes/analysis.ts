@@ -1,6 +1,5 @@
-// Figures of a write run, read from what the sim recorded (transcripts with timestamps, counters)
-// and what the workload issued: latency of the messages users wait for, staleness of the visible
-// progress, order violations, lost and late messages. Times are reported in Telegram ms.
+// Figures of a write run, from what the sim recorded (timed transcripts, counters) and what the
+// workload issued: latency, staleness, order violations, lost and late messages.
 
 import type { SimCounters, TranscriptEvent } from "@telepace/bot-api-sim";
 import { percentile } from "../stats.js";

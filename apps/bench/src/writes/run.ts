@@ -1,6 +1,5 @@
-// The writes comparison: each workload replayed against a fresh time-scaled sim for telepace's
-// outbox and for grammY with the throttler and auto-retry (both installation orders) or
-// auto-retry alone, each stopped at the same deadline after its last message was issued.
+// The writes comparison: each workload replayed against a fresh time-scaled sim, once per
+// contender, each stopped at the same deadline after its last message was issued.
 
 import { setMaxListeners } from "node:events";
 import { start } from "@telepace/bot-api-sim";

@@ -1,11 +1,13 @@
-// Telegram time for a time-scaled run: the sim runs Telegram's limits `scale` times faster, so a
-// client must too. telepace takes a Clock, so it gets one whose milliseconds are Telegram
-// milliseconds and keeps every default; the peers, which read the real clock, get their
-// millisecond options divided by `scale` instead. Both are the same compression of time.
+// Telegram time for a time-scaled run: a Clock whose milliseconds are Telegram milliseconds, so
+// telepace keeps its defaults while the sim runs Telegram's limits `scale` times faster.
 
 import { type Clock, checkDelay, type SleepOptions, sleepWith, type Timer } from "@telepace/core";
 
-/** A clock whose `now()` advances `scale` Telegram ms per real ms, with timers to match. */
+/**
+ * A clock whose `now()` advances `scale` Telegram ms per real ms, with timers to match. The peers
+ * read the real clock, so they get their millisecond options divided by `scale` instead: the same
+ * compression of time on both sides.
+ */
 export class ScaledClock implements Clock {
   readonly scale: number;
   readonly #origin = performance.now();

@@ -1,6 +1,5 @@
-// The write workloads, planned in Telegram time and replayed in real time: jobs streaming
-// progress edits then a final message, a broadcast, and a mix of groups and private chats with
-// replies between the edits. The same plan, with the same texts, is replayed for every contender.
+// The write workloads, planned in Telegram time and replayed in real time with the same texts
+// for every contender: streaming jobs, a broadcast, a mix of groups and private chats, faults.
 
 import type { BotApiSim } from "@telepace/bot-api-sim";
 import { randomInt, seededRandom } from "../random.js";

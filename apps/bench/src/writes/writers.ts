@@ -1,7 +1,5 @@
-// The contenders of the writes comparison behind one small interface: telepace's TelegramClient
-// (outbox underneath), and grammY's Api with the throttler and auto-retry installed in either
-// order, or auto-retry alone. A grammY bot author either calls editMessageText for every progress
-// state, or writes the "one edit in flight, then the latest text" loop by hand; both are run.
+// The contenders of the writes comparison behind one interface: telepace's TelegramClient, and
+// grammY's Api with the throttler and auto-retry in either order, or auto-retry alone.
 
 import { autoRetry } from "@grammyjs/auto-retry";
 import { apiThrottler } from "@grammyjs/transformer-throttler";
@@ -164,7 +162,11 @@ export function telepaceWriter(target: Target): Writer {
 export interface GrammyRecipe {
   /** Transformers in installation order (`api.config.use` calls; the last is outermost). */
   readonly install: readonly ("throttler" | "auto-retry")[];
-  /** `every-state`: editMessageText per progress state; `latest-only`: one in flight, then the latest. */
+  /**
+   * How the bot author drives progress; both are common, so both are run. `every-state`: an
+   * editMessageText per progress state; `latest-only`: one edit in flight per message, then the
+   * newest text (coalescing written by hand).
+   */
   readonly edits: "every-state" | "latest-only";
 }
 
