@@ -94,6 +94,9 @@ export class Messenger {
     text: string,
     extras: ReplyExtras = {},
   ): Promise<Message.TextMessage | undefined> {
+    // The replaced progress message lives in the chat written to now. After a hop to the
+    // supergroup its id names some other message there, which must not be deleted.
+    const replaceIn = this.resolve(chatId);
     return this.#deliver(chatId, "sent", (target) =>
       this.#client.sendMessage(
         target,
@@ -110,7 +113,7 @@ export class Messenger {
             : {}),
         },
         {
-          ...(extras.replaceMessageId !== undefined
+          ...(extras.replaceMessageId !== undefined && target === replaceIn
             ? { replaceMessageId: extras.replaceMessageId }
             : {}),
           signal: extras.signal,

@@ -1,5 +1,6 @@
 // A group that becomes a supergroup while a job runs in it: the progress message stays behind in
-// the old group, and the final message arrives in the supergroup — once.
+// the old group, the final message arrives in the supergroup — once — and nothing in the
+// supergroup is deleted in the progress message's place.
 
 import { describe, expect, it } from "vitest";
 import {
@@ -48,5 +49,41 @@ describe("group migration", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () =>
     const old = sim.transcript(group).messages.filter((m) => m.from?.is_bot === true);
     expect(old.map((m) => m.message_id)).toEqual([progress.message_id]);
     expect(bot.stats().messenger.migrations).toBe(1);
+  });
+
+  it("does not delete the supergroup's message that has the old progress message's id", async () => {
+    // The job learns of the migration only from its final send: it makes no progress edit (one
+    // step of 2 s for a 1 s job), the migrate updates wait behind a slow update (one processor at
+    // a time), and the bot is an admin that could delete anything.
+    await using fixture = await launchFixture({ bot: { maxConcurrency: 1, progressHz: 0.5 } });
+    const { sim, bot } = fixture;
+    const alice = sim.users.create({ firstName: "Alice" });
+    const bob = sim.users.create({ firstName: "Bob" });
+    const group = sim.chats.createGroup({ title: "Team", members: [alice], botsAreAdmins: true });
+    const work = sim.sendCommand(alice, group, "work", "1");
+    const progress = await replyTo(sim, group, work, (m) => cancelData(m) !== undefined);
+
+    sim.faults.setLatency(3_000, { methods: ["download"] });
+    const bobsChat = sim.chats.createPrivate(bob);
+    sim.sendDocument(bob, bobsChat, { bytes: new Uint8Array(1000), fileName: "slow.bin" });
+    await eventually("the slow update is running", () => (sim.counters().calls.getFile ?? 0) > 0);
+    const supergroup = sim.chats.migrateToSupergroup(group, { by: alice });
+    let namesake = sim.sendText(alice, supergroup, "a message of Alice's");
+    while (namesake.message_id < progress.message_id) {
+      namesake = sim.sendText(alice, supergroup, "a message of Alice's");
+    }
+    expect(namesake.message_id).toBe(progress.message_id);
+
+    const final = await sim.waitForMessage(supergroup, (m) => textOf(m).startsWith("Done"), {
+      timeoutMs: REPLY_TIMEOUT_MS,
+    });
+    expect(textOf(final)).toBe("Done, Alice: 1 s of work finished.");
+    await bot.stop();
+    expect(sim.transcript(supergroup).events.filter((event) => event.kind === "delete")).toEqual(
+      [],
+    );
+    expect(sim.transcript(supergroup).messages.map((m) => m.message_id)).toContain(
+      namesake.message_id,
+    );
   });
 });
