@@ -32,6 +32,7 @@ export function schedulerGate(
   label: string,
   options: MediaSchedulerRegistryOptions = {},
   settings: Readonly<Record<string, number | string | boolean>> = {},
+  largeInBackground = false,
 ): Gate {
   const registry = new MediaSchedulerRegistry(options);
   return {
@@ -43,7 +44,14 @@ export function schedulerGate(
       ...settings,
     },
     open(file) {
-      const transfer = registry.open({ dc: DC, direction: "download", sizeBytes: file.sizeBytes });
+      // Background priority is the scheduler's documented way to let urgent transfers go first.
+      const priority = largeInBackground && file.kind === "large" ? "background" : "foreground";
+      const transfer = registry.open({
+        dc: DC,
+        direction: "download",
+        sizeBytes: file.sizeBytes,
+        priority,
+      });
       return {
         async run(bytes, request) {
           await using _permit = await transfer.acquire(bytes);

@@ -88,6 +88,12 @@ function mixedGates(): Gate[] {
     pQueueGate(P_QUEUE_CONCURRENCY, true),
     noLimitGate(),
     schedulerGate(" (16 MiB, slot caps off)", { download: NO_SLOT_CAPS }, { slotCaps: false }),
+    schedulerGate(
+      " (16 MiB, slot caps off, large in background)",
+      { download: NO_SLOT_CAPS },
+      { slotCaps: false, largeInBackground: true },
+      true,
+    ),
   ];
 }
 
