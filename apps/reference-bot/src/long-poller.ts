@@ -110,12 +110,16 @@ export class LongPoller {
         backoffMs = Math.min(BACKOFF_MAX_MS, backoffMs * 2);
         continue;
       }
+      // The whole batch at once: calls for one person keep their order, and a person whose queue
+      // is full does not hold back everyone else's updates behind them in the batch.
+      this.counters.received += updates.length;
+      const results = await Promise.all(
+        updates.map((update) =>
+          this.#dispatcher.enqueue(update, { wait: true, signal }).catch(() => undefined),
+        ),
+      );
       let fresh = 0;
-      for (const update of updates) {
-        this.counters.received++;
-        const result = await this.#dispatcher
-          .enqueue(update, { wait: true, signal })
-          .catch(() => undefined);
+      for (const result of results) {
         if (result === undefined) return; // aborted while waiting for capacity
         if (result.status === "accepted") fresh++;
         else if (result.status === "duplicate") this.counters.duplicates++;
