@@ -20,7 +20,7 @@ describe("group migration", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () =>
     const alice = sim.users.create({ firstName: "Alice" });
     const bob = sim.users.create({ firstName: "Bob" });
     const group = sim.chats.createGroup({ title: "Team", members: [alice, bob] });
-    const work = sim.sendCommand(alice, group, "work", "2");
+    const work = sim.sendCommand(alice, group, "work", "1");
     const progress = await replyTo(sim, group, work, (m) => cancelData(m) !== undefined);
     await sim.waitForEvent(group, (event) => event.kind === "edit", {
       timeoutMs: REPLY_TIMEOUT_MS,
@@ -31,7 +31,7 @@ describe("group migration", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () =>
     const final = await sim.waitForMessage(supergroup, (m) => textOf(m).startsWith("Done"), {
       timeoutMs: REPLY_TIMEOUT_MS,
     });
-    expect(textOf(final)).toBe("Done, Alice: 2 s of work finished.");
+    expect(textOf(final)).toBe("Done, Alice: 1 s of work finished.");
     await eventually("the job has ended", () => bot.stats().jobs.ended.done === 1);
 
     // The bot now talks to the supergroup for everything else too.
@@ -53,9 +53,9 @@ describe("group migration", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () =>
 
   it("does not delete the supergroup's message that has the old progress message's id", async () => {
     // The job learns of the migration only from its final send: it makes no progress edit (one
-    // step of 2 s for a 1 s job), the migrate updates wait behind a slow update (one processor at
+    // step of 1.1 s for a 1 s job), the migrate updates wait behind a slow update (one processor at
     // a time), and the bot is an admin that could delete anything.
-    await using fixture = await launchFixture({ bot: { maxConcurrency: 1, progressHz: 0.5 } });
+    await using fixture = await launchFixture({ bot: { maxConcurrency: 1, progressHz: 0.9 } });
     const { sim, bot } = fixture;
     const alice = sim.users.create({ firstName: "Alice" });
     const bob = sim.users.create({ firstName: "Bob" });
@@ -63,7 +63,7 @@ describe("group migration", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () =>
     const work = sim.sendCommand(alice, group, "work", "1");
     const progress = await replyTo(sim, group, work, (m) => cancelData(m) !== undefined);
 
-    sim.faults.setLatency(3_000, { methods: ["download"] });
+    sim.faults.setLatency(2_500, { methods: ["download"] });
     const bobsChat = sim.chats.createPrivate(bob);
     sim.sendDocument(bob, bobsChat, { bytes: new Uint8Array(1000), fileName: "slow.bin" });
     await eventually("the slow update is running", () => (sim.counters().calls.getFile ?? 0) > 0);

@@ -1,11 +1,16 @@
-// Long polling through faults that retrying can fix: lost connections and 5xx are backed off
-// (doubling) and polling recovers; a 429 on getUpdates is slept out. Nothing is lost either way.
+// Long polling through faults: those that retrying can fix (lost connections and 5xx are backed
+// off, doubling; a 429 is slept out) lose nothing; a 409 cannot be fixed by retrying (another
+// instance polls the same token, or a webhook is set), so polling stops with a
+// PollingStoppedError that says which, and stop() still works.
 
 import { describe, expect, it } from "vitest";
+import { PollingStoppedError } from "../src/long-poller.js";
+import { ReferenceBot } from "../src/reference-bot.js";
 import {
   E2E_TIMEOUT_MS,
   eventually,
   launchFixture,
+  REPLY_TIMEOUT_MS,
   replyTo,
   TIME_SCALE,
   textOf,
@@ -15,7 +20,7 @@ describe("long polling", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
   it("backs off after failed polls, doubling the wait, and then serves what arrived", async () => {
     await using fixture = await launchFixture();
     const { sim, bot, log } = fixture;
-    sim.faults.resetNext("getUpdates", 2);
+    sim.faults.resetNext("getUpdates", 1);
     sim.faults.failNext("getUpdates", 1, { code: 502 });
     const failedPolls = () =>
       log.records().filter((record) => record.msg === "getUpdates failed; retrying");
@@ -27,13 +32,12 @@ describe("long polling", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
     expect(textOf(await replyTo(sim, chat, sent, () => true))).toBe("You said: anyone?");
 
     const retries = failedPolls();
-    expect(retries.map((record) => record.backoffMs)).toEqual([500, 1000, 2000]);
-    expect(retries.map((record) => record.failure)).toEqual([
-      "connection-lost",
-      "connection-lost",
-      undefined,
+    expect(retries.map((record) => record.backoffMs)).toEqual([500, 1000]);
+    expect(retries.map((record) => [record.code, record.failure])).toEqual([
+      ["ERR_NETWORK", "connection-lost"],
+      ["ERR_TELEGRAM_API", undefined],
     ]);
-    expect(bot.stats().poller.networkErrors).toBe(3);
+    expect(bot.stats().poller.networkErrors).toBe(2);
   });
 
   it("sleeps out a 429 on getUpdates without counting it as a failure", async () => {
@@ -47,5 +51,73 @@ describe("long polling", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
     expect(textOf(await replyTo(sim, chat, sent, () => true))).toBe("You said: patience");
     expect(sim.counters().responses["429"]).toBe(2);
     expect(bot.stats().poller.networkErrors).toBe(0);
+  });
+});
+
+/** The error `bot.polling` rejects with (failing the test if polling ends another way). */
+async function pollingError(bot: ReferenceBot): Promise<unknown> {
+  return bot.polling.then(
+    () => {
+      throw new Error("polling ended without an error");
+    },
+    (error: unknown) => error,
+  );
+}
+
+function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Timed out waiting for ${what}`)), REPLY_TIMEOUT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+describe("409 Conflict", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
+  it("stops polling when a second instance polls the same token", async () => {
+    await using first = await launchFixture();
+    const { sim } = first;
+    const rival = await ReferenceBot.launch({
+      token: sim.token,
+      apiRoot: sim.apiRoot,
+      logger: first.logger,
+      pollTimeoutS: 1,
+    });
+    try {
+      const error = await withTimeout(
+        Promise.race([pollingError(first.bot), pollingError(rival)]),
+        "a 409",
+      );
+      expect(error).toBeInstanceOf(PollingStoppedError);
+      expect((error as Error).message).toBe(
+        "getUpdates answered 409 Conflict: another instance of this bot is polling, or a webhook is set (deleteWebhook removes it)",
+      );
+      expect(sim.counters().conflicts).toBeGreaterThanOrEqual(1);
+      // The instance that lost stopped polling; the other one still serves.
+      const alice = sim.users.create({ firstName: "Alice" });
+      const chat = sim.chats.createPrivate(alice);
+      const sent = sim.sendText(alice, chat, "who is there?");
+      const reply = await sim.waitForMessage(chat, undefined, {
+        afterMessageId: sent.message_id,
+        timeoutMs: REPLY_TIMEOUT_MS,
+      });
+      expect("text" in reply && reply.text).toBe("You said: who is there?");
+    } finally {
+      await rival.stop();
+    }
+  });
+
+  it("stops polling when a webhook is set", async () => {
+    await using fixture = await launchFixture();
+    const { sim, bot } = fixture;
+    const response = await fetch(
+      `${sim.apiRoot}/bot${sim.token}/setWebhook?url=${encodeURIComponent("https://example.com/hook")}`,
+    );
+    expect(await response.json()).toMatchObject({ ok: true, result: true });
+    const error = await withTimeout(pollingError(bot), "a 409");
+    expect(error).toBeInstanceOf(PollingStoppedError);
+    expect((error as Error).message).toMatch(/409 Conflict: .*a webhook is set/);
+    expect(sim.counters().conflicts).toBeGreaterThanOrEqual(1);
+    // stop() still shuts the rest down and resolves.
+    await expect(bot.stop()).resolves.toEqual({ unstarted: 0, interrupted: 0 });
   });
 });
