@@ -124,9 +124,13 @@ export class UpdateRouter {
       return;
     }
     this.counters.echoes++;
-    await this.#parts.messenger.sendText(message.chat.id, `You said: ${text}`.slice(0, 4096), {
-      replyToMessageId: message.message_id,
-    });
+    await this.#parts.messenger.sendText(
+      message.chat.id,
+      truncateUtf16(`You said: ${text}`, 4096),
+      {
+        replyToMessageId: message.message_id,
+      },
+    );
   }
 
   async #onWork(message: Message, args: string): Promise<void> {
@@ -209,4 +213,12 @@ export class UpdateRouter {
       this.counters.fileBytes += sizeBytes;
     }
   }
+}
+
+/** Cuts `text` to at most `limit` UTF-16 units without splitting a surrogate pair. */
+export function truncateUtf16(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const code = text.charCodeAt(limit - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit;
+  return text.slice(0, end);
 }

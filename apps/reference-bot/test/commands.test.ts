@@ -4,6 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseCommand } from "../src/commands.js";
+import { truncateUtf16 } from "../src/update-router.js";
 import { WorkJobs } from "../src/work-jobs.js";
 
 const BOT = "telepace_sim_bot";
@@ -77,5 +78,15 @@ describe("WorkJobs.parseCancel", () => {
       expect(WorkJobs.parseCancel(data), String(data)).toBeUndefined();
     }
     expect(WorkJobs.parseCancel(`cancel:${2 ** 53}`)).toBeUndefined();
+  });
+});
+
+describe("truncateUtf16", () => {
+  it("keeps short text and never splits a surrogate pair", () => {
+    expect(truncateUtf16("hello", 10)).toBe("hello");
+    expect(truncateUtf16("abcdef", 3)).toBe("abc");
+    // "😀" is two UTF-16 units; cutting after its first unit would leave a lone surrogate.
+    expect(truncateUtf16("ab😀", 3)).toBe("ab");
+    expect(truncateUtf16("ab😀c", 4)).toBe("ab😀");
   });
 });
