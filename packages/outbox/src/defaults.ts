@@ -12,6 +12,12 @@ export const outboxDefaults = Object.freeze({
   groupChatRps: 20 / 60,
   /** Requests per second across every chat. */
   globalRps: 30,
+  /** Requests one group may take in a row: at most this many in any `groupBurst / groupChatRps` s. */
+  groupBurst: 20,
+  /** Places of a group's window that progress edits leave free for sends. */
+  sendReserve: 3,
+  /** Added to every sliding window (global, group), so latency jitter cannot earn a 429. */
+  pacingMarginMs: 100,
   /** Chats with a request in flight at the same time. */
   maxInFlight: 32,
   /** Ops waiting in the outbox (in-flight ops not counted). */

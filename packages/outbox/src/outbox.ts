@@ -19,7 +19,7 @@ import { outboxDefaults } from "./defaults.js";
 import { OutboxError, RetryAfterTooLongError } from "./errors.js";
 import { publish } from "./events.js";
 import { type Logger, silentLogger } from "./logger.js";
-import type { EnqueueOptions, OutboxOperation } from "./operation.js";
+import { type EnqueueOptions, type OutboxOperation, Priority } from "./operation.js";
 import type { OutboxOutcome } from "./outcome.js";
 import {
   MemoryPacingStore,
@@ -39,15 +39,38 @@ export interface TelegramOutboxOptions {
    */
   readonly privateChatRps?: number | undefined;
   /**
-   * Requests per second to one group, supergroup or channel (negative id or `@username`).
-   * 0 turns pacing off. Range: >= 0. @defaultValue 20 / 60
+   * Long-run requests per second to one group, supergroup or channel (negative id or
+   * `@username`); see `groupBurst` for how they may be spent. 0 turns group pacing off.
+   * Range: >= 0. @defaultValue 20 / 60
    */
   readonly groupChatRps?: number | undefined;
   /**
-   * Most requests started in any one-second window, over all chats. 0 turns the global budget
-   * off. Range: integer >= 0. @defaultValue 30
+   * Requests one group may take in a row: at most `groupBurst` in any window of
+   * `groupBurst / groupChatRps` seconds (plus `pacingMarginMs`), and never closer together than
+   * `privateChatRps` allows — Telegram's one message per second holds in every chat. 1 spaces a
+   * group's requests evenly, `1 / groupChatRps` apart, as the seed did.
+   * Range: integer >= 1. @defaultValue 20
+   */
+  readonly groupBurst?: number | undefined;
+  /**
+   * Places of a group's window that ops of edit priority (`Priority.edit` and lower priorities)
+   * leave free for sends and deletes, so a burst of progress edits never makes a final message
+   * wait for the window. Edits always keep at least one place. Range: integer >= 0.
+   * @defaultValue 3
+   */
+  readonly sendReserve?: number | undefined;
+  /**
+   * Most requests started in any one-second window (plus `pacingMarginMs`), over all chats.
+   * 0 turns the global budget off. Range: integer >= 0. @defaultValue 30
    */
   readonly globalRps?: number | undefined;
+  /**
+   * Milliseconds added to every sliding window (the global second, a group's window): a window
+   * spends its whole limit, so without a margin a request that reaches Telegram faster than the
+   * one it follows a window later lands inside Telegram's window and earns a 429. Per-chat spacing
+   * gets none (Telegram allows a short burst in a chat). Range: >= 0. @defaultValue 100
+   */
+  readonly pacingMarginMs?: number | undefined;
   /**
    * Chats with a request in flight at the same time (one chat never has two).
    * Range: integer >= 1. @defaultValue 32
@@ -192,7 +215,7 @@ interface Entry {
 interface Lane {
   readonly id: string | symbol;
   readonly chatKey: string | undefined;
-  readonly intervalMs: number;
+  readonly pacing: ChatPacing;
   readonly pending: BinaryHeap<Entry>;
   readonly bySlot: Map<string | symbol, Entry>;
   inFlight: Entry | undefined;
@@ -201,6 +224,8 @@ interface Lane {
   readyAt: number;
   /** Earliest time a paced op of the lane may be asked for. */
   nextAt: number;
+  /** Earliest time a paced op that leaves the send reserve may be asked for. */
+  reservedUntil: number;
   frozenUntil: number;
   backoffUntil: number;
   transientFailures: number;
@@ -214,6 +239,23 @@ interface Lane {
   /** When the live waiting ticket is due, or undefined when there is none. */
   waitingAt: number | undefined;
 }
+
+/** How one chat is paced: the spacing, and for groups a sliding window with a send reserve. */
+interface ChatPacing {
+  readonly intervalMs: number;
+  /** Most paced requests in any `windowMs`; 0: no window. */
+  readonly windowLimit: number;
+  readonly windowMs: number;
+  /** What ops of edit priority leave free of `windowLimit`. */
+  readonly reserve: number;
+}
+
+const UNPACED: ChatPacing = Object.freeze({
+  intervalMs: 0,
+  windowLimit: 0,
+  windowMs: 0,
+  reserve: 0,
+});
 
 /** A lane ready now, ordered by its best op. */
 interface ReadyTicket {
@@ -282,9 +324,10 @@ function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
  */
 export class TelegramOutbox implements AsyncDisposable {
   readonly #clock: Clock;
-  readonly #privateIntervalMs: number;
-  readonly #groupIntervalMs: number;
+  readonly #privatePacing: ChatPacing;
+  readonly #groupPacing: ChatPacing;
   readonly #globalLimit: number;
+  readonly #globalWindowMs: number;
   readonly #maxInFlight: number;
   readonly #maxPending: number;
   readonly #maxPendingPerChat: number;
@@ -337,9 +380,23 @@ export class TelegramOutbox implements AsyncDisposable {
   constructor(options: TelegramOutboxOptions = {}) {
     const option = (name: NumericOption, rule: NumberRule): number =>
       checkNumber(name, options[name] ?? outboxDefaults[name], rule);
-    this.#privateIntervalMs = intervalOf(option("privateChatRps", { min: 0 }));
-    this.#groupIntervalMs = intervalOf(option("groupChatRps", { min: 0 }));
+    const privateIntervalMs = intervalOf(option("privateChatRps", { min: 0 }));
+    const groupIntervalMs = intervalOf(option("groupChatRps", { min: 0 }));
+    const groupBurst = option("groupBurst", { integer: true, min: 1 });
+    const sendReserve = option("sendReserve", { integer: true, min: 0 });
+    const marginMs = option("pacingMarginMs", { min: 0 });
+    this.#privatePacing = { ...UNPACED, intervalMs: privateIntervalMs };
+    this.#groupPacing =
+      groupIntervalMs === 0
+        ? UNPACED
+        : {
+            intervalMs: Math.min(privateIntervalMs, groupIntervalMs),
+            windowLimit: groupBurst,
+            windowMs: groupBurst * groupIntervalMs + marginMs,
+            reserve: Math.min(sendReserve, groupBurst - 1),
+          };
     this.#globalLimit = option("globalRps", { integer: true, min: 0 });
+    this.#globalWindowMs = GLOBAL_WINDOW_MS + marginMs;
     this.#maxInFlight = option("maxInFlight", { integer: true, min: 1 });
     this.#maxPending = option("maxPending", { integer: true, min: 1 });
     this.#maxPendingPerChat = option("maxPendingPerChat", { integer: true, min: 1 });
@@ -578,18 +635,19 @@ export class TelegramOutbox implements AsyncDisposable {
       lane = {
         id,
         chatKey,
-        intervalMs:
+        pacing:
           chatKey === undefined
-            ? 0
+            ? UNPACED
             : isGroupChat(chatKey)
-              ? this.#groupIntervalMs
-              : this.#privateIntervalMs,
+              ? this.#groupPacing
+              : this.#privatePacing,
         pending: new BinaryHeap<Entry>(byPlace),
         bySlot: new Map(),
         inFlight: undefined,
         acquiring: false,
         readyAt: Number.NEGATIVE_INFINITY,
         nextAt: Number.NEGATIVE_INFINITY,
+        reservedUntil: Number.NEGATIVE_INFINITY,
         frozenUntil: Number.NEGATIVE_INFINITY,
         backoffUntil: Number.NEGATIVE_INFINITY,
         transientFailures: 0,
@@ -655,7 +713,12 @@ export class TelegramOutbox implements AsyncDisposable {
       this.#forgetIfIdle(lane);
       return;
     }
-    const at = Math.max(lane.readyAt, (head.op.paced ?? true) ? lane.nextAt : lane.readyAt);
+    const paced = head.op.paced ?? true;
+    const at = Math.max(
+      lane.readyAt,
+      paced ? lane.nextAt : lane.readyAt,
+      paced && reserveOf(lane, head) > 0 ? lane.reservedUntil : lane.readyAt,
+    );
     if (at <= this.#clock.now()) {
       this.#invalidateWaiting(lane);
       // Unchanged head: the live ticket is still right, so a burst into one chat adds no tickets.
@@ -767,13 +830,17 @@ export class TelegramOutbox implements AsyncDisposable {
   }
 
   #pacingRequest(lane: Lane, now: number): PacingRequest {
-    const head = lane.pending.peek();
+    const head = lane.pending.peek() as Entry;
+    const pacing = lane.pacing;
     return {
       chatKey: lane.chatKey,
-      intervalMs: lane.intervalMs,
-      paced: head?.op.paced ?? true,
+      intervalMs: pacing.intervalMs,
+      chatLimit: pacing.windowLimit,
+      chatWindowMs: pacing.windowMs,
+      chatReserve: reserveOf(lane, head),
+      paced: head.op.paced ?? true,
       globalLimit: this.#globalLimit,
-      globalWindowMs: GLOBAL_WINDOW_MS,
+      globalWindowMs: this.#globalWindowMs,
       nowMs: now,
     };
   }
@@ -783,8 +850,12 @@ export class TelegramOutbox implements AsyncDisposable {
     if (decision.granted) {
       const head = lane.pending.peek();
       // While an asynchronous store answered, a paced op may have overtaken the unpaced one the
-      // slot was asked for: that op must ask for its own slot.
-      const fits = head !== undefined && (request.paced || !(head.op.paced ?? true));
+      // slot was asked for, or an edit may have become the head of a slot asked for a send: that
+      // op must ask for its own slot.
+      const fits =
+        head !== undefined &&
+        (request.paced || !(head.op.paced ?? true)) &&
+        request.chatReserve >= reserveOf(lane, head);
       if (fits && lane.inFlight === undefined) this.#start(lane, now);
       else this.#placeLane(lane);
       return true;
@@ -793,6 +864,10 @@ export class TelegramOutbox implements AsyncDisposable {
     switch (decision.reason) {
       case "chat-paced":
         lane.nextAt = until;
+        this.#placeLane(lane);
+        return true;
+      case "chat-reserved":
+        lane.reservedUntil = until;
         this.#placeLane(lane);
         return true;
       case "chat-frozen":
@@ -867,7 +942,9 @@ export class TelegramOutbox implements AsyncDisposable {
     lane.inFlight = entry;
     this.#inFlight.add(entry);
     this.#counters.executed++;
-    if ((entry.op.paced ?? true) && lane.intervalMs > 0) lane.nextAt = now + lane.intervalMs;
+    if ((entry.op.paced ?? true) && lane.pacing.intervalMs > 0) {
+      lane.nextAt = now + lane.pacing.intervalMs;
+    }
     const controller = new AbortController();
     entry.controller = controller;
     publish("started", () => ({
@@ -1185,6 +1262,11 @@ export class TelegramOutbox implements AsyncDisposable {
 }
 
 function noop(): void {}
+
+/** Places of the lane's window an op must leave free: the send reserve, for edit priority. */
+function reserveOf(lane: Lane, entry: Entry): number {
+  return entry.priority >= Priority.edit ? lane.pacing.reserve : 0;
+}
 
 /** A chat's lane, or for a chat-less op a lane per key: nothing to pace, but no self-overlap. */
 function laneIdOf(chatKey: string | undefined, slot: string | symbol): string | symbol {

@@ -1,13 +1,26 @@
-// Pacing state behind a small interface: per-chat next slot and freeze, a global sliding window and
-// a global freeze. In memory by default; a shared store (e.g. Redis + Lua) can implement the same
-// two calls when one bot runs in several processes.
+// Pacing state behind a small interface: per chat a minimum spacing, an optional sliding window
+// with a reserve, and a freeze; a global sliding window and a global freeze. In memory by default;
+// a shared store (e.g. Redis + Lua) can implement the same two calls for a bot in several processes.
 
 /** One request asking for a slot. */
 export interface PacingRequest {
   /** The chat's pacing key, or `undefined` for a request that writes to no chat. */
   readonly chatKey: string | undefined;
-  /** Minimum milliseconds between two paced requests to the chat; 0 means unpaced. */
+  /** Minimum milliseconds between two paced requests to the chat; 0 means no spacing. */
   readonly intervalMs: number;
+  /**
+   * Most paced requests to the chat in any window of `chatWindowMs`, this one included;
+   * 0 means the chat has no window (private chats).
+   */
+  readonly chatLimit: number;
+  /** Length of the chat's window in milliseconds (ignored when `chatLimit` is 0). */
+  readonly chatWindowMs: number;
+  /**
+   * Places of the chat's window this request must leave free for others (the send reserve): it is
+   * granted only while fewer than `chatLimit - chatReserve` requests are in the window, and
+   * always while none is (a reserve never takes the whole window). 0 for sends.
+   */
+  readonly chatReserve: number;
   /** Whether this request takes (and must wait for) a chat slot; false still honours freezes. */
   readonly paced: boolean;
   /** Most requests allowed in any window of `globalWindowMs`; 0 means no global budget. */
@@ -18,8 +31,17 @@ export interface PacingRequest {
   readonly nowMs: number;
 }
 
-/** Why a request must wait: which limit said no. */
-export type PacingDenial = "global-frozen" | "chat-frozen" | "chat-paced" | "global-budget";
+/**
+ * Why a request must wait: which limit said no. `chat-paced` holds every paced request to the
+ * chat (spacing, or a full window); `chat-reserved` only requests with a `chatReserve` (edits):
+ * what is left of the window is kept for sends.
+ */
+export type PacingDenial =
+  | "global-frozen"
+  | "chat-frozen"
+  | "chat-paced"
+  | "chat-reserved"
+  | "global-budget";
 
 /** The answer to {@link PacingStore.acquire}. */
 export type PacingDecision =
@@ -28,8 +50,8 @@ export type PacingDecision =
 
 /**
  * Where pacing state lives. `acquire` must be atomic: check every limit, and only when all allow
- * it, record the request (chat slot and global window) and grant it. Both calls may return a
- * promise; the outbox asks one question at a time.
+ * it, record the request (chat spacing, chat window and global window) and grant it. Both calls
+ * may return a promise; the outbox asks one question at a time.
  */
 export interface PacingStore {
   /** Grants a slot now, or says how long to wait and why. */
@@ -44,15 +66,36 @@ export interface PacingStore {
 interface ChatState {
   nextAt: number;
   frozenUntil: number;
+  /** Paced starts still inside the chat's window, oldest first (at most `chatLimit`). */
+  starts: number[];
+  /** When the newest start leaves the window: until then the chat cannot be forgotten. */
+  windowUntil: number;
 }
 
 const GRANTED: PacingDecision = Object.freeze({ granted: true });
 const MIN_SWEEP = 1024;
 
 /**
- * The in-memory {@link PacingStore}. The global budget is a sliding window (at most `globalLimit`
- * starts in any `globalWindowMs`), so bursts never exceed the limit the way a token bucket's can.
- * Chats whose slot and freeze have both passed are forgotten, so memory follows active chats.
+ * Milliseconds until a sliding window holding `starts` (oldest first, all inside it) has room
+ * for one more under `limit`; 0 when it has room now.
+ */
+function windowWait(
+  starts: readonly number[],
+  head: number,
+  limit: number,
+  windowMs: number,
+  now: number,
+): number {
+  const inWindow = starts.length - head;
+  if (inWindow < limit) return 0;
+  // The start that must leave the window before there is room for one more.
+  return (starts[head + inWindow - limit] as number) + windowMs - now;
+}
+
+/**
+ * The in-memory {@link PacingStore}. Windows are sliding (at most the limit in _any_ window), so
+ * bursts never exceed a limit the way a token bucket's can. Chats whose spacing, window and freeze
+ * have all passed are forgotten, so memory follows active chats.
  */
 export class MemoryPacingStore implements PacingStore {
   readonly #chats = new Map<string, ChatState>();
@@ -75,15 +118,43 @@ export class MemoryPacingStore implements PacingStore {
     if (chat !== undefined && chat.frozenUntil > now) {
       return { granted: false, waitMs: chat.frozenUntil - now, reason: "chat-frozen" };
     }
-    if (request.paced && chat !== undefined && chat.nextAt > now) {
-      return { granted: false, waitMs: chat.nextAt - now, reason: "chat-paced" };
+    const windowed = request.paced && request.chatLimit > 0;
+    if (request.paced && chat !== undefined) {
+      if (windowed) {
+        const horizon = now - request.chatWindowMs;
+        let expired = 0;
+        while (expired < chat.starts.length && (chat.starts[expired] as number) <= horizon)
+          expired++;
+        if (expired > 0) chat.starts.splice(0, expired);
+      }
+      const { chatLimit, chatWindowMs } = request;
+      const paced = Math.max(
+        chat.nextAt - now,
+        windowed ? windowWait(chat.starts, 0, chatLimit, chatWindowMs, now) : 0,
+      );
+      const reserved = windowed
+        ? windowWait(
+            chat.starts,
+            0,
+            Math.max(1, chatLimit - request.chatReserve),
+            chatWindowMs,
+            now,
+          )
+        : 0;
+      if (reserved > paced) return { granted: false, waitMs: reserved, reason: "chat-reserved" };
+      if (paced > 0) return { granted: false, waitMs: paced, reason: "chat-paced" };
     }
     const globalWait = this.#globalWait(request, now);
     if (globalWait > 0) return { granted: false, waitMs: globalWait, reason: "global-budget" };
 
     if (request.globalLimit > 0) this.#starts.push(now);
-    if (request.chatKey !== undefined && request.paced && request.intervalMs > 0) {
-      this.#chatState(request.chatKey).nextAt = now + request.intervalMs;
+    if (request.chatKey !== undefined && request.paced && (request.intervalMs > 0 || windowed)) {
+      const state = this.#chatState(request.chatKey);
+      state.nextAt = now + request.intervalMs;
+      if (windowed) {
+        state.starts.push(now);
+        state.windowUntil = now + request.chatWindowMs;
+      }
       this.#sweep(now);
     }
     return GRANTED;
@@ -100,7 +171,7 @@ export class MemoryPacingStore implements PacingStore {
     this.#sweep(nowMs);
   }
 
-  /** Milliseconds until the window has room, after dropping starts that left it. */
+  /** Milliseconds until the global window has room, after dropping starts that left it. */
   #globalWait(request: PacingRequest, now: number): number {
     const limit = request.globalLimit;
     if (limit <= 0) return 0;
@@ -111,17 +182,18 @@ export class MemoryPacingStore implements PacingStore {
       this.#starts = starts.slice(this.#head);
       this.#head = 0;
     }
-    const inWindow = this.#starts.length - this.#head;
-    if (inWindow < limit) return 0;
-    // The start that must leave the window before there is room for one more.
-    const blocking = this.#starts[this.#head + inWindow - limit] as number;
-    return blocking + request.globalWindowMs - now;
+    return windowWait(this.#starts, this.#head, limit, request.globalWindowMs, now);
   }
 
   #chatState(chatKey: string): ChatState {
     let chat = this.#chats.get(chatKey);
     if (chat === undefined) {
-      chat = { nextAt: Number.NEGATIVE_INFINITY, frozenUntil: Number.NEGATIVE_INFINITY };
+      chat = {
+        nextAt: Number.NEGATIVE_INFINITY,
+        frozenUntil: Number.NEGATIVE_INFINITY,
+        starts: [],
+        windowUntil: Number.NEGATIVE_INFINITY,
+      };
       this.#chats.set(chatKey, chat);
     }
     return chat;
@@ -131,7 +203,9 @@ export class MemoryPacingStore implements PacingStore {
   #sweep(now: number): void {
     if (this.#chats.size < this.#sweepAt) return;
     for (const [key, chat] of this.#chats) {
-      if (chat.nextAt <= now && chat.frozenUntil <= now) this.#chats.delete(key);
+      if (chat.nextAt <= now && chat.frozenUntil <= now && chat.windowUntil <= now) {
+        this.#chats.delete(key);
+      }
     }
     this.#sweepAt = Math.max(MIN_SWEEP, this.#chats.size * 2);
   }

@@ -19,6 +19,14 @@ describe("TelegramOutbox options", () => {
       'Expected `groupChatRps` to be a finite number >= 0, got "3"',
     ],
     [{ globalRps: 2.5 }, RangeError, "Expected `globalRps` to be an integer >= 0, got 2.5"],
+    [{ groupBurst: 0 }, RangeError, "Expected `groupBurst` to be an integer >= 1, got 0"],
+    [{ groupBurst: 1.5 }, RangeError, "Expected `groupBurst` to be an integer >= 1, got 1.5"],
+    [{ sendReserve: -1 }, RangeError, "Expected `sendReserve` to be an integer >= 0, got -1"],
+    [
+      { pacingMarginMs: -1 },
+      RangeError,
+      "Expected `pacingMarginMs` to be a finite number >= 0, got -1",
+    ],
     [{ maxInFlight: 0 }, RangeError, "Expected `maxInFlight` to be an integer >= 1, got 0"],
     [{ maxPending: 0 }, RangeError, "Expected `maxPending` to be an integer >= 1, got 0"],
     [
@@ -71,6 +79,9 @@ describe("TelegramOutbox options", () => {
       privateChatRps: 1,
       groupChatRps: 20 / 60,
       globalRps: 30,
+      groupBurst: 20,
+      sendReserve: 3,
+      pacingMarginMs: 100,
       maxRetryAfterMs: 300_000,
     });
     expect(new TelegramOutbox().maxRetryAfterMs).toBe(300_000);

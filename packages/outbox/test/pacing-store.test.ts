@@ -10,6 +10,9 @@ import { setup } from "./support/setup.js";
 const request = (overrides: Partial<PacingRequest>): PacingRequest => ({
   chatKey: "1",
   intervalMs: 0,
+  chatLimit: 0,
+  chatWindowMs: 0,
+  chatReserve: 0,
   paced: true,
   globalLimit: 0,
   globalWindowMs: 1_000,
@@ -73,12 +76,82 @@ describe("MemoryPacingStore", () => {
     expect(store.acquire(request({ ...global, chatKey: "2", nowMs: 0 })).granted).toBe(true);
   });
 
+  it("holds a chat to its sliding window; a request with a reserve leaves the rest for others", () => {
+    const store = new MemoryPacingStore();
+    const group = { chatKey: "-1", intervalMs: 1_000, chatLimit: 3, chatWindowMs: 10_000 };
+    const send = (nowMs: number) => store.acquire(request({ ...group, nowMs }));
+    const edit = (nowMs: number) => store.acquire(request({ ...group, chatReserve: 1, nowMs }));
+    expect(edit(0)).toEqual({ granted: true });
+    expect(edit(500)).toEqual({ granted: false, waitMs: 500, reason: "chat-paced" });
+    expect(edit(1_000)).toEqual({ granted: true });
+    // Two in the window: an edit may not take the last place, a send may.
+    expect(edit(2_000)).toEqual({ granted: false, waitMs: 8_000, reason: "chat-reserved" });
+    expect(send(2_000)).toEqual({ granted: true });
+    // Full: everyone waits for the oldest start (0) to leave; an edit for two to leave (1_000).
+    expect(send(3_000)).toEqual({ granted: false, waitMs: 7_000, reason: "chat-paced" });
+    expect(edit(3_000)).toEqual({ granted: false, waitMs: 8_000, reason: "chat-reserved" });
+    expect(send(10_000)).toEqual({ granted: true });
+    expect(edit(11_000)).toEqual({ granted: false, waitMs: 1_000, reason: "chat-reserved" });
+    expect(edit(12_000)).toEqual({ granted: true });
+  });
+
+  it("a reserve never takes the whole window: with none in it, a reserved request is granted", () => {
+    const store = new MemoryPacingStore();
+    const group = { chatKey: "-1", chatLimit: 2, chatWindowMs: 10_000, chatReserve: 5 };
+    expect(store.acquire(request({ ...group, nowMs: 0 }))).toEqual({ granted: true });
+    expect(store.acquire(request({ ...group, nowMs: 1 }))).toEqual({
+      granted: false,
+      waitMs: 9_999,
+      reason: "chat-reserved",
+    });
+    expect(store.acquire(request({ ...group, nowMs: 10_000 }))).toEqual({ granted: true });
+  });
+
+  it("unpaced requests neither wait for nor fill a chat's window", () => {
+    const store = new MemoryPacingStore();
+    const group = { chatKey: "-1", chatLimit: 1, chatWindowMs: 10_000 };
+    expect(store.acquire(request({ ...group, nowMs: 0 }))).toEqual({ granted: true });
+    expect(store.acquire(request({ ...group, paced: false, nowMs: 1 }))).toEqual({ granted: true });
+    expect(store.acquire(request({ ...group, nowMs: 10_000 }))).toEqual({ granted: true });
+  });
+
   it("forgets chats whose slot and freeze have passed, so memory follows active chats", () => {
     const store = new MemoryPacingStore();
     for (let chat = 0; chat < 5_000; chat++) {
       store.acquire(request({ chatKey: String(chat), intervalMs: 1_000, nowMs: chat }));
     }
     expect(store.trackedChats).toBeLessThan(2_100);
+  });
+
+  it("remembers a group while its window holds a start, and forgets it after", () => {
+    const store = new MemoryPacingStore();
+    const group = { chatKey: "-1", intervalMs: 1_000, chatLimit: 1, chatWindowMs: 60_000 };
+    expect(store.acquire(request({ ...group, nowMs: 0 }))).toEqual({ granted: true });
+    // Enough other chats to run a sweep while the group's slot has passed but its window has not.
+    for (let chat = 0; chat < 1_100; chat++) {
+      store.acquire(request({ chatKey: String(chat), intervalMs: 1, nowMs: 30_000 }));
+    }
+    expect(store.acquire(request({ ...group, nowMs: 30_000 }))).toEqual({
+      granted: false,
+      waitMs: 30_000,
+      reason: "chat-paced",
+    });
+    for (let chat = 0; chat < 1_100; chat++) {
+      store.acquire(request({ chatKey: `b${chat}`, intervalMs: 1, nowMs: 60_000 }));
+    }
+    expect(store.trackedChats).toBeLessThan(1_200);
+    expect(store.acquire(request({ ...group, nowMs: 60_000 }))).toEqual({ granted: true });
+  });
+
+  it("keeps memory bounded over many groups with long windows", () => {
+    const store = new MemoryPacingStore();
+    for (let chat = 0; chat < 5_000; chat++) {
+      store.acquire(
+        request({ chatKey: `-${chat}`, chatLimit: 20, chatWindowMs: 60_000, nowMs: chat * 100 }),
+      );
+    }
+    // About 600 groups have a start in the last minute; the rest are swept.
+    expect(store.trackedChats).toBeLessThan(1_300);
   });
 });
 
@@ -114,6 +187,7 @@ describe("an asynchronous pacing store", () => {
         pacingStore,
         privateChatRps: 1,
         groupChatRps: 0.5,
+        groupBurst: 1,
         globalRps: 2,
       });
       for (const chat of [1, -2, 3]) {
@@ -162,6 +236,41 @@ describe("an asynchronous pacing store", () => {
       ["send", 0],
       ["send2", 1_000],
       ["typing", 1_000],
+    ]);
+  });
+
+  it("does not start an edit on a slot asked for a send that was aborted meanwhile (the reserve holds)", async () => {
+    const store = new AsyncStore();
+    const { clock, outbox, rec } = setup({
+      pacingStore: store,
+      privateChatRps: 1,
+      groupChatRps: 1 / 3,
+      groupBurst: 2,
+      sendReserve: 1,
+    });
+    // Window: 2 per 6 s; an edit may take a place only while the window is empty.
+    outbox.enqueue({ chatId: -1, execute: rec.scripted("send") });
+    await clock.advance(500);
+    const controller = new AbortController();
+    const send2 = outbox.enqueue(
+      { chatId: -1, execute: rec.scripted("send2") },
+      { signal: controller.signal },
+    );
+    outbox.enqueue({ chatId: -1, key: "e", priority: 2, execute: rec.scripted("edit") });
+    await clock.flush();
+    // The send's slot is asked for at 1 s, and granted only after the send was aborted.
+    store.hold = true;
+    await clock.advance(500);
+    expect(store.held).toHaveLength(1);
+    controller.abort("gone");
+    await expect(send2).rejects.toBe("gone");
+    store.release();
+    await clock.advance(10_000);
+    // The grant (recorded at 1 s) was for a send; the edit asked for its own and waited for an
+    // empty window.
+    expect(rec.calls.map((c) => [c.label, c.startedAt])).toEqual([
+      ["send", 0],
+      ["edit", 7_000],
     ]);
   });
 

@@ -4,7 +4,11 @@ import { setup } from "./support/setup.js";
 
 describe("per-chat pacing under a global budget", () => {
   it("one chat's pacing never delays another chat", async () => {
-    const { clock, outbox, rec } = setup({ privateChatRps: 1, groupChatRps: 20 / 60 });
+    const { clock, outbox, rec } = setup({
+      privateChatRps: 1,
+      groupChatRps: 20 / 60,
+      groupBurst: 1,
+    });
     for (const n of [1, 2])
       outbox.enqueue({ chatId: -7, execute: rec.scripted(`group${n}`, undefined, -7) });
     for (const n of [1, 2, 3])
@@ -104,7 +108,11 @@ describe("per-chat pacing under a global budget", () => {
   });
 
   it("@usernames are paced as groups", async () => {
-    const { clock, outbox, rec } = setup({ groupChatRps: 20 / 60, privateChatRps: 1 });
+    const { clock, outbox, rec } = setup({
+      groupChatRps: 20 / 60,
+      groupBurst: 1,
+      privateChatRps: 1,
+    });
     outbox.enqueue({ chatId: "@channel", execute: rec.scripted("a") });
     outbox.enqueue({ chatId: "@channel", execute: rec.scripted("b") });
     await clock.advance(3_000);

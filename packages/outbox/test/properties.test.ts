@@ -1,5 +1,6 @@
-// Invariants over randomized schedules on the manual clock: rates per chat and globally, 429
-// freezes honoured, per-chat order and no overlap, and exactly one outcome per op.
+// Invariants over randomized schedules on the manual clock: rates per chat, per group window (with
+// the send reserve) and globally, 429 freezes honoured, per-chat order and no overlap, and exactly
+// one outcome per op.
 
 import { ManualClock } from "@telepace/core";
 import fc from "fast-check";
@@ -41,9 +42,9 @@ interface OpSpec {
 }
 
 const CHATS = [1, 2, 3, -10, -20, undefined] as const;
-const PRIVATE_MS = 1_000;
+/** Every chat's minimum spacing (1 rps); a group's long-run rate is one request per 3 s. */
+const CHAT_MS = 1_000;
 const GROUP_MS = 3_000;
-const intervalOf = (chat: number) => (chat < 0 ? GROUP_MS : PRIVATE_MS);
 
 const retryable = fc.oneof(
   { weight: 3, arbitrary: fc.constant<Step>({ kind: "ok" }) },
@@ -164,6 +165,9 @@ async function simulate(
   config: {
     globalRps: number;
     maxInFlight: number;
+    groupBurst: number;
+    sendReserve: number;
+    pacingMarginMs: number;
     closeAt?: number | undefined;
     drain?: boolean;
     /** Give op n the key `k<n>`, so `supersedes` can name ops. */
@@ -177,6 +181,9 @@ async function simulate(
     groupChatRps: 1 / 3,
     globalRps: config.globalRps,
     maxInFlight: config.maxInFlight,
+    groupBurst: config.groupBurst,
+    sendReserve: config.sendReserve,
+    pacingMarginMs: config.pacingMarginMs,
     maxAttempts: 50,
     retryBaseDelayMs: 200,
     retryMaxDelayMs: 800,
@@ -241,10 +248,14 @@ const specsFor = (spec: fc.Arbitrary<OpSpec>) => fc.array(spec, { minLength: 1, 
 const config = fc.record({
   globalRps: fc.integer({ min: 1, max: 4 }),
   maxInFlight: fc.integer({ min: 1, max: 4 }),
+  // Small bursts, so a run of a few seconds fills a group's window (3 s per place).
+  groupBurst: fc.integer({ min: 1, max: 4 }),
+  sendReserve: fc.integer({ min: 0, max: 3 }),
+  pacingMarginMs: fc.constantFrom(0, 50, 100),
 });
 
 describe("properties", () => {
-  it("never exceeds the per-chat rate or the global budget, and honours every 429 freeze", async () => {
+  it("never exceeds the per-chat spacing, a group's window and reserve or the global budget, and honours every 429 freeze", async () => {
     await fc.assert(
       fc.asyncProperty(
         specsFor(opSpec({ keys: false, terminal: false, aborts: false })),
@@ -254,23 +265,29 @@ describe("properties", () => {
           const starts = log.filter(
             (e): e is Extract<LogEvent, { type: "start" }> => e.type === "start",
           );
-          // Global: any globalRps + 1 consecutive starts span at least one second.
+          const at = (list: readonly { at: number }[], i: number) => (list[i] as { at: number }).at;
+          // Global: any globalRps + 1 consecutive starts span at least the window and its margin.
           for (let i = 0; i + cfg.globalRps < starts.length; i++) {
-            expect(
-              (starts[i + cfg.globalRps] as { at: number }).at - (starts[i] as { at: number }).at,
-            ).toBeGreaterThanOrEqual(1_000);
+            expect(at(starts, i + cfg.globalRps) - at(starts, i)).toBeGreaterThanOrEqual(
+              1_000 + cfg.pacingMarginMs,
+            );
           }
-          // Per chat: paced starts are at least the chat's interval apart.
+          const windowMs = cfg.groupBurst * GROUP_MS + cfg.pacingMarginMs;
+          const editRoom = Math.max(1, cfg.groupBurst - cfg.sendReserve);
           for (const chat of CHATS) {
             if (chat === undefined) continue;
-            const paced = starts
-              .filter((s) => specs[s.id]?.chat === chat && specs[s.id]?.paced)
-              .map((s) => s.at);
+            const paced = starts.filter((s) => specs[s.id]?.chat === chat && specs[s.id]?.paced);
+            // Every chat: paced starts at least a second apart.
             for (let i = 1; i < paced.length; i++) {
-              expect((paced[i] as number) - (paced[i - 1] as number)).toBeGreaterThanOrEqual(
-                intervalOf(chat),
-              );
+              expect(at(paced, i) - at(paced, i - 1)).toBeGreaterThanOrEqual(CHAT_MS);
             }
+            if (chat > 0) continue;
+            paced.forEach((start, i) => {
+              // Groups: at most groupBurst in any window; an edit only while the reserve is free.
+              const inWindow = paced.slice(0, i).filter((s) => s.at > start.at - windowMs).length;
+              expect(inWindow).toBeLessThan(cfg.groupBurst);
+              if ((specs[start.id]?.priority ?? 0) >= 2) expect(inWindow).toBeLessThan(editRoom);
+            });
           }
           // Freezes: after a 429 nothing starts in its scope until retry_after has passed.
           log.forEach((end, index) => {

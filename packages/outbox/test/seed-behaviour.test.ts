@@ -287,8 +287,8 @@ describe("seed: pacing with one chat", () => {
     expect(rec.calls.map((c) => c.startedAt)).toEqual([0, 1_000, 2_000]);
   });
 
-  it("groups: 20 per minute, i.e. one request every 3 s", async () => {
-    const { clock, outbox, rec } = setup({ groupChatRps: 20 / 60 });
+  it("groups: 20 per minute, one request every 3 s with `groupBurst: 1` (no margin)", async () => {
+    const { clock, outbox, rec } = setup({ groupChatRps: 20 / 60, groupBurst: 1 });
     for (const n of [1, 2, 3]) outbox.enqueue({ chatId: -100, execute: rec.scripted(`m${n}`) });
     await clock.advance(10_000);
     expect(rec.calls.map((c) => c.startedAt)).toEqual([0, 3_000, 6_000]);

@@ -4,7 +4,10 @@ import { ManualClock } from "@telepace/core";
 import { TelegramOutbox, type TelegramOutboxOptions } from "../../src/index.js";
 import { Recorder } from "./ops.js";
 
-/** An outbox on a ManualClock; pacing is off unless the options turn it on. */
+/**
+ * An outbox on a ManualClock; pacing is off unless the options turn it on, and windows get no
+ * margin, so scheduling assertions read in whole seconds.
+ */
 export function setup(options: TelegramOutboxOptions = {}) {
   const clock = new ManualClock();
   const outbox = new TelegramOutbox({
@@ -12,6 +15,7 @@ export function setup(options: TelegramOutboxOptions = {}) {
     privateChatRps: 0,
     groupChatRps: 0,
     globalRps: 0,
+    pacingMarginMs: 0,
     ...options,
   });
   return { clock, outbox, rec: new Recorder(clock) };
