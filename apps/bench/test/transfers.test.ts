@@ -72,7 +72,7 @@ describe("runTransfers (tiny)", () => {
       fairness: { gate: string; jainAtFirstFinish: number }[];
       grants: { overheadPerGrantUs: number }[];
     };
-    expect(figures.mixed).toHaveLength(5);
+    expect(figures.mixed).toHaveLength(6);
     for (const run of figures.mixed) {
       expect(run.throughputBytesPerSecond).toBeGreaterThan(0);
       if (run.gate !== "no limit") expect(run.peakBytesInFlight).toBeLessThanOrEqual(16 * MiB);
