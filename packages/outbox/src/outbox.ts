@@ -48,8 +48,8 @@ export interface TelegramOutboxOptions {
    * Requests one group may take in a row: at most `groupBurst` in any window of
    * `groupBurst / groupChatRps` seconds (plus `pacingMarginMs`), and never closer together than
    * `privateChatRps` allows — Telegram's one message per second holds in every chat. 1 spaces a
-   * group's requests evenly, `1 / groupChatRps` apart, as the seed did.
-   * Range: integer >= 1. @defaultValue 20
+   * group's requests evenly, `1 / groupChatRps` apart plus the margin: with `pacingMarginMs: 0`
+   * exactly the seed's pacing. Range: integer >= 1. @defaultValue 20
    */
   readonly groupBurst?: number | undefined;
   /**
@@ -246,7 +246,7 @@ interface ChatPacing {
   /** Most paced requests in any `windowMs`; 0: no window. */
   readonly windowLimit: number;
   readonly windowMs: number;
-  /** What ops of edit priority leave free of `windowLimit`. */
+  /** Places of the window that ops of edit priority leave free. */
   readonly reserve: number;
 }
 
@@ -286,7 +286,7 @@ const byPlace = (
 const GLOBAL_WINDOW_MS = 1000;
 
 function intervalOf(rps: number): number {
-  // Rounded to the microsecond so 20/60 rps paces at exactly 3000 ms.
+  // Rounded to the microsecond so 20/60 rps is exactly 3000 ms (and 20 of them exactly a minute).
   return rps === 0 ? 0 : Math.round(1_000_000 / rps) / 1000;
 }
 
