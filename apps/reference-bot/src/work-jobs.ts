@@ -103,7 +103,19 @@ export class WorkJobs {
       replyMarkup: keyboard,
       replyToMessageId: replyTo,
     });
-    if (progress === undefined) return;
+    if (progress === undefined) {
+      // Not started: say so rather than leave the user waiting for a job that never runs. (A 5xx
+      // may have delivered the progress message after all; its Cancel then answers "finished".)
+      this.counters.refused++;
+      await this.#messenger.sendText(
+        chatId,
+        "I could not start that job; please send /work again.",
+        {
+          replyToMessageId: replyTo,
+        },
+      );
+      return;
+    }
     this.counters.started++;
     const controller = new AbortController();
     let resolveFinished!: (end: JobEnd) => void;

@@ -159,4 +159,16 @@ describe("faults", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
     expect(finals).toHaveLength(2);
     expect(bot.stats().jobs.ended.done).toBe(1);
   });
+
+  it("a job whose progress message fails to send says so instead of never starting", async () => {
+    await using fixture = await launchFixture();
+    const { sim, bot } = fixture;
+    const alice = sim.users.create({ firstName: "Alice" });
+    const chat = sim.chats.createPrivate(alice);
+    sim.faults.failNext("sendMessage", 1, { code: 500 });
+    const sent = sim.sendCommand(alice, chat, "work", "1");
+    const reply = await replyTo(sim, chat, sent, (m) => textOf(m).includes("could not start"));
+    expect(textOf(reply)).toBe("I could not start that job; please send /work again.");
+    expect(bot.stats().jobs).toMatchObject({ started: 0, refused: 1 });
+  });
 });
