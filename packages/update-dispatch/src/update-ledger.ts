@@ -17,8 +17,12 @@ export class UpdateLedger {
   // Min-heap over open and held ids with lazy deletion: settled ids are dropped when they reach
   // the top, and the heap is rebuilt when stale entries outnumber live ones.
   readonly #lowest = new BinaryHeap<number>((a, b) => a - b);
-  // Insertion-ordered, so the first entry is the oldest and is evicted first.
-  readonly #recent = new Set<number>();
+  // Finished ids for duplicate suppression: a ring of the last `windowSize` finishes, and for each
+  // remembered id the position of its latest finish (an id evicted from the ring is forgotten only
+  // when that was its latest finish). A Set used as a FIFO would be O(deleted) per eviction in V8.
+  readonly #recent = new Map<number, number>();
+  readonly #ring: number[] = [];
+  #finishes = 0;
   readonly #windowSize: number;
   readonly #heldLimit: number;
   #highestSettled: number | undefined;
@@ -49,13 +53,7 @@ export class UpdateLedger {
   finish(id: number): void {
     this.#open.delete(id);
     this.#raise(id);
-    if (this.#windowSize > 0) {
-      this.#recent.delete(id);
-      this.#recent.add(id);
-      if (this.#recent.size > this.#windowSize) {
-        this.#recent.delete(this.#recent.values().next().value as number);
-      }
-    }
+    if (this.#windowSize > 0) this.#remember(id);
     this.#compact();
   }
 
@@ -90,6 +88,17 @@ export class UpdateLedger {
       if (this.#open.has(lowest) || this.#held.has(lowest)) return Math.min(highest, lowest - 1);
       this.#lowest.pop();
     }
+  }
+
+  #remember(id: number): void {
+    const position = this.#finishes++;
+    const slot = position % this.#windowSize;
+    if (position >= this.#windowSize) {
+      const evicted = this.#ring[slot] as number;
+      if (this.#recent.get(evicted) === position - this.#windowSize) this.#recent.delete(evicted);
+    }
+    this.#ring[slot] = id;
+    this.#recent.set(id, position);
   }
 
   #raise(id: number): void {

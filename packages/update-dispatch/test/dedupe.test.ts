@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { UpdateDispatcher } from "../src/index.js";
+import { UpdateLedger } from "../src/update-ledger.js";
 import { editedPrivateMessage, privateMessage } from "./fixtures.js";
 import { recorder, settle } from "./harness.js";
 
@@ -93,5 +94,43 @@ describe("duplicate suppression", () => {
     await dispatcher.drain();
     expect(rec.started).toEqual([]);
     expect(dispatcher.stats().succeeded).toBe(2);
+  });
+});
+
+describe("the dedupe window (ledger)", () => {
+  it("remembers exactly the last `windowSize` finishes, an id finished again counting as new", () => {
+    const ledger = new UpdateLedger(3, 10);
+    for (const id of [1, 2, 3]) {
+      ledger.open(id);
+      ledger.finish(id);
+    }
+    expect([1, 2, 3].map((id) => ledger.isDuplicate(id))).toEqual([true, true, true]);
+    ledger.open(4);
+    ledger.finish(4); // evicts 1
+    expect(ledger.isDuplicate(1)).toBe(false);
+    ledger.open(1);
+    ledger.finish(1); // 1 again, now the newest; evicts 2
+    ledger.open(5);
+    ledger.finish(5); // evicts 3
+    expect([1, 2, 3, 4, 5].map((id) => ledger.isDuplicate(id))).toEqual([
+      true,
+      false,
+      false,
+      true,
+      true,
+    ]);
+    ledger.open(6);
+    ledger.finish(6); // evicts 4, not the re-finished 1
+    expect([1, 4, 5, 6].map((id) => ledger.isDuplicate(id))).toEqual([true, false, true, true]);
+  });
+
+  it("forgets exactly the ids that left a large window", () => {
+    const ledger = new UpdateLedger(4096, 10);
+    for (let id = 1; id <= 200_000; id++) {
+      ledger.open(id);
+      ledger.finish(id);
+    }
+    expect(ledger.isDuplicate(200_000 - 4095)).toBe(true);
+    expect(ledger.isDuplicate(200_000 - 4096)).toBe(false);
   });
 });
