@@ -3,7 +3,7 @@
 // dispatcher (and the polling offset) keep moving and a Cancel press is handled while the job runs.
 
 import type { InlineKeyboardMarkup } from "@grammyjs/types";
-import type { Clock } from "@telepace/core";
+import { type Clock, createDeferred } from "@telepace/core";
 import type { Logger } from "pino";
 import type { Messenger } from "./messenger.js";
 
@@ -118,10 +118,7 @@ export class WorkJobs {
     }
     this.counters.started++;
     const controller = new AbortController();
-    let resolveFinished!: (end: JobEnd) => void;
-    const finished = new Promise<JobEnd>((resolve) => {
-      resolveFinished = resolve;
-    });
+    const finished = createDeferred<JobEnd>();
     const job: Job = {
       id,
       chatId,
@@ -129,7 +126,7 @@ export class WorkJobs {
       ownerName: owner.first_name,
       controller,
       cancelledBy: undefined,
-      finished,
+      finished: finished.promise,
     };
     this.#jobs.set(id, job);
     void this.#run(job, progress.message_id, seconds, keyboard)
@@ -140,7 +137,7 @@ export class WorkJobs {
       .then((end) => {
         this.#jobs.delete(id);
         this.counters.ended[end]++;
-        resolveFinished(end);
+        finished.resolve(end);
       });
   }
 

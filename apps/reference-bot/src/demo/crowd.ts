@@ -84,7 +84,6 @@ export class Crowd {
   readonly #groups: GroupSlot[] = [];
   readonly #formerGroups: number[] = [];
   #blocker: Member | undefined;
-  #actions = 0;
 
   constructor(sim: BotApiSim, config: CrowdConfig, bot: BotView, clock: Clock = systemClock) {
     this.#sim = sim;
@@ -101,11 +100,6 @@ export class Crowd {
     for (const slot of this.#groups) ids.add(slot.chat.id);
     for (const id of this.#formerGroups) ids.add(id);
     return [...ids];
-  }
-
-  /** Actions started so far. */
-  get actions(): number {
-    return this.#actions;
   }
 
   /** Creates the users, their private chats and the groups. */
@@ -179,7 +173,6 @@ export class Crowd {
   }
 
   #expect(kind: ExpectationKind, member: Member): Expectation {
-    this.#actions++;
     const expectation: Expectation = {
       kind,
       user: member.user.first_name,
