@@ -771,7 +771,7 @@ export class TelegramOutbox implements AsyncDisposable {
 
   #pump(): void {
     if (this.#pumping || this.#state === "closed") return;
-    const now = this.#clock.now();
+    let now = this.#clock.now();
     for (
       let top = this.#waiting.peek();
       top !== undefined && top.at <= now;
@@ -792,6 +792,10 @@ export class TelegramOutbox implements AsyncDisposable {
       const lane = ticket.lane;
       if (ticket.version !== lane.readyVersion) continue;
       this.#invalidateReady(lane);
+      // Each question at the time it is asked. A stale time would spin: the store's wait, counted
+      // from it, can be over by the live time #placeLane reads, so the lane is ready again at once
+      // and gets the same answer forever.
+      now = this.#clock.now();
       const request = this.#pacingRequest(lane, now);
       let decision: PacingDecision | PromiseLike<PacingDecision>;
       try {

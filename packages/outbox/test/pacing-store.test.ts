@@ -1,3 +1,4 @@
+import { type Clock, ManualClock, type SleepOptions, type Timer } from "@telepace/core";
 import { describe, expect, it } from "vitest";
 import {
   MemoryPacingStore,
@@ -291,5 +292,49 @@ describe("an asynchronous pacing store", () => {
     await clock.advance(501);
     expect((await op).status).toBe("delivered");
     expect(errors).toEqual(["outbox pacing store failed", "outbox pacing store failed"]);
+  });
+});
+
+/** A clock that moves while it is read, as real time does on a busy machine: each read is 1 ms on. */
+class BusyClock implements Clock {
+  readonly manual = new ManualClock();
+  #drift = 0;
+
+  now(): number {
+    return this.manual.now() + ++this.#drift;
+  }
+
+  setTimer(callback: () => void, delayMs: number): Timer {
+    return this.manual.setTimer(callback, delayMs);
+  }
+
+  sleep(delayMs: number, options?: SleepOptions): Promise<void> {
+    return this.manual.sleep(delayMs, options);
+  }
+}
+
+describe("the outbox asking its store", () => {
+  it("asks at the time of asking: a wait already over when the answer lands does not spin", async () => {
+    // The store's wait ends half a millisecond after the time it was asked at. By the time the
+    // outbox has read its clock again, that moment has passed: asking again with the old time
+    // would get the same answer forever (a synchronous spin that starved a loaded machine).
+    let readyAt: number | undefined;
+    const asked: number[] = [];
+    const store: PacingStore = {
+      acquire(request): PacingDecision {
+        asked.push(request.nowMs);
+        readyAt ??= request.nowMs + 0.5;
+        // Past a handful of questions the spin is proven: grant, so the test fails, not hangs.
+        if (request.nowMs >= readyAt || asked.length > 50) return { granted: true };
+        return { granted: false, waitMs: readyAt - request.nowMs, reason: "chat-paced" };
+      },
+      freeze() {},
+    };
+    const clock = new BusyClock();
+    const { outbox } = setup({ clock, pacingStore: store });
+    const outcome = await outbox.enqueue({ chatId: 1, execute: () => "sent" });
+    expect(outcome.status).toBe("delivered");
+    expect(asked).toHaveLength(2);
+    expect(asked[1]).toBeGreaterThan(asked[0] as number);
   });
 });
