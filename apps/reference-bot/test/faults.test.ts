@@ -136,9 +136,7 @@ describe("faults", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
     // Each chat once: the group holds three jobs, and which finals fail depends on timing.
     const chats = new Set(jobs.map((job) => job.chat));
     const edited = [...chats].flatMap((chat) =>
-      sim
-        .transcript(chat)
-        .messages.filter((m) => textOf(m).startsWith("Done") && "edit_date" in m),
+      sim.transcript(chat).messages.filter((m) => textOf(m).startsWith("Done") && "edit_date" in m),
     );
     expect(edited).toHaveLength(3);
     expect(edited.every((message) => cancelData(message) === undefined)).toBe(true);
