@@ -332,7 +332,7 @@ describe("the outbox asking its store", () => {
     };
     const clock = new BusyClock();
     const { outbox } = setup({ clock, pacingStore: store });
-    const outcome = await outbox.enqueue({ chatId: 1, execute: () => "sent" });
+    const outcome = await outbox.enqueue({ chatId: 1, execute: async () => "sent" });
     expect(outcome.status).toBe("delivered");
     expect(asked).toHaveLength(2);
     expect(asked[1]).toBeGreaterThan(asked[0] as number);
