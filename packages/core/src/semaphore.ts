@@ -126,22 +126,14 @@ export class Semaphore {
 
   #grant(weight: number): SemaphorePermit {
     this.#available -= weight;
-    let isReleased = false;
-    const release = (): void => {
-      if (isReleased) return;
-      isReleased = true;
-      this.#available += weight;
-      this.#drain();
-    };
-    return {
-      weight,
-      get isReleased() {
-        return isReleased;
-      },
-      release,
-      [Symbol.dispose]: release,
-    };
+    return new Permit(weight, this.#give);
   }
+
+  // One bound function for every permit: permits are created per acquire, on hot paths.
+  readonly #give = (weight: number): void => {
+    this.#available += weight;
+    this.#drain();
+  };
 
   #drain(): void {
     for (;;) {
@@ -151,5 +143,31 @@ export class Semaphore {
       head.unsubscribe();
       head.resolve(this.#grant(head.weight));
     }
+  }
+}
+
+/** A {@link SemaphorePermit}: a class, so a permit is one small object rather than closures. */
+class Permit implements SemaphorePermit {
+  readonly weight: number;
+  #give: ((weight: number) => void) | undefined;
+
+  constructor(weight: number, give: (weight: number) => void) {
+    this.weight = weight;
+    this.#give = give;
+  }
+
+  get isReleased(): boolean {
+    return this.#give === undefined;
+  }
+
+  release(): void {
+    const give = this.#give;
+    if (give === undefined) return;
+    this.#give = undefined;
+    give(this.weight);
+  }
+
+  [Symbol.dispose](): void {
+    this.release();
   }
 }
