@@ -27,6 +27,7 @@ import {
   type PacingRequest,
   type PacingStore,
 } from "./pacing-store.js";
+import { RecentDurations } from "./recent-durations.js";
 import { retryAfterFrom } from "./retry-after.js";
 
 /** Options of {@link TelegramOutbox}. */
@@ -210,6 +211,8 @@ interface Entry {
   attempts: number;
   state: "pending" | "in-flight" | "settled";
   controller: AbortController | undefined;
+  /** When the current attempt started. */
+  startedAt: number;
 }
 
 interface Lane {
@@ -327,7 +330,9 @@ export class TelegramOutbox implements AsyncDisposable {
   readonly #privatePacing: ChatPacing;
   readonly #groupPacing: ChatPacing;
   readonly #globalLimit: number;
-  readonly #globalWindowMs: number;
+  /** The most margin the global window gets; see {@link TelegramOutbox.#globalMarginMs}. */
+  readonly #globalMarginCapMs: number;
+  readonly #durations: RecentDurations;
   readonly #maxInFlight: number;
   readonly #maxPending: number;
   readonly #maxPendingPerChat: number;
@@ -396,7 +401,8 @@ export class TelegramOutbox implements AsyncDisposable {
             reserve: Math.min(sendReserve, groupBurst - 1),
           };
     this.#globalLimit = option("globalRps", { integer: true, min: 0 });
-    this.#globalWindowMs = GLOBAL_WINDOW_MS + marginMs;
+    this.#globalMarginCapMs = marginMs;
+    this.#durations = new RecentDurations(GLOBAL_WINDOW_MS + marginMs);
     this.#maxInFlight = option("maxInFlight", { integer: true, min: 1 });
     this.#maxPending = option("maxPending", { integer: true, min: 1 });
     this.#maxPendingPerChat = option("maxPendingPerChat", { integer: true, min: 1 });
@@ -615,6 +621,7 @@ export class TelegramOutbox implements AsyncDisposable {
         attempts: 0,
         state: "pending",
         controller: undefined,
+        startedAt: Number.NEGATIVE_INFINITY,
       };
       lane.pending.push(entry);
       lane.bySlot.set(slot, entry);
@@ -833,6 +840,21 @@ export class TelegramOutbox implements AsyncDisposable {
     this.#armTimer(now);
   }
 
+  /**
+   * The margin of the global second. A request reaches Telegram somewhere between its start and
+   * its answer, so a start followed `limit` starts later by one a second and `d` later cannot
+   * share a Telegram second with it when `d` is at least its duration. The margin is the longest
+   * duration among requests that may still be in the window (ended within it, or in flight), up to
+   * `pacingMarginMs`: on a fast link the budget is spent nearly in full, a slow answer widens the
+   * window at once, and past the cap the outbox is as careful as a fixed margin.
+   */
+  #globalMarginMs(now: number): number {
+    if (this.#globalMarginCapMs === 0) return 0;
+    let longest = this.#durations.max(now);
+    for (const entry of this.#inFlight) longest = Math.max(longest, now - entry.startedAt);
+    return Math.min(this.#globalMarginCapMs, longest);
+  }
+
   #pacingRequest(lane: Lane, now: number): PacingRequest {
     const head = lane.pending.peek() as Entry;
     const pacing = lane.pacing;
@@ -844,7 +866,7 @@ export class TelegramOutbox implements AsyncDisposable {
       chatReserve: reserveOf(lane, head),
       paced: head.op.paced ?? true,
       globalLimit: this.#globalLimit,
-      globalWindowMs: this.#globalWindowMs,
+      globalWindowMs: GLOBAL_WINDOW_MS + this.#globalMarginMs(now),
       nowMs: now,
     };
   }
@@ -943,6 +965,7 @@ export class TelegramOutbox implements AsyncDisposable {
     this.#pendingCount--;
     entry.state = "in-flight";
     entry.attempts++;
+    entry.startedAt = now;
     lane.inFlight = entry;
     this.#inFlight.add(entry);
     this.#counters.executed++;
@@ -975,6 +998,7 @@ export class TelegramOutbox implements AsyncDisposable {
     entry.controller = undefined;
     this.#inFlight.delete(entry);
     const now = this.#clock.now();
+    this.#durations.record(now, now - entry.startedAt);
     const returned429 = attempt.ok ? retryAfterFrom(attempt.value) : undefined;
     const outcome: Attempt =
       returned429 === undefined ? attempt : { ok: false, error: returned429 };

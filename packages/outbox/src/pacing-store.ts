@@ -25,7 +25,11 @@ export interface PacingRequest {
   readonly paced: boolean;
   /** Most requests allowed in any window of `globalWindowMs`; 0 means no global budget. */
   readonly globalLimit: number;
-  /** Length of the global window in milliseconds. */
+  /**
+   * Length of the global window in milliseconds. It varies between requests (the outbox's margin
+   * follows how long requests take), so a store keeps starts for the longest window it was asked
+   * about and counts those inside this request's window.
+   */
   readonly globalWindowMs: number;
   /** The outbox clock's `now()`. A store shared between processes should use its own time. */
   readonly nowMs: number;
@@ -101,6 +105,8 @@ export class MemoryPacingStore implements PacingStore {
   readonly #chats = new Map<string, ChatState>();
   #starts: number[] = [];
   #head = 0;
+  /** The longest global window asked about: starts inside it are kept. */
+  #globalRetainMs = 0;
   #globalFrozenUntil = Number.NEGATIVE_INFINITY;
   #sweepAt = MIN_SWEEP;
 
@@ -171,18 +177,26 @@ export class MemoryPacingStore implements PacingStore {
     this.#sweep(nowMs);
   }
 
-  /** Milliseconds until the global window has room, after dropping starts that left it. */
+  /**
+   * Milliseconds until this request's global window has room, after dropping starts that left
+   * the longest window asked about.
+   */
   #globalWait(request: PacingRequest, now: number): number {
     const limit = request.globalLimit;
     if (limit <= 0) return 0;
+    this.#globalRetainMs = Math.max(this.#globalRetainMs, request.globalWindowMs);
     const starts = this.#starts;
-    const horizon = now - request.globalWindowMs;
-    while (this.#head < starts.length && (starts[this.#head] as number) <= horizon) this.#head++;
+    const retained = now - this.#globalRetainMs;
+    while (this.#head < starts.length && (starts[this.#head] as number) <= retained) this.#head++;
     if (this.#head > MIN_SWEEP && this.#head * 2 > starts.length) {
       this.#starts = starts.slice(this.#head);
       this.#head = 0;
     }
-    return windowWait(this.#starts, this.#head, limit, request.globalWindowMs, now);
+    // Starts kept for a longer window but outside this one: at most a margin's worth of them.
+    const horizon = now - request.globalWindowMs;
+    let first = this.#head;
+    while (first < this.#starts.length && (this.#starts[first] as number) <= horizon) first++;
+    return windowWait(this.#starts, first, limit, request.globalWindowMs, now);
   }
 
   #chatState(chatKey: string): ChatState {

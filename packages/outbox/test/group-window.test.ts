@@ -146,15 +146,52 @@ describe("groups: a sliding window with a send reserve", () => {
 });
 
 describe("the global margin", () => {
-  it("pacingMarginMs lengthens the global window", async () => {
-    const { clock, outbox, rec } = setup({ privateChatRps: 1, globalRps: 5, pacingMarginMs: 100 });
-    for (let chat = 1; chat <= 12; chat++)
-      outbox.enqueue({ chatId: chat, execute: rec.scripted(`c${chat}`) });
-    await clock.advance(1_099);
-    expect(rec.calls).toHaveLength(5);
-    await clock.advance(2_000);
-    expect(rec.calls.map((c) => c.startedAt)).toEqual([
+  /** Twelve chats, one op each, every request taking `latencyMs`; returns the start times. */
+  async function broadcast(pacingMarginMs: number, latencyMs: number): Promise<number[]> {
+    const { clock, outbox } = setup({ privateChatRps: 1, globalRps: 5, pacingMarginMs });
+    const starts: number[] = [];
+    for (let chat = 1; chat <= 12; chat++) {
+      outbox.enqueue({
+        chatId: chat,
+        execute: async () => {
+          starts.push(clock.now());
+          await clock.sleep(latencyMs);
+        },
+      });
+    }
+    await clock.runAll();
+    return starts;
+  }
+
+  it("answers at once: the global second gets no margin", async () => {
+    expect(await broadcast(100, 0)).toEqual([
+      0, 0, 0, 0, 0, 1_000, 1_000, 1_000, 1_000, 1_000, 2_000, 2_000,
+    ]);
+  });
+
+  it("answers taking 40 ms widen the second by 40 ms: a request reaches Telegram before its answer", async () => {
+    expect(await broadcast(100, 40)).toEqual([
+      0, 0, 0, 0, 0, 1_040, 1_040, 1_040, 1_040, 1_040, 2_080, 2_080,
+    ]);
+  });
+
+  it("answers slower than pacingMarginMs widen it by pacingMarginMs only", async () => {
+    expect(await broadcast(100, 300)).toEqual([
       0, 0, 0, 0, 0, 1_100, 1_100, 1_100, 1_100, 1_100, 2_200, 2_200,
+    ]);
+  });
+
+  it("a request still in flight counts as taking as long as it has so far", async () => {
+    // At 1 s the first five are still out (1 s so far): wait to 2 s; at 2 s they are known to
+    // have taken 1.5 s: wait to 2.5 s.
+    expect(await broadcast(2_000, 1_500)).toEqual([
+      0, 0, 0, 0, 0, 2_500, 2_500, 2_500, 2_500, 2_500, 5_000, 5_000,
+    ]);
+  });
+
+  it("pacingMarginMs 0 spends the second in full whatever the answers take", async () => {
+    expect(await broadcast(0, 300)).toEqual([
+      0, 0, 0, 0, 0, 1_000, 1_000, 1_000, 1_000, 1_000, 2_000, 2_000,
     ]);
   });
 });

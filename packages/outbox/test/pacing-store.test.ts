@@ -33,6 +33,18 @@ describe("MemoryPacingStore", () => {
     expect(at(1_050)).toEqual({ granted: false, waitMs: 50, reason: "global-budget" });
   });
 
+  it("keeps starts for the longest global window asked about, and counts those in each request's", () => {
+    const store = new MemoryPacingStore();
+    const at = (nowMs: number, globalWindowMs: number) =>
+      store.acquire(request({ chatKey: undefined, globalLimit: 2, globalWindowMs, nowMs }));
+    expect([at(0, 1_100), at(0, 1_100)].every((d) => d.granted)).toBe(true);
+    expect(at(1_050, 1_100)).toEqual({ granted: false, waitMs: 50, reason: "global-budget" });
+    // A shorter window (a smaller margin) does not see the starts at 0…
+    expect(at(1_050, 1_000)).toEqual({ granted: true });
+    // …but they were kept: the longer window, asked again, still does.
+    expect(at(1_060, 1_100)).toEqual({ granted: false, waitMs: 40, reason: "global-budget" });
+  });
+
   it("paces a chat from each start; unpaced requests neither wait for nor take the slot", () => {
     const store = new MemoryPacingStore();
     expect(store.acquire(request({ intervalMs: 1_000, nowMs: 0 }))).toEqual({ granted: true });
