@@ -66,10 +66,12 @@ export interface TelegramOutboxOptions {
    */
   readonly globalRps?: number | undefined;
   /**
-   * Milliseconds added to every sliding window (the global second, a group's window): a window
+   * Milliseconds added to a group's window, and the most added to the global second: a window
    * spends its whole limit, so without a margin a request that reaches Telegram faster than the
-   * one it follows a window later lands inside Telegram's window and earns a 429. Per-chat spacing
-   * gets none (Telegram allows a short burst in a chat). Range: >= 0. @defaultValue 100
+   * one it follows a window later lands inside Telegram's window and earns a 429. The global
+   * second gets the longest duration of the requests that may still be in it (a request reaches
+   * Telegram before its answer), up to this. Per-chat spacing gets none (Telegram allows a short
+   * burst in a chat). Range: >= 0. @defaultValue 100
    */
   readonly pacingMarginMs?: number | undefined;
   /**
