@@ -851,7 +851,7 @@ export class TelegramOutbox implements AsyncDisposable {
    * window at once, and past the cap the outbox is as careful as a fixed margin.
    */
   #globalMarginMs(now: number): number {
-    if (this.#globalMarginCapMs === 0) return 0;
+    if (this.#globalMarginCapMs === 0 || this.#globalLimit === 0) return 0;
     let longest = this.#durations.max(now);
     for (const entry of this.#inFlight) longest = Math.max(longest, now - entry.startedAt);
     return Math.min(this.#globalMarginCapMs, longest);
