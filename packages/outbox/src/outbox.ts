@@ -844,11 +844,11 @@ export class TelegramOutbox implements AsyncDisposable {
 
   /**
    * The margin of the global second. A request reaches Telegram somewhere between its start and
-   * its answer, so a start followed `limit` starts later by one a second and `d` later cannot
-   * share a Telegram second with it when `d` is at least its duration. The margin is the longest
-   * duration among requests that may still be in the window (ended within it, or in flight), up to
-   * `pacingMarginMs`: on a fast link the budget is spent nearly in full, a slow answer widens the
-   * window at once, and past the cap the outbox is as careful as a fixed margin.
+   * its answer, so when the start `limit` places later comes a second plus that request's
+   * duration after it, the two cannot meet in one Telegram second. The margin is the longest
+   * duration among requests that may still be in the window (ended within it, or in flight, by
+   * their age), up to `pacingMarginMs`: on a fast link the budget is spent nearly in full, a slow
+   * answer widens the window at once, and past the cap the outbox is as careful as a fixed margin.
    */
   #globalMarginMs(now: number): number {
     if (this.#globalMarginCapMs === 0 || this.#globalLimit === 0) return 0;
