@@ -332,7 +332,7 @@ export class TelegramOutbox implements AsyncDisposable {
   readonly #privatePacing: ChatPacing;
   readonly #groupPacing: ChatPacing;
   readonly #globalLimit: number;
-  /** The most margin the global window gets; see {@link TelegramOutbox.#globalMarginMs}. */
+  /** The most margin the global window gets (`pacingMarginMs`); see `#globalMarginMs`. */
   readonly #globalMarginCapMs: number;
   readonly #durations: RecentDurations;
   readonly #maxInFlight: number;
