@@ -68,6 +68,10 @@ describe("downloadDigest", { timeout: E2E_TIMEOUT_MS }, () => {
   let client: TelegramClient;
   let registry: MediaSchedulerRegistry;
 
+  /** Downloads `file` to its digest through the bot's registry, with nothing aborting it. */
+  const digestOf = (file: File) =>
+    downloadDigest(client, registry, "api", file, new AbortController().signal);
+
   async function setup(): Promise<File & { bytes: Uint8Array }> {
     sim = await start({ rateLimits: false });
     client = new TelegramClient({ token: sim.token, apiRoot: sim.apiRoot });
@@ -93,13 +97,7 @@ describe("downloadDigest", { timeout: E2E_TIMEOUT_MS }, () => {
 
   it("fetches a file of known size in ranged chunks", async () => {
     const file = await setup();
-    const digest = await downloadDigest(
-      client,
-      registry,
-      "api",
-      file,
-      new AbortController().signal,
-    );
+    const digest = await digestOf(file);
     expect(digest).toEqual({ sizeBytes: file.bytes.length, sha256: sha256(file.bytes), chunks: 3 });
     expectAllReleased();
   });
@@ -107,13 +105,7 @@ describe("downloadDigest", { timeout: E2E_TIMEOUT_MS }, () => {
   it("hashes the whole body from byte 0 when the server ignores Range", async () => {
     const file = await setup();
     sim.setRangeRequests(false);
-    const digest = await downloadDigest(
-      client,
-      registry,
-      "api",
-      file,
-      new AbortController().signal,
-    );
+    const digest = await digestOf(file);
     expect(digest).toEqual({ sizeBytes: file.bytes.length, sha256: sha256(file.bytes), chunks: 0 });
     expect(sim.counters().bytesServed).toBe(file.bytes.length);
     expectAllReleased();
@@ -121,13 +113,7 @@ describe("downloadDigest", { timeout: E2E_TIMEOUT_MS }, () => {
 
   it("streams a file whose size is unknown", async () => {
     const { file_size: _size, ...file } = await setup();
-    const digest = await downloadDigest(
-      client,
-      registry,
-      "api",
-      file,
-      new AbortController().signal,
-    );
+    const digest = await digestOf(file);
     expect(digest).toEqual({ sizeBytes: file.bytes.length, sha256: sha256(file.bytes), chunks: 0 });
     expectAllReleased();
   });
