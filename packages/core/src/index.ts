@@ -9,7 +9,29 @@ export {
   type Timer,
 } from "./clock.js";
 export { createDeferred, type Deferred } from "./deferred.js";
+export { channelNames, createPublisher, type Publish } from "./diagnostics.js";
 export { CoreError, type CoreErrorCode } from "./errors.js";
+export {
+  checkLogger,
+  type Logger,
+  type LogLevel,
+  type LogMethod,
+  safeLog,
+  silentLogger,
+} from "./logger.js";
 export { ManualClock } from "./manual-clock.js";
 export { type AcquireOptions, Semaphore, type SemaphorePermit } from "./semaphore.js";
-export { checkNumber, type NumberRule } from "./validate.js";
+export {
+  checkBoolean,
+  checkClock,
+  checkFunction,
+  checkMethods,
+  checkNumber,
+  checkObject,
+  checkOptionalNumber,
+  checkOptions,
+  checkSignal,
+  closestName,
+  describeValue,
+  type NumberRule,
+} from "./validate.js";
