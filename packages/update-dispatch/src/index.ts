@@ -22,3 +22,9 @@ export type {
 } from "./results.js";
 export type { UpdateDispatchStats } from "./stats.js";
 export { UpdateDispatcher } from "./update-dispatcher.js";
+export type {
+  AppendResult,
+  JournalSnapshot,
+  JournalStateValue,
+  UpdateJournal,
+} from "./update-journal.js";

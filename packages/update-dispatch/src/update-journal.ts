@@ -1,0 +1,72 @@
+// The UpdateJournal contract: where an intake stores updates before it confirms them to Telegram,
+// so that confirming the offset and finishing the work are two separate things.
+
+import type { Update } from "@grammyjs/types";
+
+/** What {@link UpdateJournal.append} did with a batch. */
+export interface AppendResult {
+  /** Updates stored by this call, in the order given. */
+  readonly appended: readonly Update[];
+  /** Updates skipped because their `update_id` was stored before (finished or not). */
+  readonly duplicates: number;
+}
+
+/** A JSON value an application keeps in the journal's state (see {@link UpdateJournal.putState}). */
+export type JournalStateValue =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly JournalStateValue[]
+  | { readonly [key: string]: JournalStateValue };
+
+/** A live view of a journal, for `snapshot()`s and reports. */
+export interface JournalSnapshot {
+  /** Which implementation this is, e.g. `"memory"` or `"file"`; shown in logs and reports. */
+  readonly kind: string;
+  /** Whether an appended update survives a crash of the process (`kill -9`). */
+  readonly isDurable: boolean;
+  /** Stored updates not yet finished. */
+  readonly unfinished: number;
+  /** The highest `update_id` ever stored, or `undefined` before the first append. */
+  readonly highestUpdateId: number | undefined;
+}
+
+/**
+ * Stores updates between `getUpdates` (or a webhook) and their processing.
+ *
+ * The contract every implementation keeps:
+ * - `append` is idempotent by `update_id`: an id stored before — finished or not, compacted or
+ *   not, as long as it is not below {@link highestUpdateId} minus the implementation's documented
+ *   dedupe horizon — is a duplicate, not stored twice. When its promise resolves, the batch is as
+ *   durable as the implementation promises (a durable journal: on disk, synced).
+ * - `finish` marks one stored update as done (succeeded, failed or timed out: anything that must
+ *   not run again). Finishing an unknown or finished id is a no-op.
+ * - `unfinished` lists stored, unfinished updates in arrival order, for replay after a restart.
+ * - `highestUpdateId` survives compaction and restarts: the intake confirms `highestUpdateId + 1`.
+ * - `putState`/`deleteState`/`state` keep a few small JSON records for the application (for
+ *   example the jobs it is running), with the same durability as appends.
+ * - Every method rejects after `close()` with the implementation's closed error.
+ */
+export interface UpdateJournal {
+  /** Stores a batch; resolves once it is as durable as the journal promises. */
+  append(updates: readonly Update[]): Promise<AppendResult>;
+  /** Marks an update finished; it is never replayed. */
+  finish(updateId: number): Promise<void>;
+  /** Stored, unfinished updates in arrival order. */
+  unfinished(): Promise<readonly Update[]>;
+  /** The highest `update_id` ever stored (the intake confirms this + 1), or `undefined`. */
+  highestUpdateId(): Promise<number | undefined>;
+  /** Drops finished entries from storage; what `unfinished` and `highestUpdateId` say is kept. */
+  compact(): Promise<void>;
+  /** Stores (replaces) one application record. */
+  putState(key: string, value: JournalStateValue): Promise<void>;
+  /** Removes one application record; removing a missing key is a no-op. */
+  deleteState(key: string): Promise<void>;
+  /** Every application record, as stored. */
+  state(): Promise<ReadonlyMap<string, JournalStateValue>>;
+  /** A fresh frozen view. */
+  snapshot(): JournalSnapshot;
+  /** Flushes and releases the storage. Idempotent. */
+  close(): Promise<void>;
+}
