@@ -1,0 +1,4 @@
+export { type ChannelRecorder, recordChannels } from "./channel-recorder.js";
+export { type EventuallyOptions, eventually } from "./eventually.js";
+export { jainIndex } from "./jain-index.js";
+export { type LogCall, type SpyLogger, spyLogger } from "./spy-logger.js";
