@@ -1,6 +1,7 @@
 // What the outbox schedules: a keyed, prioritised unit of work with an `execute(signal)`, so any
 // transport (our TelegramClient, a grammY transformer, a test double) can sit underneath.
 
+import { checkNumber } from "@telepace/core";
 import type { ChatId } from "./chat.js";
 
 /**
@@ -69,4 +70,34 @@ export interface EnqueueOptions {
    * promise with `signal.reason`.
    */
   readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Checks an op's fields and returns its priority.
+ *
+ * @throws {TypeError|RangeError} naming the field, when the op is malformed.
+ */
+export function checkOperation(op: OutboxOperation<unknown>): number {
+  if (typeof op !== "object" || op === null || typeof op.execute !== "function") {
+    throw new TypeError("Expected `op` to be an object with an `execute` function");
+  }
+  const priority = checkNumber("priority", op.priority ?? 0, { integer: true, min: 0 });
+  if (op.key !== undefined && typeof op.key !== "string") {
+    throw new TypeError(`Expected \`key\` to be a string, got ${typeof op.key}`);
+  }
+  for (const name of ["idempotent", "paced"] as const) {
+    if (op[name] !== undefined && typeof op[name] !== "boolean") {
+      throw new TypeError(`Expected \`${name}\` to be a boolean, got ${typeof op[name]}`);
+    }
+  }
+  if (
+    op.supersedes !== undefined &&
+    (!Array.isArray(op.supersedes) || op.supersedes.some((key) => typeof key !== "string"))
+  ) {
+    throw new TypeError("Expected `supersedes` to be an array of strings");
+  }
+  if (op.followUp !== undefined && typeof op.followUp !== "function") {
+    throw new TypeError(`Expected \`followUp\` to be a function, got ${typeof op.followUp}`);
+  }
+  return priority;
 }
