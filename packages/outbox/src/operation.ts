@@ -2,7 +2,7 @@
 // transport (our TelegramClient, a grammY transformer, a test double) can sit underneath.
 
 import { checkNumber } from "@telepace/core";
-import type { ChatId } from "./chat.js";
+import { type ChatId, chatKeyOf } from "./chat.js";
 
 /**
  * The seed's priority tiers: lower runs first. Any integer >= 0 is accepted; these are the ones
@@ -72,12 +72,19 @@ export interface EnqueueOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** An op whose fields were checked, with its priority and its chat's pacing key. */
+export interface CheckedOperation {
+  readonly op: OutboxOperation<unknown>;
+  readonly priority: number;
+  readonly chatKey: string | undefined;
+}
+
 /**
- * Checks an op's fields and returns its priority.
+ * Checks an op's fields.
  *
  * @throws {TypeError|RangeError} naming the field, when the op is malformed.
  */
-export function checkOperation(op: OutboxOperation<unknown>): number {
+export function checkOperation(op: OutboxOperation<unknown>): CheckedOperation {
   if (typeof op !== "object" || op === null || typeof op.execute !== "function") {
     throw new TypeError("Expected `op` to be an object with an `execute` function");
   }
@@ -99,5 +106,6 @@ export function checkOperation(op: OutboxOperation<unknown>): number {
   if (op.followUp !== undefined && typeof op.followUp !== "function") {
     throw new TypeError(`Expected \`followUp\` to be a function, got ${typeof op.followUp}`);
   }
-  return priority;
+  const chatKey = op.chatId === undefined ? undefined : chatKeyOf(op.chatId);
+  return { op, priority, chatKey };
 }

@@ -3,11 +3,17 @@
 
 import {
   type Clock,
+  checkBoolean,
+  checkClock,
+  checkFunction,
+  checkLogger,
   checkMethods,
-  checkNumber,
+  checkOptionalNumber,
+  checkOptions,
+  checkSignal,
+  closestName,
   type Logger,
   type NumberRule,
-  silentLogger,
   systemClock,
 } from "@telepace/core";
 import { isGroupChat } from "./chat.js";
@@ -153,6 +159,57 @@ export interface ResolvedOutboxOptions {
   readonly logger: Logger;
 }
 
+// Every option once: `satisfies` fails the build when an option is added without its name here.
+const optionNames = Object.keys({
+  clock: true,
+  privateChatRps: true,
+  groupChatRps: true,
+  groupBurst: true,
+  sendReserve: true,
+  globalRps: true,
+  pacingMarginMs: true,
+  maxInFlight: true,
+  maxPending: true,
+  maxPendingPerChat: true,
+  maxRetryAfterMs: true,
+  maxAttempts: true,
+  retryBaseDelayMs: true,
+  retryMaxDelayMs: true,
+  pacingStore: true,
+  classifyFailure: true,
+  logger: true,
+} satisfies Record<keyof TelegramOutboxOptions, true>);
+
+/** Names users bring from p-queue, Bottleneck and grammY's plugins, and the option meant here. */
+const peerNames: Readonly<Record<string, keyof TelegramOutboxOptions>> = {
+  concurrency: "maxInFlight",
+  maxConcurrency: "maxInFlight",
+  maxConcurrent: "maxInFlight",
+  maxRetries: "maxAttempts",
+  maxRetryAttempts: "maxAttempts",
+  maxDelaySeconds: "maxRetryAfterMs",
+};
+
+/**
+ * A peer library's name for an option (or a typo of one that is no typo of an option here) gets
+ * that option as its hint; every other key is left to `checkOptions`.
+ */
+function checkPeerNames(options: unknown): void {
+  if (typeof options !== "object" || options === null) return;
+  for (const key of Object.keys(options)) {
+    if (optionNames.includes(key)) continue;
+    const peer = Object.hasOwn(peerNames, key)
+      ? key
+      : closestName(key, optionNames) === undefined
+        ? closestName(key, Object.keys(peerNames))
+        : undefined;
+    if (peer === undefined) continue;
+    throw new TypeError(
+      `Unknown option \`${key}\` in \`options\` (did you mean \`${peerNames[peer]}\`?)`,
+    );
+  }
+}
+
 type NumericOption = {
   [K in keyof TelegramOutboxOptions]-?: NonNullable<TelegramOutboxOptions[K]> extends number
     ? K
@@ -165,22 +222,22 @@ function intervalOf(rps: number): number {
 }
 
 /**
- * Resolves the constructor's options.
+ * Checks the constructor's options whole and resolves them.
  *
- * @throws {TypeError|RangeError} naming the option, when an option is invalid.
+ * @throws {TypeError} when `options` is not an object, has an unknown key (naming the closest
+ * valid one), or an option has the wrong type (`null` included).
+ * @throws {RangeError} when a number is out of its range.
  */
-export function resolveOutboxOptions(options: TelegramOutboxOptions): ResolvedOutboxOptions {
+export function resolveOutboxOptions(options: unknown): ResolvedOutboxOptions {
+  checkPeerNames(options);
+  const given = checkOptions("options", options, optionNames);
   const number = (name: NumericOption, rule: NumberRule): number =>
-    checkNumber(name, options[name] ?? outboxDefaults[name], rule);
+    checkOptionalNumber(name, given[name], outboxDefaults[name], rule);
   const privateIntervalMs = intervalOf(number("privateChatRps", { min: 0 }));
   const groupIntervalMs = intervalOf(number("groupChatRps", { min: 0 }));
   const groupBurst = number("groupBurst", { integer: true, min: 1 });
   const sendReserve = number("sendReserve", { integer: true, min: 0 });
   const marginMs = number("pacingMarginMs", { min: 0 });
-  const classify = options.classifyFailure ?? classifyFailure;
-  if (typeof classify !== "function") {
-    throw new TypeError(`Expected \`classifyFailure\` to be a function, got ${typeof classify}`);
-  }
   return {
     privatePacing: { ...UNPACED, intervalMs: privateIntervalMs },
     groupPacing:
@@ -201,14 +258,15 @@ export function resolveOutboxOptions(options: TelegramOutboxOptions): ResolvedOu
     maxAttempts: number("maxAttempts", { integer: true, min: 1 }),
     retryBaseDelayMs: number("retryBaseDelayMs", { min: 0 }),
     retryMaxDelayMs: number("retryMaxDelayMs", { min: 0 }),
-    clock: checkMethods<Clock>("clock", options.clock, ["now", "setTimer"]) ?? systemClock,
+    clock: checkClock(given.clock, systemClock),
     store:
-      checkMethods<PacingStore>("pacingStore", options.pacingStore, ["acquire", "freeze"]) ??
+      checkMethods<PacingStore>("pacingStore", given.pacingStore, ["acquire", "freeze"]) ??
       new MemoryPacingStore(),
-    classify,
-    logger:
-      checkMethods<Logger>("logger", options.logger, ["debug", "info", "warn", "error"]) ??
-      silentLogger,
+    classify:
+      given.classifyFailure === undefined
+        ? classifyFailure
+        : checkFunction<FailureClassifier>("classifyFailure", given.classifyFailure),
+    logger: checkLogger(given.logger),
   };
 }
 
@@ -216,4 +274,34 @@ export function resolveOutboxOptions(options: TelegramOutboxOptions): ResolvedOu
 export function pacingOf(resolved: ResolvedOutboxOptions, chatKey: string | undefined): ChatPacing {
   if (chatKey === undefined) return UNPACED;
   return isGroupChat(chatKey) ? resolved.groupPacing : resolved.privatePacing;
+}
+
+/** {@link OutboxCloseOptions} checked, with its defaults. */
+export interface ResolvedCloseOptions {
+  readonly drain: boolean;
+  readonly timeoutMs: number;
+}
+
+/**
+ * Checks the options of `close()` whole.
+ *
+ * @throws {TypeError|RangeError} naming the option.
+ */
+export function resolveCloseOptions(options: unknown): ResolvedCloseOptions {
+  const given = checkOptions("options", options, ["drain", "timeoutMs"]);
+  return {
+    drain: checkBoolean("drain", given.drain, true),
+    timeoutMs: checkOptionalNumber("timeoutMs", given.timeoutMs, outboxDefaults.closeTimeoutMs, {
+      min: 0,
+    }),
+  };
+}
+
+/**
+ * Checks the options of `enqueue()` whole and returns its signal.
+ *
+ * @throws {TypeError} naming the option.
+ */
+export function resolveEnqueueSignal(options: unknown): AbortSignal | undefined {
+  return checkSignal("signal", checkOptions("options", options, ["signal"]).signal);
 }

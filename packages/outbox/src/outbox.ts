@@ -3,24 +3,31 @@
 
 import {
   abortReason,
-  checkNumber,
   createDeferred,
   type Deferred,
+  describeValue,
   type Logger,
   onAbort,
+  safeLog,
   type Timer,
 } from "@telepace/core";
 import { type ChatId, chatKeyOf } from "./chat.js";
 import type { FailureVerdict } from "./classify.js";
-import { outboxDefaults } from "./defaults.js";
 import { OutboxError } from "./errors.js";
 import { publish } from "./events.js";
 import { createLane, type Entry, isPaced, type Lane, laneIdOf } from "./lane.js";
-import { checkOperation, type EnqueueOptions, type OutboxOperation } from "./operation.js";
+import {
+  type CheckedOperation,
+  checkOperation,
+  type EnqueueOptions,
+  type OutboxOperation,
+} from "./operation.js";
 import {
   type OutboxCloseOptions,
   pacingOf,
   type ResolvedOutboxOptions,
+  resolveCloseOptions,
+  resolveEnqueueSignal,
   resolveOutboxOptions,
   type TelegramOutboxOptions,
 } from "./outbox-options.js";
@@ -80,9 +87,11 @@ export class TelegramOutbox implements AsyncDisposable {
   #closeTimer: Timer | undefined;
 
   /**
-   * @throws {TypeError|RangeError} naming the option, when an option is invalid.
+   * @throws {TypeError} when `options` is not an object, has an unknown key (naming the closest
+   * valid one), or an option has the wrong type (`null` included).
+   * @throws {RangeError} naming the option, when a number is out of its range.
    */
-  constructor(options: TelegramOutboxOptions = {}) {
+  constructor(options?: TelegramOutboxOptions) {
     this.#options = resolveOutboxOptions(options);
     this.#logger = this.#options.logger;
     this.#settlement = new Settlement(this.#counters, this.#logger);
@@ -112,20 +121,26 @@ export class TelegramOutbox implements AsyncDisposable {
    * after close it resolves `closed`, at the bound `rejected`. It rejects only with the caller's
    * `signal.reason` when aborted.
    *
-   * @throws {TypeError|RangeError} synchronously when the op itself is malformed.
+   * @throws {TypeError|RangeError} synchronously, before anything is queued, when the op or the
+   * options are malformed (naming the field or option).
    */
-  enqueue<T>(op: OutboxOperation<T>, options: EnqueueOptions = {}): Promise<OutboxOutcome<T>> {
-    return this.#enqueue(op as OutboxOperation<unknown>, options, false) as Promise<
-      OutboxOutcome<T>
-    >;
+  enqueue<T>(op: OutboxOperation<T>, options?: EnqueueOptions): Promise<OutboxOutcome<T>> {
+    const checked = checkOperation(op as OutboxOperation<unknown>);
+    const signal = resolveEnqueueSignal(options);
+    return this.#enqueue(checked, signal, false) as Promise<OutboxOutcome<T>>;
   }
 
   /**
    * Drops the pending op with this chat and key (outcome `superseded`, reason `dropped`). An op
    * already in flight is not affected. Returns whether one was pending.
+   *
+   * @throws {TypeError|RangeError} when `chatId` or `key` is malformed.
    */
   dropPending(chatId: ChatId | undefined, key: string): boolean {
     const chatKey = chatId === undefined ? undefined : chatKeyOf(chatId);
+    if (typeof key !== "string") {
+      throw new TypeError(`Expected \`key\` to be a string, got ${describeValue(key)}`);
+    }
     return this.#drop(chatKey, key);
   }
 
@@ -149,20 +164,21 @@ export class TelegramOutbox implements AsyncDisposable {
    * sent until none is left or `timeoutMs` passes; without it they settle as `closed` at once.
    * At the deadline what is left settles as `closed` and in-flight requests are aborted.
    * Calling it again returns the same promise.
+   *
+   * @throws {TypeError|RangeError} synchronously, naming the option, when an option is invalid.
    */
-  close(options: OutboxCloseOptions = {}): Promise<void> {
+  close(options?: OutboxCloseOptions): Promise<void> {
+    const { drain, timeoutMs } = resolveCloseOptions(options);
     if (this.#closeDeferred !== undefined) return this.#closeDeferred.promise;
-    const timeoutMs = checkNumber("timeoutMs", options.timeoutMs ?? outboxDefaults.closeTimeoutMs, {
-      min: 0,
-    });
-    const drain = options.drain ?? true;
-    if (typeof drain !== "boolean") {
-      throw new TypeError(`Expected \`drain\` to be a boolean, got ${String(drain)}`);
-    }
     this.#closeDeferred = createDeferred<void>();
     this.#state = "closing";
     this.#drain = drain;
-    this.#logger.debug({ drain, timeoutMs, pending: this.#pendingCount }, "outbox closing");
+    safeLog(
+      this.#logger,
+      "debug",
+      { drain, timeoutMs, pending: this.#pendingCount },
+      "outbox closing",
+    );
     if (!drain) this.#settleAllPending(closedOutcome);
     this.#closeTimer = this.#options.clock.setTimer(() => this.#forceClose(), timeoutMs);
     this.#checkIdle();
@@ -178,13 +194,10 @@ export class TelegramOutbox implements AsyncDisposable {
   // ---------------------------------------------------------------- enqueue and coalescing
 
   #enqueue(
-    op: OutboxOperation<unknown>,
-    options: EnqueueOptions,
+    { op, priority, chatKey }: CheckedOperation,
+    signal: AbortSignal | undefined,
     isFollowUp: boolean,
   ): Promise<OutboxOutcome<unknown>> {
-    const priority = checkOperation(op);
-    const chatKey = op.chatId === undefined ? undefined : chatKeyOf(op.chatId);
-    const signal = options.signal;
     if (signal?.aborted) return Promise.reject(abortReason(signal));
 
     // While draining, a follow-up of delivered work is still accepted; nothing else is.
@@ -206,7 +219,12 @@ export class TelegramOutbox implements AsyncDisposable {
             : undefined;
       if (full !== undefined) {
         this.#counters.rejected++;
-        this.#logger.warn({ chat: chatKey, key: op.key, bound: full }, "outbox full: op rejected");
+        safeLog(
+          this.#logger,
+          "warn",
+          { chat: chatKey, key: op.key, bound: full },
+          "outbox full: op rejected",
+        );
         return Promise.resolve(
           Object.freeze({
             status: "rejected" as const,
@@ -379,7 +397,12 @@ export class TelegramOutbox implements AsyncDisposable {
     try {
       return this.#options.classify(error, { idempotent: entry.op.idempotent ?? false });
     } catch (classifierError) {
-      this.#logger.error({ error: errorLabel(classifierError) }, "classifyFailure threw");
+      safeLog(
+        this.#logger,
+        "error",
+        { error: errorLabel(classifierError) },
+        "classifyFailure threw",
+      );
       return { action: "fail", scope: "op", maybeDelivered: false };
     }
   }
@@ -444,7 +467,9 @@ export class TelegramOutbox implements AsyncDisposable {
           retryAfterMs,
           scope,
         }));
-        this.#logger.warn(
+        safeLog(
+          this.#logger,
+          "warn",
           { chat: lane.chatKey, key: entry.key, retryAfterMs, scope },
           "rate limited (429)",
         );
@@ -469,7 +494,12 @@ export class TelegramOutbox implements AsyncDisposable {
       delayMs,
       reason,
     }));
-    this.#logger.debug({ chat: lane.chatKey, key: entry.key, delayMs, reason }, "op requeued");
+    safeLog(
+      this.#logger,
+      "debug",
+      { chat: lane.chatKey, key: entry.key, delayMs, reason },
+      "op requeued",
+    );
   }
 
   #deliver(entry: Entry, result: unknown): void {
@@ -478,9 +508,14 @@ export class TelegramOutbox implements AsyncDisposable {
     if (next !== undefined) {
       try {
         const op = next(result);
-        if (op !== undefined) followUp = this.#enqueue(op, {}, true);
+        if (op !== undefined) followUp = this.#enqueue(checkOperation(op), undefined, true);
       } catch (error) {
-        this.#logger.error({ error: errorLabel(error), key: entry.key }, "followUp threw");
+        safeLog(
+          this.#logger,
+          "error",
+          { error: errorLabel(error), key: entry.key },
+          "followUp threw",
+        );
         followUp = Promise.resolve(failedOutcome(error, 0, false));
       }
     }
@@ -539,7 +574,7 @@ export class TelegramOutbox implements AsyncDisposable {
     this.#closeTimer?.cancel();
     this.#closeTimer = undefined;
     this.#scheduler.stop();
-    this.#logger.debug({ counters: { ...this.#counters } }, "outbox closed");
+    safeLog(this.#logger, "debug", { counters: { ...this.#counters } }, "outbox closed");
     this.#closeDeferred?.resolve();
   }
 }

@@ -1,7 +1,7 @@
 // When each lane may start: the lane queue, one question at a time to the pacing store, the
 // global budget's margin and freezes, and one clock timer for the earliest moment anything can.
 
-import type { Timer } from "@telepace/core";
+import { safeLog, type Timer } from "@telepace/core";
 import { RetryAfterTooLongError } from "./errors.js";
 import { askableAt, type Entry, headOf, isPaced, type Lane, reserveOf } from "./lane.js";
 import { LaneQueue } from "./lane-queue.js";
@@ -124,7 +124,12 @@ export class Scheduler {
   }
 
   #freezeFailed(error: unknown): void {
-    this.#options.logger.error({ error: errorLabel(error) }, "outbox pacing store freeze failed");
+    safeLog(
+      this.#options.logger,
+      "error",
+      { error: errorLabel(error) },
+      "outbox pacing store freeze failed",
+    );
   }
 
   #pump(): void {
@@ -263,7 +268,12 @@ export class Scheduler {
 
   #storeFailed(lane: Lane, error: unknown): void {
     // Without pacing state nothing may be sent safely: hold everything and ask again later.
-    this.#options.logger.error({ error: errorLabel(error) }, "outbox pacing store failed");
+    safeLog(
+      this.#options.logger,
+      "error",
+      { error: errorLabel(error) },
+      "outbox pacing store failed",
+    );
     this.#globalReadyAt = this.#options.clock.now() + Math.max(this.#options.retryBaseDelayMs, 1);
     this.place(lane);
   }

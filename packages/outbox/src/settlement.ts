@@ -1,7 +1,7 @@
 // Settling an op: its one outcome resolved (or its abort rejected) exactly once, with the
 // counters, the diagnostics events and the log line that outcome calls for.
 
-import type { Logger } from "@telepace/core";
+import { type Logger, safeLog } from "@telepace/core";
 import { publish } from "./events.js";
 import type { Entry } from "./lane.js";
 import type { MutableCounters } from "./outbox-snapshot.js";
@@ -62,7 +62,9 @@ export class Settlement {
       case "failed":
         counters.failed++;
         error = outcome.error;
-        this.#logger.warn(
+        safeLog(
+          this.#logger,
+          "warn",
           {
             chat: entry.lane.chatKey,
             key: entry.key,
