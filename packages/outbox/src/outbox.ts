@@ -15,7 +15,7 @@ import { type ChatId, chatKeyOf } from "./chat.js";
 import type { FailureVerdict } from "./classify.js";
 import { OutboxError } from "./errors.js";
 import { publish } from "./events.js";
-import { createLane, type Entry, isPaced, type Lane, laneIdOf } from "./lane.js";
+import { type Entry, isPaced, type Lane } from "./lane.js";
 import {
   type CheckedOperation,
   checkOperation,
@@ -33,8 +33,9 @@ import {
 } from "./outbox-options.js";
 import { createCounters, type OutboxSnapshot, takeSnapshot } from "./outbox-snapshot.js";
 import type { OutboxOutcome } from "./outcome.js";
+import { PendingOps } from "./pending-ops.js";
 import { retryAfterFrom } from "./retry-after.js";
-import { decideRetry, type Hold } from "./retry-policy.js";
+import { decideRetry } from "./retry-policy.js";
 import { Scheduler } from "./scheduler.js";
 import { closedOutcome, errorLabel, failedOutcome, Settlement } from "./settlement.js";
 
@@ -76,9 +77,8 @@ export class TelegramOutbox implements AsyncDisposable {
   readonly #settlement: Settlement;
 
   readonly #scheduler: Scheduler;
-  readonly #lanes = new Map<string | symbol, Lane>();
+  readonly #pending: PendingOps;
   readonly #inFlight = new Set<Entry>();
-  #pendingCount = 0;
   #seq = 0;
 
   #state: "open" | "closing" | "closed" = "open";
@@ -95,11 +95,12 @@ export class TelegramOutbox implements AsyncDisposable {
     this.#options = resolveOutboxOptions(options);
     this.#logger = this.#options.logger;
     this.#settlement = new Settlement(this.#counters, this.#logger);
+    this.#pending = new PendingOps((chatKey) => pacingOf(this.#options, chatKey));
     this.#scheduler = new Scheduler(this.#options, {
       inFlight: this.#inFlight,
       isClosed: () => this.#state === "closed",
       start: (lane, now) => this.#start(lane, now),
-      forget: (lane) => this.#forgetIfIdle(lane),
+      forget: (lane) => this.#pending.forgetIfIdle(lane),
       failLane: (lane, error) => this.#failLane(lane, error),
       failAll: (error) =>
         this.#settleAllPending((attempts) => failedOutcome(error, attempts, false)),
@@ -149,9 +150,9 @@ export class TelegramOutbox implements AsyncDisposable {
     return takeSnapshot(
       {
         state: this.#state,
-        pending: this.#pendingCount,
+        pending: this.#pending.size,
         inFlight: this.#inFlight.size,
-        lanes: this.#lanes.values(),
+        lanes: this.#pending.lanes(),
         globalFrozenUntil: this.#scheduler.globalFrozenUntil,
         counters: this.#counters,
       },
@@ -176,7 +177,7 @@ export class TelegramOutbox implements AsyncDisposable {
     safeLog(
       this.#logger,
       "debug",
-      { drain, timeoutMs, pending: this.#pendingCount },
+      { drain, timeoutMs, pending: this.#pending.size },
       "outbox closing",
     );
     if (!drain) this.#settleAllPending(closedOutcome);
@@ -208,11 +209,11 @@ export class TelegramOutbox implements AsyncDisposable {
       return Promise.resolve(closedOutcome(0));
     }
     const identity: string | symbol = op.key ?? Symbol("unique");
-    const known = this.#lanes.get(laneIdOf(chatKey, identity));
+    const known = this.#pending.laneOf(chatKey, identity);
     const existing = known?.byIdentity.get(identity);
     if (existing === undefined) {
       const full =
-        this.#pendingCount >= this.#options.maxPending
+        this.#pending.size >= this.#options.maxPending
           ? "maxPending"
           : (known?.pending.size ?? 0) >= this.#options.maxPendingPerChat
             ? "maxPendingPerChat"
@@ -237,7 +238,7 @@ export class TelegramOutbox implements AsyncDisposable {
       if (dropped !== op.key) this.#drop(chatKey, dropped);
     }
     // Only now: dropping the chat's last pending op may have forgotten its lane.
-    const lane = this.#laneFor(chatKey, identity);
+    const lane = this.#pending.open(chatKey, identity);
     this.#counters.enqueued++;
     const deferred = createDeferred<OutboxOutcome<unknown>>();
     let entry: Entry;
@@ -248,13 +249,11 @@ export class TelegramOutbox implements AsyncDisposable {
         reason: "coalesced",
         attempts: existing.attempts,
       });
-      lane.pending.remove(existing);
+      this.#pending.reprioritize(existing, priority);
       existing.op = op;
-      existing.priority = priority;
       existing.deferred = deferred;
       existing.attempts = 0;
       existing.state = "pending";
-      lane.pending.push(existing);
       entry = existing;
       this.#counters.coalesced++;
       publish("coalesced", () => ({ type: "coalesced", key: op.key, chat: chatKey, priority }));
@@ -274,9 +273,7 @@ export class TelegramOutbox implements AsyncDisposable {
         controller: undefined,
         startedAt: Number.NEGATIVE_INFINITY,
       };
-      lane.pending.push(entry);
-      lane.byIdentity.set(identity, entry);
-      this.#pendingCount++;
+      this.#pending.add(entry);
       publish("enqueued", () => ({ type: "enqueued", key: op.key, chat: chatKey, priority }));
     }
     entry.unsubscribe = onAbort(signal, () => {
@@ -286,41 +283,23 @@ export class TelegramOutbox implements AsyncDisposable {
     return deferred.promise;
   }
 
-  #laneFor(chatKey: string | undefined, identity: string | symbol): Lane {
-    const id = laneIdOf(chatKey, identity);
-    let lane = this.#lanes.get(id);
-    if (lane === undefined) {
-      lane = createLane(id, chatKey, pacingOf(this.#options, chatKey));
-      this.#lanes.set(id, lane);
-    }
-    return lane;
-  }
-
   #drop(chatKey: string | undefined, key: string): boolean {
-    const lane = this.#lanes.get(laneIdOf(chatKey, key));
-    const entry = lane?.byIdentity.get(key);
-    if (lane === undefined || entry === undefined) return false;
-    this.#removePending(entry);
+    const entry = this.#pending.find(chatKey, key);
+    if (entry === undefined) return false;
+    this.#pending.remove(entry);
     this.#settlement.settle(entry, {
       status: "superseded",
       reason: "dropped",
       attempts: entry.attempts,
     });
-    this.#scheduler.place(lane);
+    this.#scheduler.place(entry.lane);
     return true;
-  }
-
-  #removePending(entry: Entry): void {
-    const lane = entry.lane;
-    lane.pending.remove(entry);
-    lane.byIdentity.delete(entry.identity);
-    this.#pendingCount--;
   }
 
   #abort(entry: Entry, reason: unknown): void {
     if (entry.state === "settled") return;
     if (entry.state === "pending") {
-      this.#removePending(entry);
+      this.#pending.remove(entry);
       this.#scheduler.place(entry.lane);
     } else {
       entry.controller?.abort(reason);
@@ -329,18 +308,10 @@ export class TelegramOutbox implements AsyncDisposable {
     this.#checkIdle();
   }
 
-  #forgetIfIdle(lane: Lane): void {
-    // The identity check matters: a lane forgotten earlier may have a successor under its id.
-    const idle = lane.pending.size === 0 && lane.inFlight === undefined && !lane.acquiring;
-    if (idle && this.#lanes.get(lane.id) === lane) this.#lanes.delete(lane.id);
-  }
-
   // ---------------------------------------------------------------- running an attempt
 
   #start(lane: Lane, now: number): void {
-    const entry = lane.pending.pop() as Entry;
-    lane.byIdentity.delete(entry.identity);
-    this.#pendingCount--;
+    const entry = this.#pending.shift(lane);
     entry.state = "in-flight";
     entry.attempts++;
     entry.startedAt = now;
@@ -423,7 +394,8 @@ export class TelegramOutbox implements AsyncDisposable {
       },
       this.#options,
     );
-    this.#hold(entry, hold, now);
+    this.#scheduler.hold(lane, hold, now);
+    if (hold.kind === "freeze") this.#rateLimited(entry, hold.scope, hold.retryAfterMs);
     switch (op.action) {
       case "none":
         return;
@@ -443,48 +415,29 @@ export class TelegramOutbox implements AsyncDisposable {
     }
   }
 
-  #hold(entry: Entry, hold: Hold, now: number): void {
-    const lane = entry.lane;
-    switch (hold.kind) {
-      case "none":
-        return;
-      case "reset-failures":
-        lane.transientFailures = 0;
-        return;
-      case "backoff":
-        lane.transientFailures = hold.transientFailures;
-        lane.backoffUntil = now + hold.delayMs;
-        lane.readyAt = Math.max(lane.readyAt, lane.backoffUntil);
-        return;
-      case "freeze": {
-        const { scope, retryAfterMs } = hold;
-        this.#counters.rateLimited++;
-        this.#scheduler.freeze(lane, retryAfterMs, now);
-        publish("rate-limited", () => ({
-          type: "rate-limited",
-          key: entry.key,
-          chat: lane.chatKey,
-          retryAfterMs,
-          scope,
-        }));
-        safeLog(
-          this.#logger,
-          "warn",
-          { chat: lane.chatKey, key: entry.key, retryAfterMs, scope },
-          "rate limited (429)",
-        );
-        return;
-      }
-    }
+  /** Counts, publishes and logs a 429 (the scheduler holds its chat). */
+  #rateLimited(entry: Entry, scope: "chat" | "global", retryAfterMs: number): void {
+    const chat = entry.lane.chatKey;
+    this.#counters.rateLimited++;
+    publish("rate-limited", () => ({
+      type: "rate-limited",
+      key: entry.key,
+      chat,
+      retryAfterMs,
+      scope,
+    }));
+    safeLog(
+      this.#logger,
+      "warn",
+      { chat, key: entry.key, retryAfterMs, scope },
+      "rate limited (429)",
+    );
   }
 
   /** Puts a failed attempt back in its place in line. */
   #requeue(entry: Entry, reason: "rate-limited" | "transient", delayMs: number): void {
     const lane = entry.lane;
-    entry.state = "pending";
-    lane.pending.push(entry);
-    lane.byIdentity.set(entry.identity, entry);
-    this.#pendingCount++;
+    this.#pending.add(entry);
     this.#counters.retries++;
     publish("retry-scheduled", () => ({
       type: "retry-scheduled",
@@ -530,15 +483,15 @@ export class TelegramOutbox implements AsyncDisposable {
 
   #failLane(lane: Lane, error: unknown): void {
     for (const entry of [...lane.pending.values()]) {
-      this.#removePending(entry);
+      this.#pending.remove(entry);
       this.#settlement.settle(entry, failedOutcome(error, entry.attempts, false));
     }
   }
 
   #settleAllPending(outcomeOf: (attempts: number) => OutboxOutcome<unknown>): void {
-    for (const lane of [...this.#lanes.values()]) {
+    for (const lane of [...this.#pending.lanes()]) {
       for (const entry of [...lane.pending.values()]) {
-        this.#removePending(entry);
+        this.#pending.remove(entry);
         this.#settlement.settle(entry, outcomeOf(entry.attempts));
       }
       this.#scheduler.place(lane);
@@ -548,7 +501,7 @@ export class TelegramOutbox implements AsyncDisposable {
   // ---------------------------------------------------------------- closing
 
   #checkIdle(): void {
-    if (this.#state === "closing" && this.#pendingCount === 0 && this.#inFlight.size === 0) {
+    if (this.#state === "closing" && this.#pending.size === 0 && this.#inFlight.size === 0) {
       this.#finishClose();
     }
   }

@@ -8,6 +8,7 @@ import { LaneQueue } from "./lane-queue.js";
 import { GLOBAL_WINDOW_MS, type ResolvedOutboxOptions } from "./outbox-options.js";
 import type { PacingDecision, PacingRequest } from "./pacing-store.js";
 import { RecentDurations } from "./recent-durations.js";
+import type { Hold } from "./retry-policy.js";
 import { errorLabel } from "./settlement.js";
 
 /** What the scheduler asks of the outbox it schedules for. */
@@ -95,10 +96,36 @@ export class Scheduler {
   }
 
   /**
-   * A 429 on the lane: freezes its chat, or every chat when it has none, for `retryAfterMs`, here
-   * and in the pacing store.
+   * Holds the lane as the retry policy decided: a 429 freezes its chat, or every chat when it has
+   * none (here and in the pacing store); a transient failure backs the chat off.
    */
-  freeze(lane: Lane, retryAfterMs: number, now: number): void {
+  hold(lane: Lane, hold: Hold, now: number): void {
+    switch (hold.kind) {
+      case "none":
+        return;
+      case "reset-failures":
+        lane.transientFailures = 0;
+        return;
+      case "backoff":
+        lane.transientFailures = hold.transientFailures;
+        lane.backoffUntil = now + hold.delayMs;
+        lane.readyAt = Math.max(lane.readyAt, lane.backoffUntil);
+        return;
+      case "freeze":
+        this.#freeze(lane, hold.retryAfterMs, now);
+        return;
+    }
+  }
+
+  /** Stops for good: no timer, nothing queued. */
+  stop(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    this.#queue.clear();
+  }
+
+  #freeze(lane: Lane, retryAfterMs: number, now: number): void {
     const until = now + retryAfterMs;
     if (lane.chatKey !== undefined) {
       lane.frozenUntil = Math.max(lane.frozenUntil, until);
@@ -113,14 +140,6 @@ export class Scheduler {
     } catch (error) {
       this.#freezeFailed(error);
     }
-  }
-
-  /** Stops for good: no timer, nothing queued. */
-  stop(): void {
-    this.#timer?.cancel();
-    this.#timer = undefined;
-    this.#timerAt = Number.POSITIVE_INFINITY;
-    this.#queue.clear();
   }
 
   #freezeFailed(error: unknown): void {
