@@ -44,7 +44,7 @@ export type OutboxEventType = OutboxEvent["type"];
  * The diagnostics_channel name of each event.
  *
  * @example
- * import { channelNames, createPublisher } from "@telepace/core";
+ * import diagnosticsChannel from "node:diagnostics_channel";
  * diagnosticsChannel.subscribe(outboxChannels["rate-limited"], (event) => metrics.inc(event));
  */
 export const outboxChannels: Readonly<Record<OutboxEventType, string>> = channelNames("outbox", [

@@ -1,6 +1,6 @@
 import { ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
-import { TelegramOutbox } from "../src/index.js";
+import { MemoryPacingStore, type PacingRequest, TelegramOutbox } from "../src/index.js";
 import { setup } from "./support/setup.js";
 
 describe("TelegramOutbox options, checked whole", () => {
@@ -162,5 +162,74 @@ describe("per-call options throw from the call itself, before anything is queued
       new TypeError("Expected `key` to be a string, got 5"),
     );
     expect(outbox.dropPending(1, "edit:1")).toBe(false);
+  });
+});
+
+describe("MemoryPacingStore checks its arguments the same way", () => {
+  const request: PacingRequest = {
+    chatKey: "1",
+    intervalMs: 1_000,
+    chatLimit: 0,
+    chatWindowMs: 0,
+    chatReserve: 0,
+    paced: true,
+    globalLimit: 30,
+    globalWindowMs: 1_000,
+    nowMs: 0,
+  };
+
+  it.each([
+    [undefined, TypeError, "Expected `request` to be an object, got undefined"],
+    [
+      { ...request, chatkey: "1" },
+      TypeError,
+      "Unknown option `chatkey` in `request` (did you mean `chatKey`?)",
+    ],
+    [
+      { ...request, chatKey: 1 },
+      TypeError,
+      "Expected `chatKey` to be a non-empty string or undefined, got 1",
+    ],
+    [
+      { ...request, intervalMs: null },
+      TypeError,
+      "Expected `intervalMs` to be a finite number >= 0, got null",
+    ],
+    [
+      { ...request, chatLimit: 1.5 },
+      RangeError,
+      "Expected `chatLimit` to be an integer >= 0, got 1.5",
+    ],
+    [
+      { ...request, chatReserve: -1 },
+      RangeError,
+      "Expected `chatReserve` to be an integer >= 0, got -1",
+    ],
+    [
+      { ...request, paced: undefined },
+      TypeError,
+      "Expected `paced` to be a boolean, got undefined",
+    ],
+    [
+      { ...request, globalWindowMs: Number.NaN },
+      RangeError,
+      "Expected `globalWindowMs` to be a finite number >= 0, got NaN",
+    ],
+    [{ ...request, nowMs: "0" }, TypeError, 'Expected `nowMs` to be a finite number, got "0"'],
+  ])("acquire(%o)", (bad, type, message) => {
+    const store = new MemoryPacingStore();
+    expect(() => store.acquire(bad as never)).toThrow(new type(message));
+    // Nothing was recorded: the valid request is still granted.
+    expect(store.acquire(request)).toEqual({ granted: true });
+  });
+
+  it.each([
+    [["", 1_000, 0], TypeError, 'Expected `chatKey` to be a non-empty string or undefined, got ""'],
+    [["1", -1, 0], RangeError, "Expected `durationMs` to be a finite number >= 0, got -1"],
+    [["1", 1_000, Number.NaN], RangeError, "Expected `nowMs` to be a finite number, got NaN"],
+  ])("freeze(%o)", (args, type, message) => {
+    const store = new MemoryPacingStore();
+    expect(() => store.freeze(...(args as [string, number, number]))).toThrow(new type(message));
+    expect(store.trackedChats).toBe(0);
   });
 });
