@@ -48,7 +48,7 @@ export interface Lane {
   inFlight: Entry | undefined;
   /** Whether an asynchronous store is answering for the lane's head. */
   acquiring: boolean;
-  /** Earliest time any op of the lane may be asked for (freeze, backoff); a hint, the store decides. */
+  /** Earliest time any op of the lane may be asked for (freeze, backoff); the store decides. */
   readyAt: number;
   /** Earliest time a paced op of the lane may be asked for. */
   nextAt: number;

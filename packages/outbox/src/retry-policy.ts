@@ -83,7 +83,9 @@ const NONE: OpDecision = Object.freeze({ action: "none" });
  *   { verdict: { action: "retry", maybeDelivered: false }, error, attempts: 1, isSettled: false,
  *     isSuperseded: false, isSending: true, hasChat: true, transientFailures: 0 },
  *   { maxAttempts: 10, maxRetryAfterMs: 300_000, retryBaseDelayMs: 1000, retryMaxDelayMs: 30_000 },
- * ); // { hold: { kind: "backoff", transientFailures: 1, delayMs: 1000 }, op: { action: "requeue", … } }
+ * );
+ * // { hold: { kind: "backoff", transientFailures: 1, delayMs: 1000 },
+ * //   op: { action: "requeue", reason: "transient", delayMs: 1000 } }
  */
 export function decideRetry(attempt: FailedAttempt, limits: RetryLimits): RetryDecision {
   const { verdict } = attempt;
@@ -144,7 +146,10 @@ export function decideRetry(attempt: FailedAttempt, limits: RetryLimits): RetryD
   }
 }
 
-/** Requeues the op in its place — unless the outbox stopped sending, it was superseded, or it is out of attempts. */
+/**
+ * Requeues the op in its place — unless the outbox stopped sending, a newer op took its key, or it
+ * is out of attempts.
+ */
 function retryOrSettle(
   attempt: FailedAttempt,
   limits: RetryLimits,
