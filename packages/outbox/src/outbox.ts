@@ -11,11 +11,11 @@ import {
   safeLog,
   type Timer,
 } from "@telepace/core";
+import { AttemptRunner } from "./attempt.js";
 import { type ChatId, chatKeyOf } from "./chat.js";
-import type { FailureVerdict } from "./classify.js";
 import { OutboxError } from "./errors.js";
 import { publish } from "./events.js";
-import { type Entry, isPaced, type Lane } from "./lane.js";
+import type { Entry, Lane } from "./lane.js";
 import {
   type CheckedOperation,
   checkOperation,
@@ -34,10 +34,8 @@ import {
 import { createCounters, type OutboxSnapshot, takeSnapshot } from "./outbox-snapshot.js";
 import type { OutboxOutcome } from "./outcome.js";
 import { PendingOps } from "./pending-ops.js";
-import { retryAfterFrom } from "./retry-after.js";
-import { decideRetry } from "./retry-policy.js";
 import { Scheduler } from "./scheduler.js";
-import { closedOutcome, errorLabel, failedOutcome, Settlement } from "./settlement.js";
+import { closedOutcome, failedOutcome, Settlement } from "./settlement.js";
 
 // The package's index (and the client) name these types by this module.
 export type { OutboxCloseOptions, TelegramOutboxOptions } from "./outbox-options.js";
@@ -46,10 +44,6 @@ export type {
   OutboxCounters,
   OutboxSnapshot,
 } from "./outbox-snapshot.js";
-
-type Attempt =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly error: unknown };
 
 function noop(): void {}
 
@@ -77,6 +71,7 @@ export class TelegramOutbox implements AsyncDisposable {
   readonly #settlement: Settlement;
 
   readonly #scheduler: Scheduler;
+  readonly #attempts: AttemptRunner;
   readonly #pending: PendingOps;
   readonly #inFlight = new Set<Entry>();
   #seq = 0;
@@ -99,12 +94,28 @@ export class TelegramOutbox implements AsyncDisposable {
     this.#scheduler = new Scheduler(this.#options, {
       inFlight: this.#inFlight,
       isClosed: () => this.#state === "closed",
-      start: (lane, now) => this.#start(lane, now),
+      start: (lane, now) => this.#attempts.start(lane, now),
       forget: (lane) => this.#pending.forgetIfIdle(lane),
       failLane: (lane, error) => this.#failLane(lane, error),
-      failAll: (error) =>
-        this.#settleAllPending((attempts) => failedOutcome(error, attempts, false)),
+      failAll: (error) => this.#failAll(error),
     });
+    this.#attempts = new AttemptRunner(
+      {
+        options: this.#options,
+        counters: this.#counters,
+        pending: this.#pending,
+        inFlight: this.#inFlight,
+        scheduler: this.#scheduler,
+        settlement: this.#settlement,
+      },
+      {
+        isSending: () => this.#state === "open" || (this.#state === "closing" && this.#drain),
+        enqueueFollowUp: (op) => this.#enqueue(checkOperation(op), undefined, true),
+        failLane: (lane, error) => this.#failLane(lane, error),
+        failAll: (error) => this.#failAll(error),
+        checkIdle: () => this.#checkIdle(),
+      },
+    );
   }
 
   /** Longest 429 wait an op sits out (ms); the client's read paths use the same cap. */
@@ -308,184 +319,17 @@ export class TelegramOutbox implements AsyncDisposable {
     this.#checkIdle();
   }
 
-  // ---------------------------------------------------------------- running an attempt
-
-  #start(lane: Lane, now: number): void {
-    const entry = this.#pending.shift(lane);
-    entry.state = "in-flight";
-    entry.attempts++;
-    entry.startedAt = now;
-    lane.inFlight = entry;
-    this.#inFlight.add(entry);
-    this.#counters.executed++;
-    if (isPaced(entry) && lane.pacing.intervalMs > 0) {
-      lane.nextAt = now + lane.pacing.intervalMs;
-    }
-    const controller = new AbortController();
-    entry.controller = controller;
-    publish("started", () => ({
-      type: "started",
-      key: entry.key,
-      chat: lane.chatKey,
-      attempt: entry.attempts,
-    }));
-    let running: Promise<unknown>;
-    try {
-      running = Promise.resolve(entry.op.execute(controller.signal));
-    } catch (error) {
-      running = Promise.reject(error);
-    }
-    running.then(
-      (value) => this.#finish(entry, { ok: true, value }),
-      (error: unknown) => this.#finish(entry, { ok: false, error }),
-    );
-  }
-
-  #finish(entry: Entry, attempt: Attempt): void {
-    const lane = entry.lane;
-    lane.inFlight = undefined;
-    entry.controller = undefined;
-    this.#inFlight.delete(entry);
-    const now = this.#options.clock.now();
-    this.#scheduler.recordDuration(now, now - entry.startedAt);
-    const returned429 = attempt.ok ? retryAfterFrom(attempt.value) : undefined;
-    const outcome: Attempt =
-      returned429 === undefined ? attempt : { ok: false, error: returned429 };
-
-    if (outcome.ok) {
-      lane.transientFailures = 0;
-      if (entry.state !== "settled") this.#deliver(entry, outcome.value);
-    } else {
-      this.#onFailure(entry, outcome.error, this.#classify(entry, outcome.error), now);
-    }
-    this.#scheduler.place(lane);
-    // A place in flight is free: other ready chats may start even if this one has nothing left.
-    this.#scheduler.wake();
-    this.#checkIdle();
-  }
-
-  #classify(entry: Entry, error: unknown): FailureVerdict {
-    try {
-      return this.#options.classify(error, { idempotent: entry.op.idempotent ?? false });
-    } catch (classifierError) {
-      safeLog(
-        this.#logger,
-        "error",
-        { error: errorLabel(classifierError) },
-        "classifyFailure threw",
-      );
-      return { action: "fail", scope: "op", maybeDelivered: false };
-    }
-  }
-
-  /** Carries out the retry policy's decision for a failed attempt. */
-  #onFailure(entry: Entry, error: unknown, verdict: FailureVerdict, now: number): void {
-    const lane = entry.lane;
-    const { hold, op } = decideRetry(
-      {
-        verdict,
-        error,
-        attempts: entry.attempts,
-        isSettled: entry.state === "settled",
-        isSuperseded: lane.byIdentity.has(entry.identity),
-        isSending: this.#state === "open" || (this.#state === "closing" && this.#drain),
-        hasChat: lane.chatKey !== undefined,
-        transientFailures: lane.transientFailures,
-      },
-      this.#options,
-    );
-    this.#scheduler.hold(lane, hold, now);
-    if (hold.kind === "freeze") this.#rateLimited(entry, hold.scope, hold.retryAfterMs);
-    switch (op.action) {
-      case "none":
-        return;
-      case "settle":
-        this.#settlement.settle(entry, op.outcome);
-        return;
-      case "requeue":
-        this.#requeue(entry, op.reason, op.delayMs);
-        return;
-      case "fail":
-        this.#settlement.settle(entry, failedOutcome(op.error, entry.attempts, op.maybeDelivered));
-        if (op.scope === "chat") this.#failLane(lane, op.error);
-        else if (op.scope === "all") {
-          this.#settleAllPending((attempts) => failedOutcome(op.error, attempts, false));
-        }
-        return;
-    }
-  }
-
-  /** Counts, publishes and logs a 429 (the scheduler holds its chat). */
-  #rateLimited(entry: Entry, scope: "chat" | "global", retryAfterMs: number): void {
-    const chat = entry.lane.chatKey;
-    this.#counters.rateLimited++;
-    publish("rate-limited", () => ({
-      type: "rate-limited",
-      key: entry.key,
-      chat,
-      retryAfterMs,
-      scope,
-    }));
-    safeLog(
-      this.#logger,
-      "warn",
-      { chat, key: entry.key, retryAfterMs, scope },
-      "rate limited (429)",
-    );
-  }
-
-  /** Puts a failed attempt back in its place in line. */
-  #requeue(entry: Entry, reason: "rate-limited" | "transient", delayMs: number): void {
-    const lane = entry.lane;
-    this.#pending.add(entry);
-    this.#counters.retries++;
-    publish("retry-scheduled", () => ({
-      type: "retry-scheduled",
-      key: entry.key,
-      chat: lane.chatKey,
-      attempt: entry.attempts,
-      delayMs,
-      reason,
-    }));
-    safeLog(
-      this.#logger,
-      "debug",
-      { chat: lane.chatKey, key: entry.key, delayMs, reason },
-      "op requeued",
-    );
-  }
-
-  #deliver(entry: Entry, result: unknown): void {
-    let followUp: Promise<OutboxOutcome<unknown>> | undefined;
-    const next = entry.op.followUp;
-    if (next !== undefined) {
-      try {
-        const op = next(result);
-        if (op !== undefined) followUp = this.#enqueue(checkOperation(op), undefined, true);
-      } catch (error) {
-        safeLog(
-          this.#logger,
-          "error",
-          { error: errorLabel(error), key: entry.key },
-          "followUp threw",
-        );
-        followUp = Promise.resolve(failedOutcome(error, 0, false));
-      }
-    }
-    this.#settlement.settle(entry, {
-      status: "delivered",
-      result,
-      notModified: false,
-      attempts: entry.attempts,
-      ...(followUp === undefined ? {} : { followUp }),
-    });
-  }
+  // ---------------------------------------------------------------- failing and closing
 
   #failLane(lane: Lane, error: unknown): void {
     for (const entry of [...lane.pending.values()]) {
       this.#pending.remove(entry);
       this.#settlement.settle(entry, failedOutcome(error, entry.attempts, false));
     }
+  }
+
+  #failAll(error: unknown): void {
+    this.#settleAllPending((attempts) => failedOutcome(error, attempts, false));
   }
 
   #settleAllPending(outcomeOf: (attempts: number) => OutboxOutcome<unknown>): void {
@@ -497,8 +341,6 @@ export class TelegramOutbox implements AsyncDisposable {
       this.#scheduler.place(lane);
     }
   }
-
-  // ---------------------------------------------------------------- closing
 
   #checkIdle(): void {
     if (this.#state === "closing" && this.#pending.size === 0 && this.#inFlight.size === 0) {
