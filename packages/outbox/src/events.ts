@@ -1,7 +1,7 @@
 // Observability: a closed union of outbox events, published on node:diagnostics_channel channels
 // named `telepace:outbox:<event>`. Events carry keys and chat ids, never payloads.
 
-import diagnosticsChannel from "node:diagnostics_channel";
+import { channelNames, createPublisher } from "@telepace/core";
 import type { OutboxOutcome } from "./outcome.js";
 
 /** What every {@link OutboxEvent} carries. */
@@ -47,22 +47,15 @@ export type OutboxEventType = OutboxEvent["type"];
  * import diagnosticsChannel from "node:diagnostics_channel";
  * diagnosticsChannel.subscribe(outboxChannels["rate-limited"], (event) => metrics.inc(event));
  */
-export const outboxChannels: Readonly<Record<OutboxEventType, string>> = Object.freeze({
-  enqueued: "telepace:outbox:enqueued",
-  coalesced: "telepace:outbox:coalesced",
-  superseded: "telepace:outbox:superseded",
-  started: "telepace:outbox:started",
-  "rate-limited": "telepace:outbox:rate-limited",
-  "retry-scheduled": "telepace:outbox:retry-scheduled",
-  settled: "telepace:outbox:settled",
-});
-
-const channels = new Map(
-  Object.entries(outboxChannels).map(([type, name]) => [type, diagnosticsChannel.channel(name)]),
-);
+export const outboxChannels: Readonly<Record<OutboxEventType, string>> = channelNames("outbox", [
+  "enqueued",
+  "coalesced",
+  "superseded",
+  "started",
+  "rate-limited",
+  "retry-scheduled",
+  "settled",
+]);
 
 /** Publishes an event; builds nothing when no one listens. */
-export function publish(type: OutboxEventType, build: () => OutboxEvent): void {
-  const channel = channels.get(type);
-  if (channel?.hasSubscribers) channel.publish(Object.freeze(build()));
-}
+export const publish = createPublisher<OutboxEvent>(outboxChannels);

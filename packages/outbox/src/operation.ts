@@ -1,7 +1,8 @@
 // What the outbox schedules: a keyed, prioritised unit of work with an `execute(signal)`, so any
 // transport (our TelegramClient, a grammY transformer, a test double) can sit underneath.
 
-import type { ChatId } from "./chat.js";
+import { checkNumber } from "@telepace/core";
+import { type ChatId, chatKeyOf } from "./chat.js";
 
 /**
  * The seed's priority tiers: lower runs first. Any integer >= 0 is accepted; these are the ones
@@ -69,4 +70,42 @@ export interface EnqueueOptions {
    * promise with `signal.reason`.
    */
   readonly signal?: AbortSignal | undefined;
+}
+
+/** An op whose fields were checked, with its priority and its chat's pacing key. */
+export interface CheckedOperation {
+  readonly op: OutboxOperation<unknown>;
+  readonly priority: number;
+  readonly chatKey: string | undefined;
+}
+
+/**
+ * Checks an op's fields.
+ *
+ * @throws {TypeError|RangeError} naming the field, when the op is malformed.
+ */
+export function checkOperation(op: OutboxOperation<unknown>): CheckedOperation {
+  if (typeof op !== "object" || op === null || typeof op.execute !== "function") {
+    throw new TypeError("Expected `op` to be an object with an `execute` function");
+  }
+  const priority = checkNumber("priority", op.priority ?? 0, { integer: true, min: 0 });
+  if (op.key !== undefined && typeof op.key !== "string") {
+    throw new TypeError(`Expected \`key\` to be a string, got ${typeof op.key}`);
+  }
+  for (const name of ["idempotent", "paced"] as const) {
+    if (op[name] !== undefined && typeof op[name] !== "boolean") {
+      throw new TypeError(`Expected \`${name}\` to be a boolean, got ${typeof op[name]}`);
+    }
+  }
+  if (
+    op.supersedes !== undefined &&
+    (!Array.isArray(op.supersedes) || op.supersedes.some((key) => typeof key !== "string"))
+  ) {
+    throw new TypeError("Expected `supersedes` to be an array of strings");
+  }
+  if (op.followUp !== undefined && typeof op.followUp !== "function") {
+    throw new TypeError(`Expected \`followUp\` to be a function, got ${typeof op.followUp}`);
+  }
+  const chatKey = op.chatId === undefined ? undefined : chatKeyOf(op.chatId);
+  return { op, priority, chatKey };
 }

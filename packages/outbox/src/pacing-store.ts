@@ -2,6 +2,8 @@
 // with a reserve, and a freeze; a global sliding window and a global freeze. In memory by default;
 // a shared store (e.g. Redis + Lua) can implement the same two calls for a bot in several processes.
 
+import { checkNumber, checkObject, checkOptions, describeValue } from "@telepace/core";
+
 /** One request asking for a slot. */
 export interface PacingRequest {
   /** The chat's pacing key, or `undefined` for a request that writes to no chat. */
@@ -67,6 +69,47 @@ export interface PacingStore {
   freeze(chatKey: string | undefined, durationMs: number, nowMs: number): void | Promise<void>;
 }
 
+// Every field of a request once: `satisfies` fails the build when one is added without its name.
+const requestFields = Object.keys({
+  chatKey: true,
+  intervalMs: true,
+  chatLimit: true,
+  chatWindowMs: true,
+  chatReserve: true,
+  paced: true,
+  globalLimit: true,
+  globalWindowMs: true,
+  nowMs: true,
+} satisfies Record<keyof PacingRequest, true>);
+
+function checkChatKey(chatKey: unknown): void {
+  if (chatKey !== undefined && (typeof chatKey !== "string" || chatKey.length === 0)) {
+    throw new TypeError(
+      `Expected \`chatKey\` to be a non-empty string or undefined, got ${describeValue(chatKey)}`,
+    );
+  }
+}
+
+/**
+ * Checks a request whole, as the outbox's options are checked: the outbox's own requests always
+ * pass, but a store may be called by other code too.
+ */
+function checkRequest(request: unknown): PacingRequest {
+  const given = checkOptions("request", checkObject("request", request), requestFields);
+  checkChatKey(given.chatKey);
+  checkNumber("intervalMs", given.intervalMs, { min: 0 });
+  checkNumber("chatLimit", given.chatLimit, { integer: true, min: 0 });
+  checkNumber("chatWindowMs", given.chatWindowMs, { min: 0 });
+  checkNumber("chatReserve", given.chatReserve, { integer: true, min: 0 });
+  if (typeof given.paced !== "boolean") {
+    throw new TypeError(`Expected \`paced\` to be a boolean, got ${describeValue(given.paced)}`);
+  }
+  checkNumber("globalLimit", given.globalLimit, { integer: true, min: 0 });
+  checkNumber("globalWindowMs", given.globalWindowMs, { min: 0 });
+  checkNumber("nowMs", given.nowMs);
+  return request as PacingRequest;
+}
+
 interface ChatState {
   nextAt: number;
   frozenUntil: number;
@@ -115,7 +158,9 @@ export class MemoryPacingStore implements PacingStore {
     return this.#chats.size;
   }
 
+  /** @throws {TypeError|RangeError} naming the field, when the request is malformed. */
   acquire(request: PacingRequest): PacingDecision {
+    checkRequest(request);
     const now = request.nowMs;
     if (this.#globalFrozenUntil > now) {
       return { granted: false, waitMs: this.#globalFrozenUntil - now, reason: "global-frozen" };
@@ -166,7 +211,11 @@ export class MemoryPacingStore implements PacingStore {
     return GRANTED;
   }
 
+  /** @throws {TypeError|RangeError} naming the argument, when one is malformed. */
   freeze(chatKey: string | undefined, durationMs: number, nowMs: number): void {
+    checkChatKey(chatKey);
+    checkNumber("durationMs", durationMs, { min: 0 });
+    checkNumber("nowMs", nowMs);
     const until = nowMs + durationMs;
     if (chatKey === undefined) {
       this.#globalFrozenUntil = Math.max(this.#globalFrozenUntil, until);

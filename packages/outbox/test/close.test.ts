@@ -104,7 +104,7 @@ describe("close", () => {
       new RangeError("Expected `timeoutMs` to be a finite number >= 0, got -1"),
     );
     expect(() => outbox.close({ drain: "yes" as never })).toThrow(
-      new TypeError("Expected `drain` to be a boolean, got yes"),
+      new TypeError('Expected `drain` to be a boolean, got "yes"'),
     );
     expect(outbox.isClosed).toBe(false);
   });

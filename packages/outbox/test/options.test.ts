@@ -50,7 +50,11 @@ describe("TelegramOutbox options", () => {
       RangeError,
       "Expected `retryMaxDelayMs` to be a finite number >= 0, got -5",
     ],
-    [{ clock: 5 }, TypeError, "Expected `clock` to be an object with `now`, `setTimer`, got 5"],
+    [
+      { clock: 5 },
+      TypeError,
+      "Expected `clock` to be an object with `now`, `setTimer`, `sleep`, got 5",
+    ],
     [
       { pacingStore: null },
       TypeError,
@@ -61,11 +65,7 @@ describe("TelegramOutbox options", () => {
       TypeError,
       "Expected `logger` to be an object with `debug`, `info`, `warn`, `error`, got an object without `debug`, `info`, `error`",
     ],
-    [
-      { classifyFailure: "x" },
-      TypeError,
-      "Expected `classifyFailure` to be a function, got string",
-    ],
+    [{ classifyFailure: "x" }, TypeError, 'Expected `classifyFailure` to be a function, got "x"'],
   ])("rejects %o", (options, type, message) => {
     expect(() => new TelegramOutbox(options as never)).toThrow(new type(message));
   });

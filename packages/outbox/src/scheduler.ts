@@ -1,0 +1,313 @@
+// When each lane may start: the lane queue, one question at a time to the pacing store, the
+// global budget's margin and freezes, and one clock timer for the earliest moment anything can.
+
+import { safeLog, type Timer } from "@telepace/core";
+import { RetryAfterTooLongError } from "./errors.js";
+import { askableAt, type Entry, headOf, isPaced, type Lane, reserveOf } from "./lane.js";
+import { LaneQueue } from "./lane-queue.js";
+import { GLOBAL_WINDOW_MS, type ResolvedOutboxOptions } from "./outbox-options.js";
+import type { PacingDecision, PacingRequest } from "./pacing-store.js";
+import { RecentDurations } from "./recent-durations.js";
+import type { Hold } from "./retry-policy.js";
+import { errorLabel } from "./settlement.js";
+
+/** What the scheduler asks of the outbox it schedules for. */
+export interface SchedulerHost {
+  /** The requests in flight. */
+  readonly inFlight: ReadonlySet<Entry>;
+  /** Whether the outbox closed: nothing starts any more. */
+  isClosed(): boolean;
+  /** The store granted the lane a slot: start its head. */
+  start(lane: Lane, now: number): void;
+  /** The lane has nothing to start: forget it if it has nothing at all. */
+  forget(lane: Lane): void;
+  /** Fail every pending op of the lane (a chat freeze longer than `maxRetryAfterMs`). */
+  failLane(lane: Lane, error: unknown): void;
+  /** Fail every pending op (a global freeze longer than `maxRetryAfterMs`). */
+  failAll(error: unknown): void;
+}
+
+function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as PromiseLike<T>).then === "function"
+  );
+}
+
+/**
+ * Starts lanes as the pacing store allows: ready lanes best op first while fewer than
+ * `maxInFlight` requests run, the others when their time comes. O(log n) per placement.
+ */
+export class Scheduler {
+  readonly #options: ResolvedOutboxOptions;
+  readonly #host: SchedulerHost;
+  readonly #queue = new LaneQueue<Lane>();
+  readonly #durations: RecentDurations;
+  #acquiring = 0;
+  #globalReadyAt = Number.NEGATIVE_INFINITY;
+  #globalFrozenUntil = Number.NEGATIVE_INFINITY;
+  #pumpScheduled = false;
+  #pumping = false;
+  #timer: Timer | undefined;
+  #timerAt = Number.POSITIVE_INFINITY;
+
+  constructor(options: ResolvedOutboxOptions, host: SchedulerHost) {
+    this.#options = options;
+    this.#host = host;
+    this.#durations = new RecentDurations(GLOBAL_WINDOW_MS + options.marginMs);
+  }
+
+  /** When the chat-less freeze ends (in the past: not frozen). */
+  get globalFrozenUntil(): number {
+    return this.#globalFrozenUntil;
+  }
+
+  /** Puts a lane where the scheduler will look for it, or forgets it when it has no work. */
+  place(lane: Lane): void {
+    const head = headOf(lane);
+    if (head === undefined) {
+      this.#queue.remove(lane);
+      this.#host.forget(lane);
+      return;
+    }
+    const at = askableAt(lane, head);
+    const moved =
+      at <= this.#options.clock.now()
+        ? this.#queue.markReady(lane, head)
+        : this.#queue.markWaiting(lane, at, head.seq);
+    if (moved) this.wake();
+  }
+
+  /** Looks for work to start, once the current microtask's enqueues are in. */
+  wake(): void {
+    if (this.#pumpScheduled) return;
+    this.#pumpScheduled = true;
+    // A microtask, so ops enqueued together in one tick are ordered among themselves first.
+    queueMicrotask(() => {
+      this.#pumpScheduled = false;
+      this.#pump();
+    });
+  }
+
+  /** A request took `durationMs` and ended at `endedAt`: it widens the global margin. */
+  recordDuration(endedAt: number, durationMs: number): void {
+    this.#durations.record(endedAt, durationMs);
+  }
+
+  /**
+   * Holds the lane as the retry policy decided: a 429 freezes its chat, or every chat when it has
+   * none (here and in the pacing store); a transient failure backs the chat off.
+   */
+  hold(lane: Lane, hold: Hold, now: number): void {
+    switch (hold.kind) {
+      case "none":
+        return;
+      case "reset-failures":
+        lane.transientFailures = 0;
+        return;
+      case "backoff":
+        lane.transientFailures = hold.transientFailures;
+        lane.backoffUntil = now + hold.delayMs;
+        lane.readyAt = Math.max(lane.readyAt, lane.backoffUntil);
+        return;
+      case "freeze":
+        this.#freeze(lane, hold.retryAfterMs, now);
+        return;
+    }
+  }
+
+  /** Stops for good: no timer, nothing queued. */
+  stop(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    this.#queue.clear();
+  }
+
+  #freeze(lane: Lane, retryAfterMs: number, now: number): void {
+    const until = now + retryAfterMs;
+    if (lane.chatKey !== undefined) {
+      lane.frozenUntil = Math.max(lane.frozenUntil, until);
+      lane.readyAt = Math.max(lane.readyAt, until);
+    } else {
+      this.#globalFrozenUntil = Math.max(this.#globalFrozenUntil, until);
+      this.#globalReadyAt = Math.max(this.#globalReadyAt, until);
+    }
+    try {
+      const done = this.#options.store.freeze(lane.chatKey, retryAfterMs, now);
+      if (isPromiseLike(done)) done.then(undefined, (error: unknown) => this.#freezeFailed(error));
+    } catch (error) {
+      this.#freezeFailed(error);
+    }
+  }
+
+  #freezeFailed(error: unknown): void {
+    safeLog(
+      this.#options.logger,
+      "error",
+      { error: errorLabel(error) },
+      "outbox pacing store freeze failed",
+    );
+  }
+
+  #pump(): void {
+    if (this.#pumping || this.#host.isClosed()) return;
+    const { clock, store, maxInFlight } = this.#options;
+    let now = clock.now();
+    for (let due = this.#queue.popDue(now); due !== undefined; due = this.#queue.popDue(now)) {
+      this.place(due);
+    }
+    while (this.#host.inFlight.size + this.#acquiring < maxInFlight && now >= this.#globalReadyAt) {
+      const lane = this.#queue.popReady();
+      if (lane === undefined) break;
+      // Each question at the time it is asked. A stale time would spin: the store's wait, counted
+      // from it, can be over by the live time `place` reads, so the lane is ready again at once
+      // and gets the same answer forever.
+      now = clock.now();
+      const request = this.#pacingRequest(lane, now);
+      let decision: PacingDecision | PromiseLike<PacingDecision>;
+      try {
+        decision = store.acquire(request);
+      } catch (error) {
+        this.#storeFailed(lane, error);
+        break;
+      }
+      if (isPromiseLike<PacingDecision>(decision)) {
+        // A shared store answers asynchronously: one question at a time, its place in flight held.
+        lane.acquiring = true;
+        this.#acquiring++;
+        this.#pumping = true;
+        const resume = () => {
+          lane.acquiring = false;
+          this.#acquiring--;
+          this.#pumping = false;
+        };
+        decision.then(
+          (answer) => {
+            resume();
+            if (!this.#host.isClosed()) this.#apply(lane, answer, request, clock.now());
+            this.#pump();
+          },
+          (error: unknown) => {
+            resume();
+            this.#storeFailed(lane, error);
+            this.#pump();
+          },
+        );
+        return;
+      }
+      if (!this.#apply(lane, decision, request, now)) break;
+    }
+    this.#armTimer(now);
+  }
+
+  /**
+   * The margin of the global second. A request reaches Telegram somewhere between its start and
+   * its answer, so when the start `limit` places later comes a second plus that request's
+   * duration after it, the two cannot meet in one Telegram second. The margin is the longest
+   * duration among requests that may still be in the window (ended within it, or in flight, by
+   * their age), up to `pacingMarginMs`: on a fast link the budget is spent nearly in full, a slow
+   * answer widens the window at once, and past the cap the outbox is as careful as a fixed margin.
+   */
+  #globalMarginMs(now: number): number {
+    const { marginMs, globalLimit } = this.#options;
+    if (marginMs === 0 || globalLimit === 0) return 0;
+    let longest = this.#durations.max(now);
+    for (const entry of this.#host.inFlight) longest = Math.max(longest, now - entry.startedAt);
+    return Math.min(marginMs, longest);
+  }
+
+  #pacingRequest(lane: Lane, now: number): PacingRequest {
+    const head = lane.pending.peek() as Entry;
+    const pacing = lane.pacing;
+    return {
+      chatKey: lane.chatKey,
+      intervalMs: pacing.intervalMs,
+      chatLimit: pacing.windowLimit,
+      chatWindowMs: pacing.windowMs,
+      chatReserve: reserveOf(lane, head),
+      paced: isPaced(head),
+      globalLimit: this.#options.globalLimit,
+      globalWindowMs: GLOBAL_WINDOW_MS + this.#globalMarginMs(now),
+      nowMs: now,
+    };
+  }
+
+  /** Acts on the store's answer for a lane; returns false when nothing else may start now. */
+  #apply(lane: Lane, decision: PacingDecision, request: PacingRequest, now: number): boolean {
+    if (decision.granted) {
+      const head = lane.pending.peek();
+      // While an asynchronous store answered, a paced op may have overtaken the unpaced one the
+      // slot was asked for, or an edit may have become the head of a slot asked for a send: that
+      // op must ask for its own slot.
+      const fits =
+        head !== undefined &&
+        (request.paced || !isPaced(head)) &&
+        request.chatReserve >= reserveOf(lane, head);
+      if (fits && lane.inFlight === undefined) this.#host.start(lane, now);
+      else this.place(lane);
+      return true;
+    }
+    const until = now + decision.waitMs;
+    const { maxRetryAfterMs } = this.#options;
+    switch (decision.reason) {
+      case "chat-paced":
+        lane.nextAt = until;
+        this.place(lane);
+        return true;
+      case "chat-reserved":
+        lane.reservedUntil = until;
+        this.place(lane);
+        return true;
+      case "chat-frozen":
+        lane.frozenUntil = until;
+        if (decision.waitMs > maxRetryAfterMs) {
+          this.#host.failLane(lane, new RetryAfterTooLongError(decision.waitMs, maxRetryAfterMs));
+        } else {
+          lane.readyAt = Math.max(lane.readyAt, until);
+        }
+        this.place(lane);
+        return true;
+      case "global-frozen":
+        this.#globalFrozenUntil = until;
+        if (decision.waitMs > maxRetryAfterMs) {
+          this.#host.failAll(new RetryAfterTooLongError(decision.waitMs, maxRetryAfterMs));
+        } else {
+          this.#globalReadyAt = until;
+          this.place(lane);
+        }
+        return false;
+      case "global-budget":
+        this.#globalReadyAt = until;
+        this.place(lane);
+        return false;
+    }
+  }
+
+  #storeFailed(lane: Lane, error: unknown): void {
+    // Without pacing state nothing may be sent safely: hold everything and ask again later.
+    safeLog(
+      this.#options.logger,
+      "error",
+      { error: errorLabel(error) },
+      "outbox pacing store failed",
+    );
+    this.#globalReadyAt = this.#options.clock.now() + Math.max(this.#options.retryBaseDelayMs, 1);
+    this.place(lane);
+  }
+
+  #armTimer(now: number): void {
+    const at = this.#queue.nextWakeUp(now, this.#globalReadyAt);
+    if (at === this.#timerAt) return;
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    this.#timerAt = at;
+    if (at === Number.POSITIVE_INFINITY || this.#host.isClosed()) return;
+    this.#timer = this.#options.clock.setTimer(() => {
+      this.#timer = undefined;
+      this.#timerAt = Number.POSITIVE_INFINITY;
+      this.#pump();
+    }, at - now);
+  }
+}
