@@ -8,8 +8,10 @@ import {
   checkNumber,
   createDeferred,
   type Deferred,
+  type Logger,
   type NumberRule,
   onAbort,
+  silentLogger,
   systemClock,
   type Timer,
 } from "@telepace/core";
@@ -18,7 +20,6 @@ import { classifyFailure, type FailureClassifier, type FailureVerdict } from "./
 import { outboxDefaults } from "./defaults.js";
 import { OutboxError, RetryAfterTooLongError } from "./errors.js";
 import { publish } from "./events.js";
-import { type Logger, silentLogger } from "./logger.js";
 import { type EnqueueOptions, type OutboxOperation, Priority } from "./operation.js";
 import type { OutboxOutcome } from "./outcome.js";
 import {

@@ -1,11 +1,11 @@
 import { createServer } from "node:net";
 import { ManualClock } from "@telepace/core";
+import type { OutboxFailed } from "@telepace/outbox";
 import { describe, expect, it } from "vitest";
 import {
   ChatMigratedError,
   ForbiddenError,
   NetworkError,
-  type OutboxFailed,
   RetryAfterError,
   TelegramClient,
 } from "../src/index.js";

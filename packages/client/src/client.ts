@@ -2,26 +2,29 @@
 // (getUpdates, getFile, downloads) straight to the API, sleeping out a 429 instead of failing.
 
 import type { ApiMethods, File, Opts } from "@grammyjs/types";
-import { type Clock, checkNumber, systemClock } from "@telepace/core";
+import { type Clock, checkNumber, type Logger, silentLogger, systemClock } from "@telepace/core";
+import {
+  type ChatId,
+  type OutboxCloseOptions,
+  OutboxError,
+  type OutboxOperation,
+  type OutboxOutcome,
+  outboxDefaults,
+  Priority,
+  RetryAfterError,
+  RetryAfterTooLongError,
+  TelegramOutbox,
+  type TelegramOutboxOptions,
+} from "@telepace/outbox";
 import {
   BotApiHttp,
   type ByteRange,
   type FileDownload,
   type RequestOptions,
 } from "./bot-api-http.js";
-import type { ChatId } from "./chat.js";
-import { outboxDefaults } from "./defaults.js";
-import {
-  OutboxError,
-  RetryAfterError,
-  RetryAfterTooLongError,
-  TextTooLongError,
-} from "./errors.js";
+import { clientDefaults } from "./defaults.js";
+import { type ClientError, TextTooLongError } from "./errors.js";
 import { InputFile, type InputFileSource } from "./input-file.js";
-import { type Logger, silentLogger } from "./logger.js";
-import { type OutboxOperation, Priority } from "./operation.js";
-import { type OutboxCloseOptions, TelegramOutbox, type TelegramOutboxOptions } from "./outbox.js";
-import type { OutboxOutcome } from "./outcome.js";
 import { redactSecret } from "./redact.js";
 
 /** A Bot API method name. */
@@ -30,8 +33,11 @@ export type MethodName = keyof ApiMethods<InputFile> & string;
 export type MethodParams<M extends MethodName> = Opts<InputFile>[M];
 /** The result of a method. */
 export type MethodResult<M extends MethodName> = ReturnType<ApiMethods<InputFile>[M]>;
-/** The outcome of a write made through the client; failures are always {@link OutboxError}s. */
-export type WriteOutcome<T> = OutboxOutcome<T, OutboxError>;
+/**
+ * The outcome of a write made through the client; failures are always an {@link OutboxError} (API,
+ * 429, network) or a {@link ClientError} (an upload that could not be repeated).
+ */
+export type WriteOutcome<T> = OutboxOutcome<T, OutboxError | ClientError>;
 
 /** Text limits of the Bot API, in UTF-16 code units. */
 const TEXT_LIMIT = 4096;
@@ -165,7 +171,7 @@ export class TelegramClient implements AsyncDisposable {
     }
     let apiRoot: URL;
     try {
-      apiRoot = new URL(options.apiRoot ?? outboxDefaults.apiRoot);
+      apiRoot = new URL(options.apiRoot ?? clientDefaults.apiRoot);
     } catch {
       throw new TypeError(
         `Expected \`apiRoot\` to be an http(s) URL, got ${String(options.apiRoot)}`,
@@ -181,12 +187,12 @@ export class TelegramClient implements AsyncDisposable {
     this.#logger = options.logger ?? silentLogger;
     this.#requestTimeoutMs = checkNumber(
       "requestTimeoutMs",
-      options.requestTimeoutMs ?? outboxDefaults.requestTimeoutMs,
+      options.requestTimeoutMs ?? clientDefaults.requestTimeoutMs,
       { min: 0 },
     );
     const maxConnections = checkNumber(
       "maxConnections",
-      options.maxConnections ?? outboxDefaults.maxConnections,
+      options.maxConnections ?? clientDefaults.maxConnections,
       {
         integer: true,
         min: 1,
@@ -194,7 +200,7 @@ export class TelegramClient implements AsyncDisposable {
     );
     const maxResponseBytes = checkNumber(
       "maxResponseBytes",
-      options.maxResponseBytes ?? outboxDefaults.maxResponseBytes,
+      options.maxResponseBytes ?? clientDefaults.maxResponseBytes,
       { integer: true, min: 1 },
     );
     this.outbox = new TelegramOutbox({
