@@ -2,11 +2,28 @@
 // (getUpdates, getFile, downloads) straight to the API, sleeping out a 429 instead of failing.
 
 import type { ApiMethods, File, Opts } from "@grammyjs/types";
-import { type Clock, checkNumber, type Logger, silentLogger, systemClock } from "@telepace/core";
+import {
+  type Clock,
+  checkBoolean,
+  checkClock,
+  checkLogger,
+  checkNumber,
+  checkOptionalNumber,
+  checkOptions,
+  describeValue,
+  type Logger,
+  type LogLevel,
+  type LogMethod,
+  type NumberRule,
+  safeLog,
+  silentLogger,
+  systemClock,
+} from "@telepace/core";
 import {
   type ChatId,
   type OutboxCloseOptions,
   OutboxError,
+  type OutboxNotModified,
   type OutboxOperation,
   type OutboxOutcome,
   outboxDefaults,
@@ -17,13 +34,24 @@ import {
   type TelegramOutboxOptions,
 } from "@telepace/outbox";
 import {
+  CAPTION_LIMIT,
+  type CheckedRequestOptions,
+  checkChatId,
+  checkMessageId,
+  checkNonEmptyString,
+  checkParams,
+  checkRequestOptions,
+  checkText,
+  TEXT_LIMIT,
+} from "./arguments.js";
+import {
   BotApiHttp,
   type ByteRange,
   type FileDownload,
   type RequestOptions,
 } from "./bot-api-http.js";
 import { clientDefaults } from "./defaults.js";
-import { type ClientError, TextTooLongError } from "./errors.js";
+import { ClientError, ReadRetryLimitError } from "./errors.js";
 import { InputFile, type InputFileSource } from "./input-file.js";
 import { redactSecret } from "./redact.js";
 
@@ -39,9 +67,8 @@ export type MethodResult<M extends MethodName> = ReturnType<ApiMethods<InputFile
  */
 export type WriteOutcome<T> = OutboxOutcome<T, OutboxError | ClientError>;
 
-/** Text limits of the Bot API, in UTF-16 code units. */
-const TEXT_LIMIT = 4096;
-const CAPTION_LIMIT = 1024;
+/** The outbox options a client passes through (its `clock` and `logger` are the client's). */
+export type ClientOutboxOptions = Omit<TelegramOutboxOptions, "clock" | "logger">;
 
 /** Options of {@link TelegramClient}. */
 export interface TelegramClientOptions {
@@ -54,7 +81,10 @@ export interface TelegramClientOptions {
   readonly apiRoot?: string | undefined;
   /** Time source for timeouts, 429 sleeps and the outbox. @defaultValue systemClock */
   readonly clock?: Clock | undefined;
-  /** A pino-compatible logger, shared with the outbox. @defaultValue none (silent) */
+  /**
+   * A pino-compatible logger, shared with the outbox. A method that throws or returns a rejected
+   * promise is contained. @defaultValue none (silent)
+   */
   readonly logger?: Logger | undefined;
   /**
    * Per-request timeout (ms); getUpdates adds its long-poll `timeout`. A timed-out write may have
@@ -65,8 +95,25 @@ export interface TelegramClientOptions {
   readonly maxConnections?: number | undefined;
   /** Largest JSON response read (bytes). Range: integer >= 1. @defaultValue 67108864 */
   readonly maxResponseBytes?: number | undefined;
-  /** Options of the client's {@link TelegramOutbox} (pacing, bounds, caps). */
-  readonly outbox?: Omit<TelegramOutboxOptions, "clock" | "logger"> | undefined;
+  /**
+   * 429s one read (getMe, getUpdates, getFile, a download) sleeps out; the next one throws
+   * {@link ReadRetryLimitError}. 0: a read never retries a 429. Range: integer >= 0.
+   * @defaultValue 5
+   */
+  readonly maxReadRetries?: number | undefined;
+  /**
+   * Most milliseconds one read sleeps on 429s in all; a 429 whose wait would pass it throws
+   * {@link ReadRetryLimitError} at once. Range: >= 0. @defaultValue 300000
+   */
+  readonly maxReadRetryWaitMs?: number | undefined;
+  /**
+   * Shortest sleep (ms) of a read after a 429, whatever `retry_after` said: `retry_after: 0`
+   * would otherwise repeat the read as fast as the network allows. Range: >= 0.
+   * @defaultValue 1000
+   */
+  readonly minReadRetryDelayMs?: number | undefined;
+  /** Options of the client's {@link TelegramOutbox} (pacing, bounds, caps of the writes). */
+  readonly outbox?: ClientOutboxOptions | undefined;
 }
 
 /** Options of a write. */
@@ -109,26 +156,88 @@ export interface ClientCloseOptions extends OutboxCloseOptions {}
 
 type Params = Record<string, unknown>;
 
-function toInputFile(value: InputFile | InputFileSource | string): InputFile | string {
-  return typeof value === "string" || value instanceof InputFile ? value : new InputFile(value);
+/**
+ * The outcome of a write that only an edit could answer with "not modified": a send, a delete, a
+ * chat action or a callback answer is delivered with a `result`, or not delivered at all.
+ */
+export type SendOutcome<T> = Exclude<WriteOutcome<T>, OutboxNotModified>;
+
+const CLIENT_OPTION_KEYS = [
+  "token",
+  "apiRoot",
+  "clock",
+  "logger",
+  "requestTimeoutMs",
+  "maxConnections",
+  "maxResponseBytes",
+  "maxReadRetries",
+  "maxReadRetryWaitMs",
+  "minReadRetryDelayMs",
+  "outbox",
+] as const satisfies readonly (keyof TelegramClientOptions)[];
+
+// `satisfies Record<…>` makes the compiler list every key of ClientOutboxOptions here, and no other.
+const OUTBOX_OPTION_KEYS = Object.keys({
+  privateChatRps: true,
+  groupChatRps: true,
+  groupBurst: true,
+  sendReserve: true,
+  globalRps: true,
+  pacingMarginMs: true,
+  maxInFlight: true,
+  maxPending: true,
+  maxPendingPerChat: true,
+  maxRetryAfterMs: true,
+  maxAttempts: true,
+  retryBaseDelayMs: true,
+  retryMaxDelayMs: true,
+  pacingStore: true,
+  classifyFailure: true,
+} satisfies Record<keyof ClientOutboxOptions, true>);
+
+const SCHEDULE_OPTION_KEYS = ["chatId", "key", "priority", "idempotent", "paced", "supersedes"];
+
+/** Checks the nested `outbox` options the client cannot leave to the outbox: unknown keys, null. */
+function checkOutboxOptions(value: unknown): ClientOutboxOptions {
+  if (value !== null && typeof value === "object") {
+    for (const shared of ["clock", "logger"]) {
+      if (shared in value) {
+        throw new TypeError(
+          `Unknown option \`${shared}\` in \`outbox\` (the client's own \`${shared}\` is shared with its outbox)`,
+        );
+      }
+    }
+  }
+  const given = checkOptions("outbox", value, OUTBOX_OPTION_KEYS);
+  for (const [key, inner] of Object.entries(given)) {
+    if (inner === null) {
+      const kind = typeof outboxDefaults[key as keyof typeof outboxDefaults];
+      throw new TypeError(
+        `Expected \`${key}\` to be ${kind === "number" ? "a number" : "an object or a function"}, got null`,
+      );
+    }
+  }
+  return given as ClientOutboxOptions;
 }
 
-function checkText(
-  field: "text" | "caption",
-  value: unknown,
-  limit: number,
-  parseMode: unknown,
-): void {
-  if (value === undefined && field === "caption") return;
-  if (typeof value !== "string") {
-    throw new TypeError(`Expected \`${field}\` to be a string, got ${typeof value}`);
-  }
-  if (field === "text" && value.length === 0) {
-    throw new RangeError("Expected `text` to be a non-empty string");
-  }
-  // With parse_mode the limit applies after markup is removed, which only Telegram can count.
-  if (parseMode === undefined && value.length > limit)
-    throw new TextTooLongError(field, value.length, limit);
+/** A logger for the outbox that contains a failing method the same way the client does. */
+function containedLogger(logger: Logger): Logger {
+  if (logger === silentLogger) return logger;
+  const level =
+    (name: LogLevel): LogMethod =>
+    (fields, message) =>
+      safeLog(logger, name, fields, message);
+  return Object.freeze({
+    debug: level("debug"),
+    info: level("info"),
+    warn: level("warn"),
+    error: level("error"),
+  });
+}
+
+function toInputFile(value: unknown, name: string): InputFile | string {
+  if (typeof value === "string") return checkNonEmptyString(name, value);
+  return value instanceof InputFile ? value : new InputFile(value as InputFileSource);
 }
 
 /**
@@ -136,12 +245,16 @@ function checkText(
  * (paced, coalesced, retried) and resolve with a typed outcome; reads go straight to the API and
  * resolve with the result or throw a typed error.
  *
+ * Every method checks its arguments first and throws a `TypeError` or `RangeError` synchronously
+ * (before anything is queued or sent) when one is invalid; a failure of the request itself is an
+ * outcome (writes) or a rejection (reads).
+ *
  * @example
  * await using client = new TelegramClient({ token: process.env.TELEGRAM_BOT_TOKEN! });
  * const sent = await client.sendMessage(chatId, "Working… 0%");
  * if (sent.status === "delivered") {
  *   const id = sent.result.message_id;
- *   client.editMessageText(chatId, id, "Working… 50%"); // coalesced if a newer edit arrives
+ *   void client.editMessageText(chatId, id, "Working… 50%"); // coalesced if a newer edit arrives
  *   await client.sendMessage(chatId, "Done.", undefined, { replaceMessageId: id });
  * }
  */
@@ -153,14 +266,15 @@ export class TelegramClient implements AsyncDisposable {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #requestTimeoutMs: number;
+  readonly #maxReadRetries: number;
+  readonly #maxReadRetryWaitMs: number;
+  readonly #minReadRetryDelayMs: number;
   #closePromise: Promise<void> | undefined;
 
   /** @throws {TypeError|RangeError} naming the option, when an option is invalid. */
   constructor(options: TelegramClientOptions) {
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError("Expected `options` to be an object with a `token`");
-    }
-    const token = options.token;
+    const given = checkOptions("options", options, CLIENT_OPTION_KEYS);
+    const token = given.token;
     if (typeof token !== "string" || !/^[^\s/]+$/.test(token)) {
       // The value itself is never echoed: it may be a real token with a typo.
       throw new TypeError(
@@ -169,44 +283,37 @@ export class TelegramClient implements AsyncDisposable {
         }`,
       );
     }
-    let apiRoot: URL;
+    const rawRoot = given.apiRoot === undefined ? clientDefaults.apiRoot : given.apiRoot;
+    let apiRoot: URL | undefined;
     try {
-      apiRoot = new URL(options.apiRoot ?? clientDefaults.apiRoot);
+      apiRoot = typeof rawRoot === "string" ? new URL(rawRoot) : undefined;
     } catch {
+      apiRoot = undefined;
+    }
+    if (apiRoot === undefined || (apiRoot.protocol !== "http:" && apiRoot.protocol !== "https:")) {
       throw new TypeError(
-        `Expected \`apiRoot\` to be an http(s) URL, got ${String(options.apiRoot)}`,
+        `Expected \`apiRoot\` to be an http(s) URL, got ${
+          typeof rawRoot === "string" ? rawRoot : describeValue(rawRoot)
+        }`,
       );
     }
-    if (apiRoot.protocol !== "http:" && apiRoot.protocol !== "https:") {
-      throw new TypeError(
-        `Expected \`apiRoot\` to be an http(s) URL, got ${String(options.apiRoot)}`,
-      );
-    }
+    const number = (
+      name: keyof typeof clientDefaults & keyof TelegramClientOptions,
+      rule: NumberRule,
+    ) => checkOptionalNumber(name, given[name], clientDefaults[name] as number, rule);
     this.#token = token;
-    this.#clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? silentLogger;
-    this.#requestTimeoutMs = checkNumber(
-      "requestTimeoutMs",
-      options.requestTimeoutMs ?? clientDefaults.requestTimeoutMs,
-      { min: 0 },
-    );
-    const maxConnections = checkNumber(
-      "maxConnections",
-      options.maxConnections ?? clientDefaults.maxConnections,
-      {
-        integer: true,
-        min: 1,
-      },
-    );
-    const maxResponseBytes = checkNumber(
-      "maxResponseBytes",
-      options.maxResponseBytes ?? clientDefaults.maxResponseBytes,
-      { integer: true, min: 1 },
-    );
+    this.#clock = checkClock(given.clock, systemClock);
+    this.#logger = checkLogger(given.logger);
+    this.#requestTimeoutMs = number("requestTimeoutMs", { min: 0 });
+    const maxConnections = number("maxConnections", { integer: true, min: 1 });
+    const maxResponseBytes = number("maxResponseBytes", { integer: true, min: 1 });
+    this.#maxReadRetries = number("maxReadRetries", { integer: true, min: 0 });
+    this.#maxReadRetryWaitMs = number("maxReadRetryWaitMs", { min: 0 });
+    this.#minReadRetryDelayMs = number("minReadRetryDelayMs", { min: 0 });
     this.outbox = new TelegramOutbox({
-      ...options.outbox,
+      ...checkOutboxOptions(given.outbox),
       clock: this.#clock,
-      logger: this.#logger,
+      logger: containedLogger(this.#logger),
     });
     this.#http = new BotApiHttp({
       apiRoot,
@@ -221,73 +328,88 @@ export class TelegramClient implements AsyncDisposable {
   // ---------------------------------------------------------------- raw
 
   /**
-   * Calls any method directly: no outbox, no pacing, no retry. Resolves with the result; throws
-   * {@link TelegramApiError}, {@link RetryAfterError}, {@link NetworkError} or the abort reason.
+   * Calls any method directly: no outbox, no pacing, no retry. Resolves with the result; rejects
+   * with {@link TelegramApiError}, {@link RetryAfterError}, {@link NetworkError} or the abort
+   * reason.
+   *
+   * @throws {TypeError|RangeError} synchronously, for an invalid argument.
    */
-  async call<M extends MethodName>(
+  call<M extends MethodName>(
     method: M,
     params?: MethodParams<M>,
     options: RequestOptions = {},
   ): Promise<MethodResult<M>> {
-    this.#checkOpen();
-    try {
-      return (await this.#http.call(
-        method,
-        params as Params | undefined,
-        options,
-      )) as MethodResult<M>;
-    } catch (error) {
-      throw redactSecret(error, this.#token);
-    }
+    checkNonEmptyString("method", method);
+    const checkedParams = checkParams(params);
+    const checked = checkRequestOptions(options);
+    return (async () => {
+      this.#checkOpen();
+      try {
+        return (await this.#http.call(method, checkedParams, checked)) as MethodResult<M>;
+      } catch (error) {
+        throw redactSecret(error, this.#token);
+      }
+    })();
   }
 
   // ---------------------------------------------------------------- reads (bypass the outbox)
 
-  /** getMe. A read: not paced; a 429 is slept out. */
+  /** getMe. A read: not paced; a 429 is slept out (bounded, see {@link ReadRetryLimitError}). */
   getMe(options: RequestOptions = {}): Promise<MethodResult<"getMe">> {
-    return this.#read("getMe", undefined, options);
+    const checked = checkRequestOptions(options);
+    return this.#read("getMe", undefined, checked);
   }
 
   /**
-   * getUpdates (long polling). Bypasses the outbox; a 429 is slept out (cancellable with the
-   * signal) and the call repeated. The request timeout is `timeout` seconds plus
+   * getUpdates (long polling). Bypasses the outbox; a 429 is slept out (bounded, cancellable with
+   * the signal) and the call repeated. The request timeout is `timeout` seconds plus
    * `requestTimeoutMs`.
    */
   getUpdates(
     params: MethodParams<"getUpdates"> = {},
     options: RequestOptions = {},
   ): Promise<MethodResult<"getUpdates">> {
-    const pollMs = (params.timeout ?? 0) * 1000;
-    return this.#read("getUpdates", params, {
-      ...options,
-      timeoutMs: pollMs + (options.timeoutMs ?? this.#requestTimeoutMs),
+    const checkedParams = checkParams(params);
+    const pollS =
+      checkedParams.timeout === undefined
+        ? 0
+        : checkNumber("timeout", checkedParams.timeout, { integer: true, min: 0 });
+    const checked = checkRequestOptions(options);
+    return this.#read("getUpdates", checkedParams, {
+      signal: checked.signal,
+      timeoutMs: pollS * 1000 + (checked.timeoutMs ?? this.#requestTimeoutMs),
     });
   }
 
   /** getFile: a file's `file_path` for {@link TelegramClient.downloadFile}. A read. */
   getFile(fileId: string, options: RequestOptions = {}): Promise<File> {
-    return this.#read("getFile", { file_id: fileId }, options);
+    checkNonEmptyString("fileId", fileId);
+    const checked = checkRequestOptions(options);
+    return this.#read("getFile", { file_id: fileId }, checked);
   }
 
   /**
    * Downloads a file by its `file_path` (or the File from getFile) as a stream, optionally a byte
    * range. The timeout covers the wait for the response headers; the body is yours to consume.
+   * A read: a 429 is slept out (bounded).
    */
-  async downloadFile(file: string | File, options: DownloadOptions = {}): Promise<FileDownload> {
-    const filePath = typeof file === "string" ? file : file.file_path;
+  downloadFile(file: string | File, options: DownloadOptions = {}): Promise<FileDownload> {
+    const filePath = typeof file === "string" ? file : (file as Partial<File> | null)?.file_path;
     if (typeof filePath !== "string" || filePath.length === 0) {
       throw new TypeError(
         "Expected `file` to be a file_path or a File with `file_path` (call getFile first)",
       );
     }
-    const range = options.range;
+    const checked = checkRequestOptions(options, ["range"]);
+    const range = checked.given.range as ByteRange | undefined;
     if (range !== undefined) {
+      checkOptions("range", range, ["start", "end"]);
       checkNumber("range.start", range.start, { integer: true, min: 0 });
       if (range.end !== undefined)
         checkNumber("range.end", range.end, { integer: true, min: range.start });
     }
-    return this.#sleepOn429("downloadFile", options.signal, () =>
-      this.#http.download(filePath, range, options),
+    return this.#sleepOn429("downloadFile", checked.signal, () =>
+      this.#http.download(filePath, range, checked),
     );
   }
 
@@ -297,38 +419,44 @@ export class TelegramClient implements AsyncDisposable {
    * sendMessage, at send priority, never coalesced. With `replaceMessageId` it replaces a progress
    * message (see {@link SendMessageOptions}). Text over 4096 UTF-16 units (without `parse_mode`)
    * throws {@link TextTooLongError} before any request.
+   *
+   * @throws {TypeError|RangeError|TextTooLongError} synchronously, for an invalid argument.
    */
-  async sendMessage(
+  sendMessage(
     chatId: ChatId,
     text: string,
     params: Omit<MethodParams<"sendMessage">, "chat_id" | "text"> = {},
     options: SendMessageOptions = {},
-  ): Promise<WriteOutcome<MethodResult<"sendMessage">>> {
-    checkText("text", text, TEXT_LIMIT, params.parse_mode);
-    const replaced = options.replaceMessageId;
-    if (replaced !== undefined)
-      checkNumber("replaceMessageId", replaced, { integer: true, min: 1 });
-    return this.#enqueue<MethodResult<"sendMessage">>(
+  ): Promise<SendOutcome<MethodResult<"sendMessage">>> {
+    checkChatId(chatId);
+    const extra = checkParams(params);
+    checkText("text", text, TEXT_LIMIT, extra.parse_mode);
+    const checked = checkRequestOptions(options, ["replaceMessageId"]);
+    const replaced = checked.given.replaceMessageId;
+    if (replaced !== undefined) checkMessageId(replaced, "replaceMessageId");
+    return this.#send<MethodResult<"sendMessage">>(
       {
         chatId,
         key: replaced === undefined ? undefined : `replace:${replaced}`,
         priority: Priority.send,
         supersedes: replaced === undefined ? undefined : [`edit:${replaced}`],
         execute: (signal) =>
-          this.#send("sendMessage", { ...params, chat_id: chatId, text }, signal, options),
+          this.#attempt("sendMessage", { ...extra, chat_id: chatId, text }, signal, checked),
         ...(replaced === undefined
           ? {}
-          : { followUp: () => this.#deleteOp(chatId, replaced, options) }),
+          : { followUp: () => this.#deleteOp(chatId, replaced as number, checked) }),
       },
-      options,
+      checked,
     );
   }
 
   /**
    * editMessageText, coalesced per message (a newer edit replaces a pending one). "Message is not
    * modified" is delivered with `notModified: true`. Transient failures are retried.
+   *
+   * @throws {TypeError|RangeError|TextTooLongError} synchronously, for an invalid argument.
    */
-  async editMessageText(
+  editMessageText(
     chatId: ChatId,
     messageId: number,
     text: string,
@@ -338,8 +466,11 @@ export class TelegramClient implements AsyncDisposable {
     > = {},
     options: WriteOptions = {},
   ): Promise<WriteOutcome<MethodResult<"editMessageText">>> {
-    checkText("text", text, TEXT_LIMIT, params.parse_mode);
-    checkNumber("messageId", messageId, { integer: true, min: 1 });
+    checkChatId(chatId);
+    checkMessageId(messageId);
+    const extra = checkParams(params);
+    checkText("text", text, TEXT_LIMIT, extra.parse_mode);
+    const checked = checkRequestOptions(options);
     return this.#enqueue(
       {
         chatId,
@@ -347,114 +478,105 @@ export class TelegramClient implements AsyncDisposable {
         priority: Priority.edit,
         idempotent: true,
         execute: (signal) =>
-          this.#send(
+          this.#attempt(
             "editMessageText",
-            { ...params, chat_id: chatId, message_id: messageId, text },
+            { ...extra, chat_id: chatId, message_id: messageId, text },
             signal,
-            options,
+            checked,
           ),
       },
-      options,
+      checked,
     );
   }
 
-  /** deleteMessage at delete priority; drops the message's pending edit. Retried when transient. */
-  async deleteMessage(
+  /**
+   * deleteMessage at delete priority; drops the message's pending edit. Retried when transient.
+   *
+   * @throws {TypeError|RangeError} synchronously, for an invalid argument.
+   */
+  deleteMessage(
     chatId: ChatId,
     messageId: number,
     options: WriteOptions = {},
-  ): Promise<WriteOutcome<true>> {
-    checkNumber("messageId", messageId, { integer: true, min: 1 });
-    return this.#enqueue(this.#deleteOp(chatId, messageId, options), options);
+  ): Promise<SendOutcome<true>> {
+    checkChatId(chatId);
+    checkMessageId(messageId);
+    const checked = checkRequestOptions(options);
+    return this.#send(this.#deleteOp(chatId, messageId, checked), checked);
   }
 
   /**
    * sendDocument: a file_id or URL string, an {@link InputFile}, or the bytes/Blob/stream to wrap
    * in one (multipart upload). Caption over 1024 units (without `parse_mode`) throws.
+   *
+   * @throws {TypeError|RangeError|TextTooLongError} synchronously, for an invalid argument.
    */
-  async sendDocument(
+  sendDocument(
     chatId: ChatId,
     document: InputFile | InputFileSource | string,
     params: Omit<MethodParams<"sendDocument">, "chat_id" | "document"> = {},
     options: WriteOptions = {},
-  ): Promise<WriteOutcome<MethodResult<"sendDocument">>> {
-    checkText("caption", params.caption, CAPTION_LIMIT, params.parse_mode);
-    const file = toInputFile(document);
-    return this.#enqueue(
-      {
-        chatId,
-        priority: Priority.send,
-        execute: (signal) =>
-          this.#send(
-            "sendDocument",
-            { ...params, chat_id: chatId, document: file },
-            signal,
-            options,
-          ),
-      },
-      options,
-    );
+  ): Promise<SendOutcome<MethodResult<"sendDocument">>> {
+    return this.#sendFile("sendDocument", "document", chatId, document, params, options);
   }
 
   /** sendPhoto, like {@link TelegramClient.sendDocument}. */
-  async sendPhoto(
+  sendPhoto(
     chatId: ChatId,
     photo: InputFile | InputFileSource | string,
     params: Omit<MethodParams<"sendPhoto">, "chat_id" | "photo"> = {},
     options: WriteOptions = {},
-  ): Promise<WriteOutcome<MethodResult<"sendPhoto">>> {
-    checkText("caption", params.caption, CAPTION_LIMIT, params.parse_mode);
-    const file = toInputFile(photo);
-    return this.#enqueue(
-      {
-        chatId,
-        priority: Priority.send,
-        execute: (signal) =>
-          this.#send("sendPhoto", { ...params, chat_id: chatId, photo: file }, signal, options),
-      },
-      options,
-    );
+  ): Promise<SendOutcome<MethodResult<"sendPhoto">>> {
+    return this.#sendFile("sendPhoto", "photo", chatId, photo, params, options);
   }
 
   /**
    * answerCallbackQuery: chat-less, so never behind a chat's pacing (only the global budget);
    * coalesced per query id.
+   *
+   * @throws {TypeError|RangeError} synchronously, for an invalid argument.
    */
-  async answerCallbackQuery(
+  answerCallbackQuery(
     callbackQueryId: string,
     params: Omit<MethodParams<"answerCallbackQuery">, "callback_query_id"> = {},
     options: WriteOptions = {},
-  ): Promise<WriteOutcome<true>> {
-    if (typeof callbackQueryId !== "string" || callbackQueryId.length === 0) {
-      throw new TypeError("Expected `callbackQueryId` to be a non-empty string");
-    }
-    return this.#enqueue(
+  ): Promise<SendOutcome<true>> {
+    checkNonEmptyString("callbackQueryId", callbackQueryId);
+    const extra = checkParams(params);
+    const checked = checkRequestOptions(options);
+    return this.#send(
       {
         key: `callback:${callbackQueryId}`,
         priority: Priority.send,
         execute: (signal) =>
-          this.#send(
+          this.#attempt(
             "answerCallbackQuery",
-            { ...params, callback_query_id: callbackQueryId },
+            { ...extra, callback_query_id: callbackQueryId },
             signal,
-            options,
+            checked,
           ),
       },
-      options,
+      checked,
     );
   }
 
   /**
    * sendChatAction ("typing", "upload_document", …): kept in the chat's order but takes no pacing
    * slot; a newer action replaces a pending one.
+   *
+   * @throws {TypeError|RangeError} synchronously, for an invalid argument.
    */
-  async sendChatAction(
+  sendChatAction(
     chatId: ChatId,
     action: MethodParams<"sendChatAction">["action"],
     params: Omit<MethodParams<"sendChatAction">, "chat_id" | "action"> = {},
     options: WriteOptions = {},
-  ): Promise<WriteOutcome<true>> {
-    return this.#enqueue(
+  ): Promise<SendOutcome<true>> {
+    checkChatId(chatId);
+    checkNonEmptyString("action", action);
+    const extra = checkParams(params);
+    const checked = checkRequestOptions(options);
+    return this.#send(
       {
         chatId,
         key: "chat-action",
@@ -462,9 +584,9 @@ export class TelegramClient implements AsyncDisposable {
         idempotent: true,
         paced: false,
         execute: (signal) =>
-          this.#send("sendChatAction", { ...params, chat_id: chatId, action }, signal, options),
+          this.#attempt("sendChatAction", { ...extra, chat_id: chatId, action }, signal, checked),
       },
-      options,
+      checked,
     );
   }
 
@@ -472,26 +594,38 @@ export class TelegramClient implements AsyncDisposable {
    * Any other write, through the outbox. By default it is paced with `params.chat_id`, at send
    * priority, never coalesced and never repeated once it may have reached Telegram.
    *
+   * @throws {TypeError|RangeError} synchronously, for an invalid argument (a `chat_id` key that
+   * is `undefined`, `null` or `""` included).
+   *
    * @example
    * await client.write("setMessageReaction", { chat_id, message_id, reaction }, { key: `react:${message_id}`, idempotent: true });
    */
-  async write<M extends MethodName>(
+  write<M extends MethodName>(
     method: M,
     params: MethodParams<M>,
     options: ScheduleOptions = {},
   ): Promise<WriteOutcome<MethodResult<M>>> {
-    const chatId = options.chatId ?? (params as { chat_id?: ChatId }).chat_id;
+    checkNonEmptyString("method", method);
+    const checkedParams = checkParams(params);
+    const checked = checkRequestOptions(options, SCHEDULE_OPTION_KEYS);
+    const { given } = checked;
+    const chatId =
+      given.chatId !== undefined
+        ? checkChatId(given.chatId)
+        : "chat_id" in checkedParams
+          ? checkChatId(checkedParams.chat_id, "params.chat_id")
+          : undefined;
     return this.#enqueue(
       {
         chatId,
-        key: options.key,
-        priority: options.priority ?? Priority.send,
-        idempotent: options.idempotent,
-        paced: options.paced,
-        supersedes: options.supersedes,
-        execute: (signal) => this.#send(method, params as Params, signal, options),
+        key: given.key as string | undefined,
+        priority: (given.priority as number | undefined) ?? Priority.send,
+        idempotent: given.idempotent as boolean | undefined,
+        paced: given.paced as boolean | undefined,
+        supersedes: given.supersedes as readonly string[] | undefined,
+        execute: (signal) => this.#attempt(method, checkedParams, signal, checked),
       },
-      options,
+      checked,
     );
   }
 
@@ -504,12 +638,17 @@ export class TelegramClient implements AsyncDisposable {
    */
   close(options: ClientCloseOptions = {}): Promise<void> {
     if (this.#closePromise !== undefined) return this.#closePromise;
-    const timeoutMs = checkNumber("timeoutMs", options.timeoutMs ?? outboxDefaults.closeTimeoutMs, {
-      min: 0,
-    });
+    const given = checkOptions("options", options, ["drain", "timeoutMs"]);
+    const drain = checkBoolean("drain", given.drain, true);
+    const timeoutMs = checkOptionalNumber(
+      "timeoutMs",
+      given.timeoutMs,
+      outboxDefaults.closeTimeoutMs,
+      { min: 0 },
+    );
     const started = this.#clock.now();
     this.#closePromise = (async () => {
-      await this.outbox.close({ ...options, timeoutMs });
+      await this.outbox.close({ drain, timeoutMs });
       const leftMs = Math.max(0, timeoutMs - (this.#clock.now() - started));
       let timer: { cancel(): void } | undefined;
       const deadline = new Promise<void>((resolve) => {
@@ -536,11 +675,60 @@ export class TelegramClient implements AsyncDisposable {
     }
   }
 
-  #enqueue<T>(op: OutboxOperation<T>, options: WriteOptions): Promise<WriteOutcome<T>> {
+  #enqueue<T>(op: OutboxOperation<T>, options: CheckedRequestOptions): Promise<WriteOutcome<T>> {
     return this.outbox.enqueue(op, { signal: options.signal }) as Promise<WriteOutcome<T>>;
   }
 
-  #deleteOp(chatId: ChatId, messageId: number, options: WriteOptions): OutboxOperation<true> {
+  /**
+   * Enqueues an op that is not an edit. Telegram answers "not modified" only to edits, so only a
+   * custom `classifyFailure` could produce one here: it becomes a failure rather than a delivered
+   * outcome without a result.
+   */
+  #send<T>(op: OutboxOperation<T>, options: CheckedRequestOptions): Promise<SendOutcome<T>> {
+    return this.#enqueue(op, options).then((outcome) =>
+      outcome.status === "delivered" && outcome.notModified
+        ? {
+            status: "failed",
+            error: new ClientError(
+              "ERR_UNEXPECTED_NOT_MODIFIED",
+              "The failure classifier answered not-modified for a write that is not an edit",
+            ),
+            attempts: outcome.attempts,
+            maybeDelivered: true,
+          }
+        : outcome,
+    );
+  }
+
+  #sendFile<M extends "sendDocument" | "sendPhoto">(
+    method: M,
+    field: "document" | "photo",
+    chatId: ChatId,
+    file: unknown,
+    params: unknown,
+    options: unknown,
+  ): Promise<SendOutcome<MethodResult<M>>> {
+    checkChatId(chatId);
+    const extra = checkParams(params);
+    checkText("caption", extra.caption, CAPTION_LIMIT, extra.parse_mode);
+    const checked = checkRequestOptions(options);
+    const input = toInputFile(file, field);
+    return this.#send<MethodResult<M>>(
+      {
+        chatId,
+        priority: Priority.send,
+        execute: (signal) =>
+          this.#attempt(method, { ...extra, chat_id: chatId, [field]: input }, signal, checked),
+      },
+      checked,
+    );
+  }
+
+  #deleteOp(
+    chatId: ChatId,
+    messageId: number,
+    options: CheckedRequestOptions,
+  ): OutboxOperation<true> {
     return {
       chatId,
       key: `delete:${messageId}`,
@@ -548,16 +736,16 @@ export class TelegramClient implements AsyncDisposable {
       idempotent: true,
       supersedes: [`edit:${messageId}`],
       execute: (signal) =>
-        this.#send("deleteMessage", { chat_id: chatId, message_id: messageId }, signal, options),
+        this.#attempt("deleteMessage", { chat_id: chatId, message_id: messageId }, signal, options),
     };
   }
 
   /** One attempt of a write, on the outbox's signal; the caller's timeout applies. */
-  async #send(
+  async #attempt(
     method: string,
     params: Params,
     signal: AbortSignal,
-    options: WriteOptions,
+    options: CheckedRequestOptions,
   ): Promise<never> {
     try {
       return (await this.#http.call(method, params, {
@@ -569,7 +757,7 @@ export class TelegramClient implements AsyncDisposable {
     }
   }
 
-  async #read<T>(method: string, params: Params | undefined, options: RequestOptions): Promise<T> {
+  #read<T>(method: string, params: Params | undefined, options: RequestOptions): Promise<T> {
     return this.#sleepOn429(
       method,
       options.signal,
@@ -577,27 +765,59 @@ export class TelegramClient implements AsyncDisposable {
     );
   }
 
-  /** Repeats a read after each 429, sleeping `retry_after` (capped, cancellable) in between. */
+  /**
+   * Repeats a read after each 429, sleeping `retry_after` (at least `minReadRetryDelayMs`,
+   * cancellable) in between, until `maxReadRetries` or `maxReadRetryWaitMs` says stop.
+   */
   async #sleepOn429<T>(
     method: string,
     signal: AbortSignal | undefined,
     attempt: () => Promise<T>,
   ): Promise<T> {
     this.#checkOpen();
+    let retries = 0;
+    let waitedMs = 0;
     for (;;) {
       try {
         return await attempt();
-      } catch (error) {
-        redactSecret(error, this.#token);
+      } catch (thrown) {
+        const error = redactSecret(thrown, this.#token);
         if (!(error instanceof RetryAfterError)) throw error;
         const cap = this.outbox.maxRetryAfterMs;
         if (error.retryAfterMs > cap)
           throw new RetryAfterTooLongError(error.retryAfterMs, cap, { cause: error });
-        this.#logger.warn(
-          { method, retryAfterMs: error.retryAfterMs },
+        const sleepMs = Math.max(error.retryAfterMs, this.#minReadRetryDelayMs);
+        const limit =
+          retries >= this.#maxReadRetries
+            ? "maxReadRetries"
+            : waitedMs + sleepMs > this.#maxReadRetryWaitMs
+              ? "maxReadRetryWaitMs"
+              : undefined;
+        if (limit !== undefined) {
+          safeLog(
+            this.#logger,
+            "warn",
+            { method, retries, waitedMs, limit },
+            "rate limited (429): giving up",
+          );
+          throw new ReadRetryLimitError({
+            method,
+            limit,
+            retries,
+            waitedMs,
+            retryAfterMs: error.retryAfterMs,
+            cause: error,
+          });
+        }
+        safeLog(
+          this.#logger,
+          "warn",
+          { method, retryAfterMs: error.retryAfterMs, sleepMs },
           "rate limited (429): sleeping",
         );
-        await this.#clock.sleep(error.retryAfterMs, { signal });
+        await this.#clock.sleep(sleepMs, { signal });
+        retries++;
+        waitedMs += sleepMs;
         this.#checkOpen();
       }
     }

@@ -11,4 +11,10 @@ export const clientDefaults = Object.freeze({
   maxConnections: 64,
   /** Largest JSON response the client reads. */
   maxResponseBytes: 64 * 1024 * 1024,
+  /** 429s one read (getMe, getUpdates, getFile, a download) sleeps out before it throws. */
+  maxReadRetries: 5,
+  /** Most milliseconds one read sleeps on 429s in all; a wait that would pass it throws. */
+  maxReadRetryWaitMs: 300_000,
+  /** Shortest sleep of a read after a 429, whatever `retry_after` said (0 would be a busy loop). */
+  minReadRetryDelayMs: 1_000,
 });

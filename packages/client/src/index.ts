@@ -22,19 +22,28 @@ export type {
 } from "./bot-api-http.js";
 export {
   type ClientCloseOptions,
+  type ClientOutboxOptions,
   type DownloadOptions,
   type MethodName,
   type MethodParams,
   type MethodResult,
   type ScheduleOptions,
   type SendMessageOptions,
+  type SendOutcome,
   TelegramClient,
   type TelegramClientOptions,
   type WriteOptions,
   type WriteOutcome,
 } from "./client.js";
 export { clientDefaults } from "./defaults.js";
-export { ClientError, type ClientErrorCode, TextTooLongError } from "./errors.js";
+export {
+  ClientError,
+  type ClientErrorCode,
+  type ReadRetryLimit,
+  type ReadRetryLimitDetails,
+  ReadRetryLimitError,
+  TextTooLongError,
+} from "./errors.js";
 export {
   InputFile,
   type InputFileData,
