@@ -1,5 +1,5 @@
 // TelegramClient: the Bot API for a bot — every write through its TelegramOutbox, reads
-// (getUpdates, getFile, downloads) straight to the API, sleeping out a 429 instead of failing.
+// (getUpdates, getFile, downloads) straight to the API, sleeping out a 429 within bounds.
 
 import type { ApiMethods, File, Opts } from "@grammyjs/types";
 import {
@@ -209,12 +209,12 @@ function checkOutboxOptions(value: unknown): ClientOutboxOptions {
     }
   }
   const given = checkOptions("outbox", value, OUTBOX_OPTION_KEYS);
+  // The outbox reads these with `??`, so a null would quietly become the default; a null
+  // `pacingStore` it rejects itself.
   for (const [key, inner] of Object.entries(given)) {
-    if (inner === null) {
-      const kind = typeof outboxDefaults[key as keyof typeof outboxDefaults];
-      throw new TypeError(
-        `Expected \`${key}\` to be ${kind === "number" ? "a number" : "an object or a function"}, got null`,
-      );
+    if (inner === null && key !== "pacingStore") {
+      const kind = key === "classifyFailure" ? "a function" : "a number";
+      throw new TypeError(`Expected \`${key}\` to be ${kind}, got null`);
     }
   }
   return given as ClientOutboxOptions;

@@ -156,6 +156,16 @@ describe("TelegramClient: options are checked whole", () => {
       "Expected `maxInFlight` to be a number, got null",
     ],
     [
+      { token: TOKEN, outbox: { classifyFailure: null } },
+      TypeError,
+      "Expected `classifyFailure` to be a function, got null",
+    ],
+    [
+      { token: TOKEN, outbox: { pacingStore: null } },
+      TypeError,
+      "Expected `pacingStore` to be an object with `acquire`, `freeze`, got null",
+    ],
+    [
       { token: TOKEN, logger: { info() {} } },
       TypeError,
       "Expected `logger` to be an object with `debug`, `info`, `warn`, `error`, got an object without `debug`, `warn`, `error`",
