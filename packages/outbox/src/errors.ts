@@ -39,7 +39,7 @@ export interface RetryAfterErrorOptions extends ErrorOptions {
 
 /**
  * A 429: wait `retryAfterMs` before trying again. Throw it from an op's `execute` (or use
- * {@link retryAfterFrom}) so the outbox freezes the chat and requeues the op.
+ * `retryAfterFrom`) so the outbox freezes the chat and requeues the op.
  */
 export class RetryAfterError extends OutboxError {
   declare readonly code: "ERR_RETRY_AFTER";
