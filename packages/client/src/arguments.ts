@@ -1,13 +1,12 @@
-// Call-site checks of the client's arguments: a programming error (no chat, a negative timeout, an
-// unknown option) is a TypeError or RangeError thrown synchronously, before anything is queued, so
-// a fire-and-forget `void client.editMessageText(…)` can never turn it into an unhandled rejection.
+// Call-site checks of the client's arguments: a programming error is a TypeError or RangeError
+// thrown synchronously, before anything is queued, never a rejection nobody awaits.
 
 import { checkNumber, checkObject, checkOptions, checkSignal, describeValue } from "@telepace/core";
 import type { ChatId } from "@telepace/outbox";
 import { TextTooLongError } from "./errors.js";
 
 /** The keys every per-request options object may have. */
-export const REQUEST_OPTION_KEYS = ["signal", "timeoutMs"] as const;
+const REQUEST_OPTION_KEYS = ["signal", "timeoutMs"] as const;
 
 /** What is left of a per-request options object once checked. */
 export interface CheckedRequestOptions {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { TelegramClient } from "../src/index.js";
 import { apiError } from "./support/bot-server.js";
 import { connect, TOKEN } from "./support/client.js";
+import { unhandledRejectionsOf } from "./support/rejections.js";
 
 const noChat = [undefined, null, ""] as const;
 
@@ -97,18 +98,12 @@ describe("TelegramClient: arguments are checked at the call site", { timeout: 20
 
   it("`void client.editMessageText(…)` with a bad argument throws, never an unhandled rejection", async () => {
     const { client } = await connect();
-    const rejections: unknown[] = [];
-    const onRejection = (reason: unknown) => rejections.push(reason);
-    process.on("unhandledRejection", onRejection);
-    try {
+    const rejections = await unhandledRejectionsOf(() => {
       expect(() => {
         void client.editMessageText(1, 2, "x", {}, { timeoutMs: -1 });
       }).toThrow(RangeError);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(rejections).toEqual([]);
-    } finally {
-      process.off("unhandledRejection", onRejection);
-    }
+    });
+    expect(rejections).toEqual([]);
   });
 
   it("a failure of the request itself stays a typed outcome", async () => {

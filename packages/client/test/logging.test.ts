@@ -2,6 +2,7 @@ import { ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
 import { apiError, message, ok } from "./support/bot-server.js";
 import { connect, eventually } from "./support/client.js";
+import { unhandledRejectionsOf } from "./support/rejections.js";
 
 type Level = "debug" | "info" | "warn" | "error";
 const levels: readonly Level[] = ["debug", "info", "warn", "error"];
@@ -31,10 +32,7 @@ describe("TelegramClient: every log call is contained", { timeout: 20_000 }, () 
       },
     ],
   ])("a logger that %s breaks neither reads nor writes", async (_name, fail) => {
-    const rejections: unknown[] = [];
-    const onRejection = (reason: unknown) => rejections.push(reason);
-    process.on("unhandledRejection", onRejection);
-    try {
+    const rejections = await unhandledRejectionsOf(async () => {
       const clock = new ManualClock();
       const { logger, calls } = failingLogger(fail);
       const limited = new Set<string>();
@@ -56,12 +54,9 @@ describe("TelegramClient: every log call is contained", { timeout: 20_000 }, () 
       await eventually(() => expect(client.outbox.snapshot().counters.rateLimited).toBe(1));
       await clock.advance(1_000);
       expect((await sent).status).toBe("delivered");
-      await new Promise((resolve) => setTimeout(resolve, 20));
       expect(calls).toContain("warn: rate limited (429): sleeping");
       expect(calls.some((line) => line.startsWith("debug: "))).toBe(true);
-      expect(rejections).toEqual([]);
-    } finally {
-      process.off("unhandledRejection", onRejection);
-    }
+    });
+    expect(rejections).toEqual([]);
   });
 });
