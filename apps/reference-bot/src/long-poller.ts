@@ -3,8 +3,14 @@
 // the dispatcher's safe watermark + 1, so a crash never loses an update that had not finished.
 
 import type { Update } from "@grammyjs/types";
+import {
+  ClientError,
+  NetworkError,
+  OutboxError,
+  TelegramApiError,
+  type TelegramClient,
+} from "@telepace/client";
 import type { Clock } from "@telepace/core";
-import { NetworkError, OutboxError, TelegramApiError, type TelegramClient } from "@telepace/outbox";
 import type { UpdateDispatcher } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
 
@@ -103,7 +109,8 @@ export class LongPoller {
           );
         }
         this.counters.networkErrors++;
-        const code = error instanceof OutboxError ? error.code : "unknown";
+        const code =
+          error instanceof OutboxError || error instanceof ClientError ? error.code : "unknown";
         const failure = error instanceof NetworkError ? error.failure : undefined;
         logger.warn({ code, failure, backoffMs }, "getUpdates failed; retrying");
         await clock.sleep(backoffMs, { signal }).catch(() => {});

@@ -4,8 +4,8 @@
 
 import { createHash } from "node:crypto";
 import type { File } from "@grammyjs/types";
+import type { TelegramClient } from "@telepace/client";
 import type { MediaSchedulerRegistry, MediaTransfer } from "@telepace/media-scheduler";
-import type { TelegramClient } from "@telepace/outbox";
 
 /** Bytes fetched or streamed per permit. */
 export const CHUNK_BYTES = 256 * 1024;

@@ -9,7 +9,7 @@ import {
   type InputFile,
   type TelegramClient,
   type WriteOutcome,
-} from "@telepace/outbox";
+} from "@telepace/client";
 import type { Logger } from "pino";
 
 /** Extra fields of a text reply. */

@@ -3,15 +3,10 @@
 // scheduler. `launch` checks the token and starts polling; `stop` shuts down in order.
 
 import type { UserFromGetMe } from "@grammyjs/types";
+import { NetworkError, TelegramApiError, TelegramClient } from "@telepace/client";
 import { type Clock, systemClock } from "@telepace/core";
 import { MediaSchedulerRegistry } from "@telepace/media-scheduler";
-import {
-  NetworkError,
-  type OutboxCounters,
-  TelegramApiError,
-  TelegramClient,
-  type TelegramOutboxOptions,
-} from "@telepace/outbox";
+import type { OutboxCounters, TelegramOutboxOptions } from "@telepace/outbox";
 import { UpdateDispatcher, type UpdateDispatchStats } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
 import { LongPoller, type PollerCounters } from "./long-poller.js";

@@ -3,8 +3,8 @@
 // download they are waiting for) or runs detached (a /work job) so Cancel can reach it.
 
 import type { CallbackQuery, Message, Update, UserFromGetMe } from "@grammyjs/types";
+import { InputFile, TelegramApiError, type TelegramClient } from "@telepace/client";
 import type { MediaSchedulerRegistry } from "@telepace/media-scheduler";
-import { InputFile, TelegramApiError, type TelegramClient } from "@telepace/outbox";
 import type { Logger } from "pino";
 import { HELP_TEXT, parseCommand } from "./commands.js";
 import { downloadDigest, generatedDigest, meteredUpload } from "./media-io.js";

@@ -5,8 +5,8 @@
 import { randomBytes } from "node:crypto";
 import type { File } from "@grammyjs/types";
 import { type BotApiSim, start } from "@telepace/bot-api-sim";
+import { TelegramClient } from "@telepace/client";
 import { MediaSchedulerRegistry } from "@telepace/media-scheduler";
-import { TelegramClient } from "@telepace/outbox";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   CHUNK_BYTES,

@@ -1,7 +1,8 @@
 // Every default of @telepace/outbox in one frozen object, so docs, validation and code agree.
 
 /**
- * The defaults of {@link TelegramOutboxOptions} and {@link TelegramClientOptions}.
+ * The defaults of {@link TelegramOutboxOptions}: scheduling only (the HTTP client's defaults are
+ * `clientDefaults` of `@telepace/client`).
  * Rates follow Telegram's Bot FAQ: about 1 message/s per private chat, 20 messages/min per group,
  * about 30 messages/s in total.
  */
@@ -32,16 +33,8 @@ export const outboxDefaults = Object.freeze({
   retryBaseDelayMs: 1_000,
   /** Longest backoff after a transient failure. */
   retryMaxDelayMs: 30_000,
-  /** Fallback wait when a 429 carries no `retry_after` (the seed's 5 s). */
+  /** The wait when a 429 carries no valid `retry_after` (a number of seconds >= 0). */
   defaultRetryAfterMs: 5_000,
   /** How long `close()` waits for pending and in-flight work. */
   closeTimeoutMs: 10_000,
-  /** Bot API root URL. */
-  apiRoot: "https://api.telegram.org",
-  /** Per-request timeout (for getUpdates it is added to the long-poll timeout). */
-  requestTimeoutMs: 30_000,
-  /** Connections of the client's keep-alive pool. */
-  maxConnections: 64,
-  /** Largest JSON response the client reads. */
-  maxResponseBytes: 64 * 1024 * 1024,
 });

@@ -1,5 +1,7 @@
 // The error family of @telepace/outbox: one base class with a stable `code`, one subclass per
-// failure a caller can act on differently.
+// failure a caller can act on differently. These are the failures any transport reports to the
+// outbox and `classifyFailure` understands, so they live here; `@telepace/client` creates them
+// (it depends on this package, never the other way round).
 
 import type { ResponseParameters } from "@grammyjs/types";
 
@@ -13,9 +15,7 @@ export type OutboxErrorCode =
   | "ERR_TELEGRAM_API"
   | "ERR_CHAT_MIGRATED"
   | "ERR_FORBIDDEN"
-  | "ERR_NETWORK"
-  | "ERR_TEXT_TOO_LONG"
-  | "ERR_UPLOAD_NOT_REPEATABLE";
+  | "ERR_NETWORK";
 
 /** Base class of every error @telepace/outbox creates. */
 export class OutboxError extends Error {
@@ -39,7 +39,7 @@ export interface RetryAfterErrorOptions extends ErrorOptions {
 
 /**
  * A 429: wait `retryAfterMs` before trying again. Throw it from an op's `execute` (or use
- * {@link retryAfterFrom}) so the outbox freezes the chat and requeues the op.
+ * `retryAfterFrom`) so the outbox freezes the chat and requeues the op.
  */
 export class RetryAfterError extends OutboxError {
   declare readonly code: "ERR_RETRY_AFTER";
@@ -190,27 +190,5 @@ export class NetworkError extends OutboxError {
     this.failure = details.failure;
     this.mayHaveReachedServer = details.mayHaveReachedServer;
     this.statusCode = details.statusCode;
-  }
-}
-
-/** A text or caption longer than Telegram accepts, caught before any request. */
-export class TextTooLongError extends OutboxError {
-  declare readonly code: "ERR_TEXT_TOO_LONG";
-  /** Which parameter was too long. */
-  readonly field: "text" | "caption";
-  /** Its length in UTF-16 code units. */
-  readonly length: number;
-  /** The limit it exceeded. */
-  readonly limit: number;
-
-  constructor(field: "text" | "caption", length: number, limit: number) {
-    super(
-      "ERR_TEXT_TOO_LONG",
-      `Expected \`${field}\` to be at most ${limit} UTF-16 code units, got ${length}`,
-    );
-    this.name = "TextTooLongError";
-    this.field = field;
-    this.length = length;
-    this.limit = limit;
   }
 }

@@ -1,8 +1,3 @@
-export type {
-  ByteRange,
-  FileDownload,
-  RequestOptions,
-} from "./bot-api-http.js";
 export { type ChatId, chatKeyOf } from "./chat.js";
 export {
   classifyFailure,
@@ -10,19 +5,6 @@ export {
   type FailureContext,
   type FailureVerdict,
 } from "./classify.js";
-export {
-  type ClientCloseOptions,
-  type DownloadOptions,
-  type MethodName,
-  type MethodParams,
-  type MethodResult,
-  type ScheduleOptions,
-  type SendMessageOptions,
-  TelegramClient,
-  type TelegramClientOptions,
-  type WriteOptions,
-  type WriteOutcome,
-} from "./client.js";
 export { outboxDefaults } from "./defaults.js";
 export {
   ChatMigratedError,
@@ -37,7 +19,6 @@ export {
   RetryAfterTooLongError,
   TelegramApiError,
   type TelegramApiErrorDetails,
-  TextTooLongError,
 } from "./errors.js";
 export {
   type OutboxEvent,
@@ -45,13 +26,6 @@ export {
   type OutboxEventType,
   outboxChannels,
 } from "./events.js";
-export {
-  InputFile,
-  type InputFileData,
-  type InputFileOptions,
-  type InputFileSource,
-} from "./input-file.js";
-export type { Logger, LogMethod } from "./logger.js";
 export { type EnqueueOptions, type OutboxOperation, Priority } from "./operation.js";
 export {
   type OutboxChatSnapshot,
@@ -78,4 +52,4 @@ export {
   type PacingRequest,
   type PacingStore,
 } from "./pacing-store.js";
-export { retryAfterFrom } from "./retry-after.js";
+export { retryAfterFrom, retryAfterSecondsToMs } from "./retry-after.js";

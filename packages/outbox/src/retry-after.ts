@@ -8,9 +8,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
 
-function secondsToMs(seconds: unknown): number | undefined {
+/**
+ * A `retry_after` in milliseconds, parsed strictly: a finite number of seconds >= 0 (Telegram
+ * sends an integer); anything else (negative, `NaN`, a string, missing) is `undefined`, and the
+ * caller falls back to `outboxDefaults.defaultRetryAfterMs`. The client's reads and writes and
+ * {@link retryAfterFrom} all parse it here, so they agree.
+ */
+export function retryAfterSecondsToMs(seconds: unknown): number | undefined {
   return typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0
-    ? seconds * 1000
+    ? Math.ceil(seconds * 1000)
     : undefined;
 }
 
@@ -18,7 +24,8 @@ function secondsToMs(seconds: unknown): number | undefined {
  * Maps a 429 in any of its shapes to a {@link RetryAfterError}; returns `undefined` for anything
  * else. Recognised: a `RetryAfterError`; a Bot API envelope `{ ok: false, error_code: 429,
  * parameters: { retry_after } }`; an error with `error_code: 429` and `parameters` (grammY's
- * `GrammyError`). A missing or invalid `retry_after` means 5 s, as in the seed.
+ * `GrammyError`). A missing or invalid `retry_after` (see {@link retryAfterSecondsToMs}) means
+ * `outboxDefaults.defaultRetryAfterMs` (5 s).
  *
  * @example
  * // A grammY API transformer under the outbox:
@@ -33,7 +40,8 @@ export function retryAfterFrom(value: unknown): RetryAfterError | undefined {
   if (value instanceof RetryAfterError) return value;
   if (!isObject(value) || value.error_code !== 429) return undefined;
   const parameters = isObject(value.parameters) ? value.parameters : {};
-  const retryAfterMs = secondsToMs(parameters.retry_after) ?? outboxDefaults.defaultRetryAfterMs;
+  const retryAfterMs =
+    retryAfterSecondsToMs(parameters.retry_after) ?? outboxDefaults.defaultRetryAfterMs;
   return new RetryAfterError(retryAfterMs, {
     method: typeof value.method === "string" ? value.method : undefined,
     description: typeof value.description === "string" ? value.description : undefined,

@@ -3,12 +3,8 @@
 
 import { autoRetry } from "@grammyjs/auto-retry";
 import { apiThrottler } from "@grammyjs/transformer-throttler";
-import {
-  classifyFailure,
-  type FailureVerdict,
-  TelegramClient,
-  TelegramOutbox,
-} from "@telepace/outbox";
+import { TelegramClient } from "@telepace/client";
+import { classifyFailure, type FailureVerdict, TelegramOutbox } from "@telepace/outbox";
 import { Api, HttpError } from "grammy";
 import { ScaledClock } from "./scaled-clock.js";
 

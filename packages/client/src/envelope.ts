@@ -2,15 +2,16 @@
 // parameters }`, mapped to a result or to the typed error a caller can act on.
 
 import type { ResponseParameters } from "@grammyjs/types";
-import { outboxDefaults } from "./defaults.js";
 import {
   ChatMigratedError,
   ForbiddenError,
   NetworkError,
+  outboxDefaults,
   RetryAfterError,
+  retryAfterSecondsToMs,
   TelegramApiError,
   type TelegramApiErrorDetails,
-} from "./errors.js";
+} from "@telepace/outbox";
 
 /** Response headers as undici returns them. */
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
@@ -28,10 +29,11 @@ function retryAfterHeaderMs(headers: ResponseHeaders): number | undefined {
 }
 
 function retryAfterMsOf(parameters: ResponseParameters, headers: ResponseHeaders): number {
-  const seconds = parameters.retry_after;
-  if (typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0)
-    return seconds * 1000;
-  return retryAfterHeaderMs(headers) ?? outboxDefaults.defaultRetryAfterMs;
+  return (
+    retryAfterSecondsToMs(parameters.retry_after) ??
+    retryAfterHeaderMs(headers) ??
+    outboxDefaults.defaultRetryAfterMs
+  );
 }
 
 /**

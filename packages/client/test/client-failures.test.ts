@@ -1,11 +1,11 @@
 import { createServer } from "node:net";
 import { ManualClock } from "@telepace/core";
+import type { OutboxFailed } from "@telepace/outbox";
 import { describe, expect, it } from "vitest";
 import {
   ChatMigratedError,
   ForbiddenError,
   NetworkError,
-  type OutboxFailed,
   RetryAfterError,
   TelegramClient,
 } from "../src/index.js";
@@ -243,6 +243,28 @@ describe("TelegramClient: API outcomes", { timeout: 20_000 }, () => {
     expect(failedError(outcome)).toMatchObject({
       code: "ERR_CHAT_MIGRATED",
       migrateToChatId: -1001234,
+    });
+  });
+
+  it("a not-modified verdict is an edit's outcome; for a send (a custom classifier) it is a failure", async () => {
+    const { client } = await connect(
+      (request, res) =>
+        apiError(
+          res,
+          400,
+          `Bad Request: ${request.method === "editMessageText" ? "edit" : "send"}`,
+        ),
+      { outbox: { classifyFailure: () => ({ action: "not-modified" }) } },
+    );
+    expect(await client.editMessageText(1, 2, "x")).toMatchObject({
+      status: "delivered",
+      notModified: true,
+      result: undefined,
+    });
+    expect(await client.sendMessage(1, "x")).toMatchObject({
+      status: "failed",
+      maybeDelivered: true,
+      error: { name: "ClientError", code: "ERR_UNEXPECTED_NOT_MODIFIED" },
     });
   });
 });

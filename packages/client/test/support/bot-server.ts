@@ -15,6 +15,8 @@ export interface UploadedFile {
 export interface RecordedRequest {
   /** `sendMessage` for `/bot<token>/sendMessage`, `file:<path>` for `/file/bot<token>/<path>`. */
   readonly method: string;
+  /** The request path and query, as the client sent it (the token included). */
+  readonly url: string;
   readonly token: string;
   readonly httpMethod: string;
   readonly headers: IncomingMessage["headers"];
@@ -133,6 +135,7 @@ export class BotServer {
     }
     const request: RecordedRequest = {
       method,
+      url: req.url ?? "/",
       token,
       httpMethod: req.method ?? "",
       headers: req.headers,

@@ -1,7 +1,7 @@
 import { inspect } from "node:util";
 import { ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
-import { TelegramClient } from "../src/index.js";
+import { TelegramApiError, TelegramClient } from "../src/index.js";
 import { redactSecret } from "../src/redact.js";
 import { apiError, ok } from "./support/bot-server.js";
 import { connect, eventually, TOKEN } from "./support/client.js";
@@ -138,5 +138,67 @@ describe("the token never leaks", { timeout: 30_000 }, () => {
       "failed",
       "NetworkError",
     ]);
+  });
+});
+
+describe("the token never leaks through what a server echoes", { timeout: 30_000 }, () => {
+  it("redactSecret replaces frozen data with a scrubbed frozen copy instead of mutating it", () => {
+    const url = `/bot${TOKEN}/getMe`;
+    const nested = Object.freeze({ url, list: Object.freeze([url, encodeURIComponent(TOKEN)]) });
+    const parameters = Object.freeze({ echo: url, nested, clean: Object.freeze({ a: 1 }) });
+    const error = Object.assign(new Error("failed"), { parameters });
+    redactSecret(error, TOKEN);
+    expectClean(error);
+    expect(error.parameters).not.toBe(parameters);
+    expect(Object.isFrozen(error.parameters)).toBe(true);
+    expect(error.parameters).toEqual({
+      echo: "/bot<redacted>/getMe",
+      nested: { url: "/bot<redacted>/getMe", list: ["/bot<redacted>/getMe", "<redacted>"] },
+      clean: { a: 1 },
+    });
+    // The original frozen objects are untouched, and data without the token is not copied.
+    expect(parameters.echo).toBe(url);
+    expect(error.parameters.clean).toBe(parameters.clean);
+    // A frozen value itself comes back as a clean copy; cycles terminate.
+    const cyclic: Record<string, unknown> = { url };
+    cyclic.self = cyclic;
+    expect(redactSecret(Object.freeze(cyclic), TOKEN)).toMatchObject({
+      url: "/bot<redacted>/getMe",
+    });
+    // A lower-case percent-encoding is the same token.
+    expect(redactSecret(encodeURIComponent(TOKEN).toLowerCase(), TOKEN)).not.toContain(SECRET_PART);
+  });
+
+  it("an echo of the request URL in nested, frozen parameters reaches no error or outcome", async () => {
+    const { server, client } = await connect(
+      (request, res) =>
+        apiError(res, 400, `Bad Request: ${request.url}`, {
+          echo: request.url,
+          encoded: encodeURIComponent(request.url),
+          nested: { request: { url: request.url, list: [request.url, { deeper: request.url }] } },
+        }),
+      { outbox: { maxAttempts: 1 } },
+    );
+    const collected: unknown[] = [
+      await client.sendMessage(1, "x"),
+      await client.editMessageText(1, 2, "x"),
+      await client.write("setMessageReaction", { chat_id: 1, message_id: 2 }),
+      await client.getMe().catch((e: unknown) => e),
+      await client.getFile("F").catch((e: unknown) => e),
+      await client.call("getMe").catch((e: unknown) => e),
+      await client.downloadFile("a/b.bin").catch((e: unknown) => e),
+    ];
+    // The server really echoed the token: every request carried it.
+    expect(server.requests).toHaveLength(7);
+    expect(server.requests.every((r) => r.url.includes(TOKEN))).toBe(true);
+    for (const item of collected) {
+      expectClean(item);
+      const error = ((item as { error?: unknown }).error ?? item) as TelegramApiError;
+      expect(error).toBeInstanceOf(TelegramApiError);
+      expect(Object.isFrozen(error.parameters)).toBe(true);
+      expect(JSON.stringify(error.parameters)).toContain("<redacted>");
+      expect(error.description).toContain("<redacted>");
+    }
+    expectClean(client.outbox.snapshot());
   });
 });

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
+import type { OutboxDelivered } from "@telepace/outbox";
 import { describe, expect, it } from "vitest";
-import type { OutboxDelivered } from "../src/index.js";
 import { apiError, message, ok, type RecordedRequest } from "./support/bot-server.js";
 import { connect, eventually } from "./support/client.js";
 

@@ -4,9 +4,10 @@
 
 import { Readable } from "node:stream";
 import { abortReason, type Clock, onAbort } from "@telepace/core";
+import { NetworkError, OutboxError } from "@telepace/outbox";
 import { Pool } from "undici";
 import { parseEnvelope, type ResponseHeaders } from "./envelope.js";
-import { NetworkError, OutboxError } from "./errors.js";
+import { ClientError } from "./errors.js";
 import { encodeParams } from "./multipart.js";
 import { redactSecret } from "./redact.js";
 
@@ -204,7 +205,7 @@ export class BotApiHttp {
         }
         throw controller.signal.reason;
       }
-      if (error instanceof OutboxError) throw error;
+      if (error instanceof OutboxError || error instanceof ClientError) throw error;
       throw this.#networkError(method, error);
     } finally {
       timer.cancel();

@@ -1,7 +1,8 @@
 import { Readable } from "node:stream";
 import { ManualClock } from "@telepace/core";
+import type { OutboxFailed } from "@telepace/outbox";
 import { describe, expect, it } from "vitest";
-import { InputFile, type OutboxFailed } from "../src/index.js";
+import { InputFile } from "../src/index.js";
 import { apiError, message, ok } from "./support/bot-server.js";
 import { connect, eventually } from "./support/client.js";
 

@@ -2,7 +2,7 @@
 // can be read again, because a 429 or a refused connection makes the client send it again.
 
 import { basename } from "node:path";
-import { OutboxError } from "./errors.js";
+import { ClientError } from "./errors.js";
 
 /** What an {@link InputFile} can be made of. */
 export type InputFileData =
@@ -72,7 +72,7 @@ export class InputFile {
   /**
    * Opens the file for one upload attempt (used by the client's multipart encoder).
    * @internal
-   * @throws {OutboxError} `ERR_UPLOAD_NOT_REPEATABLE` when a one-shot stream was already read.
+   * @throws {ClientError} `ERR_UPLOAD_NOT_REPEATABLE` when a one-shot stream was already read.
    */
   async open(): Promise<OpenedFile> {
     const data = typeof this.#source === "function" ? await this.#source() : this.#source;
@@ -91,7 +91,7 @@ export class InputFile {
     }
     if (typeof this.#source !== "function") {
       if (this.#streamStarted) {
-        throw new OutboxError(
+        throw new ClientError(
           "ERR_UPLOAD_NOT_REPEATABLE",
           `The stream of ${filename} was already read by an earlier attempt; pass a function that opens it to allow retries`,
         );

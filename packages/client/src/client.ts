@@ -1,0 +1,825 @@
+// TelegramClient: the Bot API for a bot — every write through its TelegramOutbox, reads
+// (getUpdates, getFile, downloads) straight to the API, sleeping out a 429 within bounds.
+
+import type { ApiMethods, File, Opts } from "@grammyjs/types";
+import {
+  type Clock,
+  checkBoolean,
+  checkClock,
+  checkLogger,
+  checkNumber,
+  checkOptionalNumber,
+  checkOptions,
+  describeValue,
+  type Logger,
+  type LogLevel,
+  type LogMethod,
+  type NumberRule,
+  safeLog,
+  silentLogger,
+  systemClock,
+} from "@telepace/core";
+import {
+  type ChatId,
+  type OutboxCloseOptions,
+  OutboxError,
+  type OutboxNotModified,
+  type OutboxOperation,
+  type OutboxOutcome,
+  outboxDefaults,
+  Priority,
+  RetryAfterError,
+  RetryAfterTooLongError,
+  TelegramOutbox,
+  type TelegramOutboxOptions,
+} from "@telepace/outbox";
+import {
+  CAPTION_LIMIT,
+  type CheckedRequestOptions,
+  checkChatId,
+  checkMessageId,
+  checkNonEmptyString,
+  checkParams,
+  checkRequestOptions,
+  checkText,
+  TEXT_LIMIT,
+} from "./arguments.js";
+import {
+  BotApiHttp,
+  type ByteRange,
+  type FileDownload,
+  type RequestOptions,
+} from "./bot-api-http.js";
+import { clientDefaults } from "./defaults.js";
+import { ClientError, ReadRetryLimitError } from "./errors.js";
+import { InputFile, type InputFileSource } from "./input-file.js";
+import { redactSecret } from "./redact.js";
+
+/** A Bot API method name. */
+export type MethodName = keyof ApiMethods<InputFile> & string;
+/** The parameters of a method (files as {@link InputFile}). */
+export type MethodParams<M extends MethodName> = Opts<InputFile>[M];
+/** The result of a method. */
+export type MethodResult<M extends MethodName> = ReturnType<ApiMethods<InputFile>[M]>;
+/**
+ * The outcome of a write made through the client; failures are always an {@link OutboxError} (API,
+ * 429, network) or a {@link ClientError} (an upload that could not be repeated).
+ */
+export type WriteOutcome<T> = OutboxOutcome<T, OutboxError | ClientError>;
+
+/** The outbox options a client passes through (its `clock` and `logger` are the client's). */
+export type ClientOutboxOptions = Omit<TelegramOutboxOptions, "clock" | "logger">;
+
+/** Options of {@link TelegramClient}. */
+export interface TelegramClientOptions {
+  /** The bot token from @BotFather. Never logged, never in an error. */
+  readonly token: string;
+  /**
+   * Bot API root: the cloud API, a local Bot API server or the telepace simulator.
+   * @defaultValue "https://api.telegram.org"
+   */
+  readonly apiRoot?: string | undefined;
+  /** Time source for timeouts, 429 sleeps and the outbox. @defaultValue systemClock */
+  readonly clock?: Clock | undefined;
+  /**
+   * A pino-compatible logger, shared with the outbox. A method that throws or returns a rejected
+   * promise is contained. @defaultValue none (silent)
+   */
+  readonly logger?: Logger | undefined;
+  /**
+   * Per-request timeout (ms); getUpdates adds its long-poll `timeout`. A timed-out write may have
+   * reached Telegram. Range: >= 0. @defaultValue 30000
+   */
+  readonly requestTimeoutMs?: number | undefined;
+  /** Connections of the keep-alive pool. Range: integer >= 1. @defaultValue 64 */
+  readonly maxConnections?: number | undefined;
+  /** Largest JSON response read (bytes). Range: integer >= 1. @defaultValue 67108864 */
+  readonly maxResponseBytes?: number | undefined;
+  /**
+   * 429s one read (getMe, getUpdates, getFile, a download) sleeps out; the next one throws
+   * {@link ReadRetryLimitError}. 0: a read never retries a 429. Range: integer >= 0.
+   * @defaultValue 5
+   */
+  readonly maxReadRetries?: number | undefined;
+  /**
+   * Most milliseconds one read sleeps on 429s in all; a 429 whose wait would pass it throws
+   * {@link ReadRetryLimitError} at once. Range: >= 0. @defaultValue 300000
+   */
+  readonly maxReadRetryWaitMs?: number | undefined;
+  /**
+   * Shortest sleep (ms) of a read after a 429, whatever `retry_after` said: `retry_after: 0`
+   * would otherwise repeat the read as fast as the network allows. Range: >= 0.
+   * @defaultValue 1000
+   */
+  readonly minReadRetryDelayMs?: number | undefined;
+  /** Options of the client's {@link TelegramOutbox} (pacing, bounds, caps of the writes). */
+  readonly outbox?: ClientOutboxOptions | undefined;
+}
+
+/** Options of a write. */
+export interface WriteOptions extends RequestOptions {}
+
+/** Options of {@link TelegramClient.sendMessage}. */
+export interface SendMessageOptions extends WriteOptions {
+  /**
+   * Replace a progress message: its pending edit is dropped, the message is sent at send priority,
+   * and only once it was delivered is `replaceMessageId` deleted (the outcome's `followUp`). When
+   * the send fails the progress message stays.
+   */
+  readonly replaceMessageId?: number | undefined;
+}
+
+/** How {@link TelegramClient.write} schedules a method without a helper. */
+export interface ScheduleOptions extends WriteOptions {
+  /** The chat paced and ordered with. @defaultValue `params.chat_id` */
+  readonly chatId?: ChatId | undefined;
+  /** Coalescing key within the chat. @defaultValue none (never coalesced) */
+  readonly key?: string | undefined;
+  /** @defaultValue Priority.send */
+  readonly priority?: number | undefined;
+  /** Whether a repeat is harmless. @defaultValue false */
+  readonly idempotent?: boolean | undefined;
+  /** Whether it takes a chat pacing slot. @defaultValue true */
+  readonly paced?: boolean | undefined;
+  /** Keys of pending ops it drops. */
+  readonly supersedes?: readonly string[] | undefined;
+}
+
+/** Options of {@link TelegramClient.downloadFile}. */
+export interface DownloadOptions extends RequestOptions {
+  /** Only these bytes (HTTP Range); check `isPartial` on the result. */
+  readonly range?: ByteRange | undefined;
+}
+
+/** Options of {@link TelegramClient.close}. */
+export interface ClientCloseOptions extends OutboxCloseOptions {}
+
+type Params = Record<string, unknown>;
+
+/**
+ * The outcome of a write that only an edit could answer with "not modified": a send, a delete, a
+ * chat action or a callback answer is delivered with a `result`, or not delivered at all.
+ */
+export type SendOutcome<T> = Exclude<WriteOutcome<T>, OutboxNotModified>;
+
+const CLIENT_OPTION_KEYS = [
+  "token",
+  "apiRoot",
+  "clock",
+  "logger",
+  "requestTimeoutMs",
+  "maxConnections",
+  "maxResponseBytes",
+  "maxReadRetries",
+  "maxReadRetryWaitMs",
+  "minReadRetryDelayMs",
+  "outbox",
+] as const satisfies readonly (keyof TelegramClientOptions)[];
+
+// `satisfies Record<…>` makes the compiler list every key of ClientOutboxOptions here, and no other.
+const OUTBOX_OPTION_KEYS = Object.keys({
+  privateChatRps: true,
+  groupChatRps: true,
+  groupBurst: true,
+  sendReserve: true,
+  globalRps: true,
+  pacingMarginMs: true,
+  maxInFlight: true,
+  maxPending: true,
+  maxPendingPerChat: true,
+  maxRetryAfterMs: true,
+  maxAttempts: true,
+  retryBaseDelayMs: true,
+  retryMaxDelayMs: true,
+  pacingStore: true,
+  classifyFailure: true,
+} satisfies Record<keyof ClientOutboxOptions, true>);
+
+const SCHEDULE_OPTION_KEYS = ["chatId", "key", "priority", "idempotent", "paced", "supersedes"];
+
+/** Checks the nested `outbox` options the client cannot leave to the outbox: unknown keys, null. */
+function checkOutboxOptions(value: unknown): ClientOutboxOptions {
+  if (value !== null && typeof value === "object") {
+    for (const shared of ["clock", "logger"]) {
+      if (shared in value) {
+        throw new TypeError(
+          `Unknown option \`${shared}\` in \`outbox\` (the client's own \`${shared}\` is shared with its outbox)`,
+        );
+      }
+    }
+  }
+  const given = checkOptions("outbox", value, OUTBOX_OPTION_KEYS);
+  // The outbox reads these with `??`, so a null would quietly become the default; a null
+  // `pacingStore` it rejects itself.
+  for (const [key, inner] of Object.entries(given)) {
+    if (inner === null && key !== "pacingStore") {
+      const kind = key === "classifyFailure" ? "a function" : "a number";
+      throw new TypeError(`Expected \`${key}\` to be ${kind}, got null`);
+    }
+  }
+  return given as ClientOutboxOptions;
+}
+
+/** A logger for the outbox that contains a failing method the same way the client does. */
+function containedLogger(logger: Logger): Logger {
+  if (logger === silentLogger) return logger;
+  const level =
+    (name: LogLevel): LogMethod =>
+    (fields, message) =>
+      safeLog(logger, name, fields, message);
+  return Object.freeze({
+    debug: level("debug"),
+    info: level("info"),
+    warn: level("warn"),
+    error: level("error"),
+  });
+}
+
+function toInputFile(value: unknown, name: string): InputFile | string {
+  if (typeof value === "string") return checkNonEmptyString(name, value);
+  return value instanceof InputFile ? value : new InputFile(value as InputFileSource);
+}
+
+/**
+ * The Bot API over one undici keep-alive pool. Writes go through {@link TelegramClient.outbox}
+ * (paced, coalesced, retried) and resolve with a typed outcome; reads go straight to the API and
+ * resolve with the result or throw a typed error.
+ *
+ * Every method checks its arguments first and throws a `TypeError` or `RangeError` synchronously
+ * (before anything is queued or sent) when one is invalid; a failure of the request itself is an
+ * outcome (writes) or a rejection (reads).
+ *
+ * @example
+ * await using client = new TelegramClient({ token: process.env.TELEGRAM_BOT_TOKEN! });
+ * const sent = await client.sendMessage(chatId, "Working… 0%");
+ * if (sent.status === "delivered") {
+ *   const id = sent.result.message_id;
+ *   void client.editMessageText(chatId, id, "Working… 50%"); // coalesced if a newer edit arrives
+ *   await client.sendMessage(chatId, "Done.", undefined, { replaceMessageId: id });
+ * }
+ */
+export class TelegramClient implements AsyncDisposable {
+  /** The outbox every write goes through; `snapshot()` shows its state. */
+  readonly outbox: TelegramOutbox;
+  readonly #http: BotApiHttp;
+  readonly #token: string;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #requestTimeoutMs: number;
+  readonly #maxReadRetries: number;
+  readonly #maxReadRetryWaitMs: number;
+  readonly #minReadRetryDelayMs: number;
+  #closePromise: Promise<void> | undefined;
+
+  /** @throws {TypeError|RangeError} naming the option, when an option is invalid. */
+  constructor(options: TelegramClientOptions) {
+    const given = checkOptions("options", options, CLIENT_OPTION_KEYS);
+    const token = given.token;
+    if (typeof token !== "string" || !/^[^\s/]+$/.test(token)) {
+      // The value itself is never echoed: it may be a real token with a typo.
+      throw new TypeError(
+        `Expected \`token\` to be a bot token (no spaces or slashes), got ${
+          typeof token === "string" ? `a string of ${token.length} characters` : typeof token
+        }`,
+      );
+    }
+    const rawRoot = given.apiRoot === undefined ? clientDefaults.apiRoot : given.apiRoot;
+    let apiRoot: URL | undefined;
+    try {
+      apiRoot = typeof rawRoot === "string" ? new URL(rawRoot) : undefined;
+    } catch {
+      apiRoot = undefined;
+    }
+    if (apiRoot === undefined || (apiRoot.protocol !== "http:" && apiRoot.protocol !== "https:")) {
+      throw new TypeError(
+        `Expected \`apiRoot\` to be an http(s) URL, got ${
+          typeof rawRoot === "string" ? rawRoot : describeValue(rawRoot)
+        }`,
+      );
+    }
+    const number = (
+      name: keyof typeof clientDefaults & keyof TelegramClientOptions,
+      rule: NumberRule,
+    ) => checkOptionalNumber(name, given[name], clientDefaults[name] as number, rule);
+    this.#token = token;
+    this.#clock = checkClock(given.clock, systemClock);
+    this.#logger = checkLogger(given.logger);
+    this.#requestTimeoutMs = number("requestTimeoutMs", { min: 0 });
+    const maxConnections = number("maxConnections", { integer: true, min: 1 });
+    const maxResponseBytes = number("maxResponseBytes", { integer: true, min: 1 });
+    this.#maxReadRetries = number("maxReadRetries", { integer: true, min: 0 });
+    this.#maxReadRetryWaitMs = number("maxReadRetryWaitMs", { min: 0 });
+    this.#minReadRetryDelayMs = number("minReadRetryDelayMs", { min: 0 });
+    this.outbox = new TelegramOutbox({
+      ...checkOutboxOptions(given.outbox),
+      clock: this.#clock,
+      logger: containedLogger(this.#logger),
+    });
+    this.#http = new BotApiHttp({
+      apiRoot,
+      token,
+      clock: this.#clock,
+      requestTimeoutMs: this.#requestTimeoutMs,
+      maxConnections,
+      maxResponseBytes,
+    });
+  }
+
+  // ---------------------------------------------------------------- raw
+
+  /**
+   * Calls any method directly: no outbox, no pacing, no retry. Resolves with the result; rejects
+   * with {@link TelegramApiError}, {@link RetryAfterError}, {@link NetworkError} or the abort
+   * reason.
+   *
+   * @throws {TypeError|RangeError} synchronously, for an invalid argument.
+   */
+  call<M extends MethodName>(
+    method: M,
+    params?: MethodParams<M>,
+    options: RequestOptions = {},
+  ): Promise<MethodResult<M>> {
+    checkNonEmptyString("method", method);
+    const checkedParams = checkParams(params);
+    const checked = checkRequestOptions(options);
+    return (async () => {
+      this.#checkOpen();
+      try {
+        return (await this.#http.call(method, checkedParams, checked)) as MethodResult<M>;
+      } catch (error) {
+        throw redactSecret(error, this.#token);
+      }
+    })();
+  }
+
+  // ---------------------------------------------------------------- reads (bypass the outbox)
+
+  /** getMe. A read: not paced; a 429 is slept out (bounded, see {@link ReadRetryLimitError}). */
+  getMe(options: RequestOptions = {}): Promise<MethodResult<"getMe">> {
+    const checked = checkRequestOptions(options);
+    return this.#read("getMe", undefined, checked);
+  }
+
+  /**
+   * getUpdates (long polling). Bypasses the outbox; a 429 is slept out (bounded, cancellable with
+   * the signal) and the call repeated. The request timeout is `timeout` seconds plus
+   * `requestTimeoutMs`.
+   */
+  getUpdates(
+    params: MethodParams<"getUpdates"> = {},
+    options: RequestOptions = {},
+  ): Promise<MethodResult<"getUpdates">> {
+    const checkedParams = checkParams(params);
+    const pollS =
+      checkedParams.timeout === undefined
+        ? 0
+        : checkNumber("timeout", checkedParams.timeout, { integer: true, min: 0 });
+    const checked = checkRequestOptions(options);
+    return this.#read("getUpdates", checkedParams, {
+      signal: checked.signal,
+      timeoutMs: pollS * 1000 + (checked.timeoutMs ?? this.#requestTimeoutMs),
+    });
+  }
+
+  /** getFile: a file's `file_path` for {@link TelegramClient.downloadFile}. A read. */
+  getFile(fileId: string, options: RequestOptions = {}): Promise<File> {
+    checkNonEmptyString("fileId", fileId);
+    const checked = checkRequestOptions(options);
+    return this.#read("getFile", { file_id: fileId }, checked);
+  }
+
+  /**
+   * Downloads a file by its `file_path` (or the File from getFile) as a stream, optionally a byte
+   * range. The timeout covers the wait for the response headers; the body is yours to consume.
+   * A read: a 429 is slept out (bounded).
+   */
+  downloadFile(file: string | File, options: DownloadOptions = {}): Promise<FileDownload> {
+    const filePath = typeof file === "string" ? file : (file as Partial<File> | null)?.file_path;
+    if (typeof filePath !== "string" || filePath.length === 0) {
+      throw new TypeError(
+        "Expected `file` to be a file_path or a File with `file_path` (call getFile first)",
+      );
+    }
+    const checked = checkRequestOptions(options, ["range"]);
+    const range = checked.given.range as ByteRange | undefined;
+    if (range !== undefined) {
+      checkOptions("range", range, ["start", "end"]);
+      checkNumber("range.start", range.start, { integer: true, min: 0 });
+      if (range.end !== undefined)
+        checkNumber("range.end", range.end, { integer: true, min: range.start });
+    }
+    return this.#sleepOn429("downloadFile", checked.signal, () =>
+      this.#http.download(filePath, range, checked),
+    );
+  }
+
+  // ---------------------------------------------------------------- writes (through the outbox)
+
+  /**
+   * sendMessage, at send priority, never coalesced. With `replaceMessageId` it replaces a progress
+   * message (see {@link SendMessageOptions}). Text over 4096 UTF-16 units (without `parse_mode`)
+   * throws {@link TextTooLongError} before any request.
+   *
+   * @throws {TypeError|RangeError|TextTooLongError} synchronously, for an invalid argument.
+   */
+  sendMessage(
+    chatId: ChatId,
+    text: string,
+    params: Omit<MethodParams<"sendMessage">, "chat_id" | "text"> = {},
+    options: SendMessageOptions = {},
+  ): Promise<SendOutcome<MethodResult<"sendMessage">>> {
+    checkChatId(chatId);
+    const extra = checkParams(params);
+    checkText("text", text, TEXT_LIMIT, extra.parse_mode);
+    const checked = checkRequestOptions(options, ["replaceMessageId"]);
+    const replaced = checked.given.replaceMessageId;
+    if (replaced !== undefined) checkMessageId(replaced, "replaceMessageId");
+    return this.#send<MethodResult<"sendMessage">>(
+      {
+        chatId,
+        key: replaced === undefined ? undefined : `replace:${replaced}`,
+        priority: Priority.send,
+        supersedes: replaced === undefined ? undefined : [`edit:${replaced}`],
+        execute: (signal) =>
+          this.#attempt("sendMessage", { ...extra, chat_id: chatId, text }, signal, checked),
+        ...(replaced === undefined
+          ? {}
+          : { followUp: () => this.#deleteOp(chatId, replaced as number, checked) }),
+      },
+      checked,
+    );
+  }
+
+  /**
+   * editMessageText, coalesced per message (a newer edit replaces a pending one). "Message is not
+   * modified" is delivered with `notModified: true`. Transient failures are retried.
+   *
+   * @throws {TypeError|RangeError|TextTooLongError} synchronously, for an invalid argument.
+   */
+  editMessageText(
+    chatId: ChatId,
+    messageId: number,
+    text: string,
+    params: Omit<
+      MethodParams<"editMessageText">,
+      "chat_id" | "message_id" | "text" | "inline_message_id"
+    > = {},
+    options: WriteOptions = {},
+  ): Promise<WriteOutcome<MethodResult<"editMessageText">>> {
+    checkChatId(chatId);
+    checkMessageId(messageId);
+    const extra = checkParams(params);
+    checkText("text", text, TEXT_LIMIT, extra.parse_mode);
+    const checked = checkRequestOptions(options);
+    return this.#enqueue(
+      {
+        chatId,
+        key: `edit:${messageId}`,
+        priority: Priority.edit,
+        idempotent: true,
+        execute: (signal) =>
+          this.#attempt(
+            "editMessageText",
+            { ...extra, chat_id: chatId, message_id: messageId, text },
+            signal,
+            checked,
+          ),
+      },
+      checked,
+    );
+  }
+
+  /**
+   * deleteMessage at delete priority; drops the message's pending edit. Retried when transient.
+   *
+   * @throws {TypeError|RangeError} synchronously, for an invalid argument.
+   */
+  deleteMessage(
+    chatId: ChatId,
+    messageId: number,
+    options: WriteOptions = {},
+  ): Promise<SendOutcome<true>> {
+    checkChatId(chatId);
+    checkMessageId(messageId);
+    const checked = checkRequestOptions(options);
+    return this.#send(this.#deleteOp(chatId, messageId, checked), checked);
+  }
+
+  /**
+   * sendDocument: a file_id or URL string, an {@link InputFile}, or the bytes/Blob/stream to wrap
+   * in one (multipart upload). Caption over 1024 units (without `parse_mode`) throws.
+   *
+   * @throws {TypeError|RangeError|TextTooLongError} synchronously, for an invalid argument.
+   */
+  sendDocument(
+    chatId: ChatId,
+    document: InputFile | InputFileSource | string,
+    params: Omit<MethodParams<"sendDocument">, "chat_id" | "document"> = {},
+    options: WriteOptions = {},
+  ): Promise<SendOutcome<MethodResult<"sendDocument">>> {
+    return this.#sendFile("sendDocument", "document", chatId, document, params, options);
+  }
+
+  /** sendPhoto, like {@link TelegramClient.sendDocument}. */
+  sendPhoto(
+    chatId: ChatId,
+    photo: InputFile | InputFileSource | string,
+    params: Omit<MethodParams<"sendPhoto">, "chat_id" | "photo"> = {},
+    options: WriteOptions = {},
+  ): Promise<SendOutcome<MethodResult<"sendPhoto">>> {
+    return this.#sendFile("sendPhoto", "photo", chatId, photo, params, options);
+  }
+
+  /**
+   * answerCallbackQuery: chat-less, so never behind a chat's pacing (only the global budget);
+   * coalesced per query id.
+   *
+   * @throws {TypeError|RangeError} synchronously, for an invalid argument.
+   */
+  answerCallbackQuery(
+    callbackQueryId: string,
+    params: Omit<MethodParams<"answerCallbackQuery">, "callback_query_id"> = {},
+    options: WriteOptions = {},
+  ): Promise<SendOutcome<true>> {
+    checkNonEmptyString("callbackQueryId", callbackQueryId);
+    const extra = checkParams(params);
+    const checked = checkRequestOptions(options);
+    return this.#send(
+      {
+        key: `callback:${callbackQueryId}`,
+        priority: Priority.send,
+        execute: (signal) =>
+          this.#attempt(
+            "answerCallbackQuery",
+            { ...extra, callback_query_id: callbackQueryId },
+            signal,
+            checked,
+          ),
+      },
+      checked,
+    );
+  }
+
+  /**
+   * sendChatAction ("typing", "upload_document", …): kept in the chat's order but takes no pacing
+   * slot; a newer action replaces a pending one.
+   *
+   * @throws {TypeError|RangeError} synchronously, for an invalid argument.
+   */
+  sendChatAction(
+    chatId: ChatId,
+    action: MethodParams<"sendChatAction">["action"],
+    params: Omit<MethodParams<"sendChatAction">, "chat_id" | "action"> = {},
+    options: WriteOptions = {},
+  ): Promise<SendOutcome<true>> {
+    checkChatId(chatId);
+    checkNonEmptyString("action", action);
+    const extra = checkParams(params);
+    const checked = checkRequestOptions(options);
+    return this.#send(
+      {
+        chatId,
+        key: "chat-action",
+        priority: Priority.send,
+        idempotent: true,
+        paced: false,
+        execute: (signal) =>
+          this.#attempt("sendChatAction", { ...extra, chat_id: chatId, action }, signal, checked),
+      },
+      checked,
+    );
+  }
+
+  /**
+   * Any other write, through the outbox. By default it is paced with `params.chat_id`, at send
+   * priority, never coalesced and never repeated once it may have reached Telegram.
+   *
+   * @throws {TypeError|RangeError} synchronously, for an invalid argument (a `chat_id` key that
+   * is `undefined`, `null` or `""` included).
+   *
+   * @example
+   * await client.write("setMessageReaction", { chat_id, message_id, reaction }, { key: `react:${message_id}`, idempotent: true });
+   */
+  write<M extends MethodName>(
+    method: M,
+    params: MethodParams<M>,
+    options: ScheduleOptions = {},
+  ): Promise<WriteOutcome<MethodResult<M>>> {
+    checkNonEmptyString("method", method);
+    const checkedParams = checkParams(params);
+    const checked = checkRequestOptions(options, SCHEDULE_OPTION_KEYS);
+    const { given } = checked;
+    const chatId =
+      given.chatId !== undefined
+        ? checkChatId(given.chatId)
+        : "chat_id" in checkedParams
+          ? checkChatId(checkedParams.chat_id, "params.chat_id")
+          : undefined;
+    return this.#enqueue(
+      {
+        chatId,
+        key: given.key as string | undefined,
+        priority: (given.priority as number | undefined) ?? Priority.send,
+        idempotent: given.idempotent as boolean | undefined,
+        paced: given.paced as boolean | undefined,
+        supersedes: given.supersedes as readonly string[] | undefined,
+        execute: (signal) => this.#attempt(method, checkedParams, signal, checked),
+      },
+      checked,
+    );
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /**
+   * Flushes the outbox (by default draining it, within `timeoutMs`), then closes the connection
+   * pool; reads still in flight (a long poll, a download) get what is left of the deadline.
+   * Calling it again returns the same promise.
+   */
+  close(options: ClientCloseOptions = {}): Promise<void> {
+    if (this.#closePromise !== undefined) return this.#closePromise;
+    const given = checkOptions("options", options, ["drain", "timeoutMs"]);
+    const drain = checkBoolean("drain", given.drain, true);
+    const timeoutMs = checkOptionalNumber(
+      "timeoutMs",
+      given.timeoutMs,
+      outboxDefaults.closeTimeoutMs,
+      { min: 0 },
+    );
+    const started = this.#clock.now();
+    this.#closePromise = (async () => {
+      await this.outbox.close({ drain, timeoutMs });
+      const leftMs = Math.max(0, timeoutMs - (this.#clock.now() - started));
+      let timer: { cancel(): void } | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = this.#clock.setTimer(resolve, leftMs);
+      });
+      const graceful = this.#http.close().then(() => true);
+      const finishedInTime = await Promise.race([graceful, deadline.then(() => false)]);
+      timer?.cancel();
+      if (!finishedInTime) await this.#http.destroy();
+    })();
+    return this.#closePromise;
+  }
+
+  /** `close()` with its defaults, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  #checkOpen(): void {
+    if (this.#closePromise !== undefined) {
+      throw new OutboxError("ERR_OUTBOX_CLOSED", "The TelegramClient is closed");
+    }
+  }
+
+  #enqueue<T>(op: OutboxOperation<T>, options: CheckedRequestOptions): Promise<WriteOutcome<T>> {
+    return this.outbox.enqueue(op, { signal: options.signal }) as Promise<WriteOutcome<T>>;
+  }
+
+  /**
+   * Enqueues an op that is not an edit. Telegram answers "not modified" only to edits, so only a
+   * custom `classifyFailure` could produce one here: it becomes a failure rather than a delivered
+   * outcome without a result.
+   */
+  #send<T>(op: OutboxOperation<T>, options: CheckedRequestOptions): Promise<SendOutcome<T>> {
+    return this.#enqueue(op, options).then((outcome) =>
+      outcome.status === "delivered" && outcome.notModified
+        ? {
+            status: "failed",
+            error: new ClientError(
+              "ERR_UNEXPECTED_NOT_MODIFIED",
+              "The failure classifier answered not-modified for a write that is not an edit",
+            ),
+            attempts: outcome.attempts,
+            maybeDelivered: true,
+          }
+        : outcome,
+    );
+  }
+
+  #sendFile<M extends "sendDocument" | "sendPhoto">(
+    method: M,
+    field: "document" | "photo",
+    chatId: ChatId,
+    file: unknown,
+    params: unknown,
+    options: unknown,
+  ): Promise<SendOutcome<MethodResult<M>>> {
+    checkChatId(chatId);
+    const extra = checkParams(params);
+    checkText("caption", extra.caption, CAPTION_LIMIT, extra.parse_mode);
+    const checked = checkRequestOptions(options);
+    const input = toInputFile(file, field);
+    return this.#send<MethodResult<M>>(
+      {
+        chatId,
+        priority: Priority.send,
+        execute: (signal) =>
+          this.#attempt(method, { ...extra, chat_id: chatId, [field]: input }, signal, checked),
+      },
+      checked,
+    );
+  }
+
+  #deleteOp(
+    chatId: ChatId,
+    messageId: number,
+    options: CheckedRequestOptions,
+  ): OutboxOperation<true> {
+    return {
+      chatId,
+      key: `delete:${messageId}`,
+      priority: Priority.delete,
+      idempotent: true,
+      supersedes: [`edit:${messageId}`],
+      execute: (signal) =>
+        this.#attempt("deleteMessage", { chat_id: chatId, message_id: messageId }, signal, options),
+    };
+  }
+
+  /** One attempt of a write, on the outbox's signal; the caller's timeout applies. */
+  async #attempt(
+    method: string,
+    params: Params,
+    signal: AbortSignal,
+    options: CheckedRequestOptions,
+  ): Promise<never> {
+    try {
+      return (await this.#http.call(method, params, {
+        signal,
+        timeoutMs: options.timeoutMs,
+      })) as never;
+    } catch (error) {
+      throw redactSecret(error, this.#token);
+    }
+  }
+
+  #read<T>(method: string, params: Params | undefined, options: RequestOptions): Promise<T> {
+    return this.#sleepOn429(
+      method,
+      options.signal,
+      async () => (await this.#http.call(method, params, options)) as T,
+    );
+  }
+
+  /**
+   * Repeats a read after each 429, sleeping `retry_after` (at least `minReadRetryDelayMs`,
+   * cancellable) in between, until `maxReadRetries` or `maxReadRetryWaitMs` says stop.
+   */
+  async #sleepOn429<T>(
+    method: string,
+    signal: AbortSignal | undefined,
+    attempt: () => Promise<T>,
+  ): Promise<T> {
+    this.#checkOpen();
+    let retries = 0;
+    let waitedMs = 0;
+    for (;;) {
+      try {
+        return await attempt();
+      } catch (thrown) {
+        const error = redactSecret(thrown, this.#token);
+        if (!(error instanceof RetryAfterError)) throw error;
+        const cap = this.outbox.maxRetryAfterMs;
+        if (error.retryAfterMs > cap)
+          throw new RetryAfterTooLongError(error.retryAfterMs, cap, { cause: error });
+        const sleepMs = Math.max(error.retryAfterMs, this.#minReadRetryDelayMs);
+        const limit =
+          retries >= this.#maxReadRetries
+            ? "maxReadRetries"
+            : waitedMs + sleepMs > this.#maxReadRetryWaitMs
+              ? "maxReadRetryWaitMs"
+              : undefined;
+        if (limit !== undefined) {
+          safeLog(
+            this.#logger,
+            "warn",
+            { method, retries, waitedMs, limit },
+            "rate limited (429): giving up",
+          );
+          throw new ReadRetryLimitError({
+            method,
+            limit,
+            retries,
+            waitedMs,
+            retryAfterMs: error.retryAfterMs,
+            cause: error,
+          });
+        }
+        safeLog(
+          this.#logger,
+          "warn",
+          { method, retryAfterMs: error.retryAfterMs, sleepMs },
+          "rate limited (429): sleeping",
+        );
+        await this.#clock.sleep(sleepMs, { signal });
+        retries++;
+        waitedMs += sleepMs;
+        this.#checkOpen();
+      }
+    }
+  }
+}

@@ -1,0 +1,52 @@
+// What a client user matches on and names, so one import serves them; these are the very classes
+// and types of @telepace/outbox (the same identity for `instanceof`).
+export {
+  type ChatId,
+  ChatMigratedError,
+  ForbiddenError,
+  NetworkError,
+  type NetworkFailure,
+  OutboxError,
+  type OutboxErrorCode,
+  type OutboxOutcome,
+  Priority,
+  RetryAfterError,
+  RetryAfterTooLongError,
+  TelegramApiError,
+  unwrapOutcome,
+} from "@telepace/outbox";
+export type {
+  ByteRange,
+  FileDownload,
+  RequestOptions,
+} from "./bot-api-http.js";
+export {
+  type ClientCloseOptions,
+  type ClientOutboxOptions,
+  type DownloadOptions,
+  type MethodName,
+  type MethodParams,
+  type MethodResult,
+  type ScheduleOptions,
+  type SendMessageOptions,
+  type SendOutcome,
+  TelegramClient,
+  type TelegramClientOptions,
+  type WriteOptions,
+  type WriteOutcome,
+} from "./client.js";
+export { clientDefaults } from "./defaults.js";
+export {
+  ClientError,
+  type ClientErrorCode,
+  type ReadRetryLimit,
+  type ReadRetryLimitDetails,
+  ReadRetryLimitError,
+  TextTooLongError,
+} from "./errors.js";
+export {
+  InputFile,
+  type InputFileData,
+  type InputFileOptions,
+  type InputFileSource,
+} from "./input-file.js";
