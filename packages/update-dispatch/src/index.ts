@@ -10,10 +10,13 @@ export {
 } from "./errors.js";
 export { type UpdateIntakeEvent, updateIntakeChannels } from "./intake-diagnostics.js";
 export {
+  type AcceptOptions,
   type AllowedUpdate,
   type GetUpdates,
   type GetUpdatesParams,
+  type IntakeCloseOptions,
   type IntakeDispatcherOptions,
+  type RunOptions,
   type UpdateIntakeOptions,
   updateIntakeDefaults,
 } from "./intake-options.js";
@@ -47,12 +50,7 @@ export type {
 } from "./results.js";
 export type { UpdateDispatchStats } from "./stats.js";
 export { UpdateDispatcher } from "./update-dispatcher.js";
-export {
-  type AcceptOptions,
-  type IntakeCloseOptions,
-  type RunOptions,
-  UpdateIntake,
-} from "./update-intake.js";
+export { UpdateIntake } from "./update-intake.js";
 export type {
   AppendResult,
   JournalSnapshot,

@@ -97,6 +97,30 @@ export interface UpdateIntakeOptions {
   readonly logger?: Logger | undefined;
 }
 
+/** Options of {@link UpdateIntake.run}. */
+export interface RunOptions {
+  /** Aborting stops polling (the dispatcher goes on); `run()` then resolves. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Options of {@link UpdateIntake.accept}. */
+export interface AcceptOptions {
+  /** Checked before the update is handed to the journal: an aborted signal rejects with its reason. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Options of {@link UpdateIntake.close}. */
+export interface IntakeCloseOptions {
+  /**
+   * Milliseconds to let stored updates finish before the rest is left in the journal and running
+   * processors are aborted. Integer 0–2147483647.
+   * @defaultValue the `closeTimeoutMs` option (10000)
+   */
+  readonly timeoutMs?: number | undefined;
+  /** Aborting ends the grace period early, like the deadline; `close()` still resolves. */
+  readonly signal?: AbortSignal | undefined;
+}
+
 /** The defaults of {@link UpdateIntakeOptions}. */
 export const updateIntakeDefaults = Object.freeze({
   maxUnfinished: 1000,

@@ -4,6 +4,7 @@
 import type { Update } from "@grammyjs/types";
 import { checkOptionalNumber, checkOptions } from "@telepace/core";
 import { UpdateDispatchError } from "./errors.js";
+import { validUpdateId } from "./update-id.js";
 import type {
   AppendResult,
   JournalSnapshot,
@@ -27,19 +28,10 @@ export const memoryUpdateJournalDefaults = Object.freeze({ dedupeWindow: 10_000 
 
 const OPTION_NAMES = Object.freeze(Object.keys(memoryUpdateJournalDefaults));
 
-/**
- * Reads an update's id: a safe integer, or a TypeError naming the problem (the update itself is
- * never formatted into the message).
- */
 function updateIdOf(update: unknown): number {
-  const id =
-    typeof update === "object" && update !== null
-      ? (update as { readonly update_id?: unknown }).update_id
-      : undefined;
-  if (!Number.isSafeInteger(id)) {
-    throw new TypeError("Expected an update with an integer `update_id`");
-  }
-  return id as number;
+  const id = validUpdateId(update);
+  if (id === undefined) throw new TypeError("Expected an update with an integer `update_id`");
+  return id;
 }
 
 /**

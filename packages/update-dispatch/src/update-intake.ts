@@ -12,18 +12,22 @@ import {
   onAbort,
   safeLog,
 } from "@telepace/core";
+import { Deadline } from "./deadline.js";
 import { DispatchFeed } from "./dispatch-feed.js";
 import { PollingStoppedError, UpdateDispatchError } from "./errors.js";
 import { publishIntakeEvent } from "./intake-diagnostics.js";
 import {
+  type AcceptOptions,
   BACKOFF_MAX_MS,
   BACKOFF_START_MS,
   checkIntakeTimeout,
   DEFAULT_RETRY_AFTER_MS,
   type GetUpdates,
   type GetUpdatesParams,
+  type IntakeCloseOptions,
   MIN_RETRY_AFTER_MS,
   type ResolvedIntakeOptions,
+  type RunOptions,
   resolveIntakeOptions,
   type UpdateIntakeOptions,
 } from "./intake-options.js";
@@ -36,33 +40,12 @@ import type {
 import { MemoryUpdateJournal } from "./memory-journal.js";
 import { type UpdateProcessor, updateDispatcherDefaults } from "./options.js";
 import { classifyPollingFailure } from "./polling-failure.js";
+import { reportingEnds } from "./processing-end.js";
+import type { CloseResult } from "./results.js";
 import type { UpdateDispatchStats } from "./stats.js";
 import { UpdateDispatcher } from "./update-dispatcher.js";
+import { validUpdateId } from "./update-id.js";
 import type { UpdateJournal } from "./update-journal.js";
-
-/** Options of {@link UpdateIntake.run}. */
-export interface RunOptions {
-  /** Aborting stops polling (the dispatcher goes on); `run()` then resolves. */
-  readonly signal?: AbortSignal | undefined;
-}
-
-/** Options of {@link UpdateIntake.accept}. */
-export interface AcceptOptions {
-  /** Checked before the update is handed to the journal: an aborted signal rejects with its reason. */
-  readonly signal?: AbortSignal | undefined;
-}
-
-/** Options of {@link UpdateIntake.close}. */
-export interface IntakeCloseOptions {
-  /**
-   * Milliseconds to let stored updates finish before the rest is left in the journal and running
-   * processors are aborted. Integer 0–2147483647.
-   * @defaultValue the `closeTimeoutMs` option (10000)
-   */
-  readonly timeoutMs?: number | undefined;
-  /** Aborting ends the grace period early, like the deadline; `close()` still resolves. */
-  readonly signal?: AbortSignal | undefined;
-}
 
 const STORED: AcceptResult = Object.freeze({ status: "stored" });
 const DUPLICATE: AcceptResult = Object.freeze({ status: "duplicate" });
@@ -81,16 +64,6 @@ const LOG = Object.freeze({
 });
 
 function noop(): void {}
-
-function validId(update: unknown): number | undefined {
-  if (typeof update !== "object" || update === null) return undefined;
-  const id = (update as { readonly update_id?: unknown }).update_id;
-  return Number.isSafeInteger(id) ? (id as number) : undefined;
-}
-
-function hasCode(reason: unknown, code: string): boolean {
-  return reason instanceof UpdateDispatchError && reason.code === code;
-}
 
 /**
  * Takes Telegram updates in — by long polling or from a webhook — and processes them through an
@@ -117,7 +90,6 @@ export class UpdateIntake implements AsyncDisposable {
   readonly #ownsJournal: boolean;
   readonly #dispatcher: UpdateDispatcher;
   readonly #feed: DispatchFeed;
-  readonly #hasTimeout: boolean;
   // Stored updates not finished yet, by id; what counts against maxUnfinished.
   readonly #unfinished = new Set<number>();
   readonly #finishing = new Set<Promise<void>>();
@@ -162,8 +134,10 @@ export class UpdateIntake implements AsyncDisposable {
     this.#ownsJournal = this.#options.journal === undefined;
     this.#journal = this.#options.journal ?? new MemoryUpdateJournal();
     const dispatcherOptions = this.#options.dispatcher;
-    this.#hasTimeout = dispatcherOptions.timeoutMs !== undefined;
-    this.#dispatcher = new UpdateDispatcher(this.#tracked(processor), {
+    const tracked = reportingEnds(processor, dispatcherOptions.timeoutMs !== undefined, (id) =>
+      this.#ended(id),
+    );
+    this.#dispatcher = new UpdateDispatcher(tracked, {
       ...dispatcherOptions,
       clock: this.#clock,
       logger: this.#logger,
@@ -250,7 +224,7 @@ export class UpdateIntake implements AsyncDisposable {
   async accept(update: Update, options?: AcceptOptions): Promise<AcceptResult> {
     const given = checkOptions("options", options, ["signal"]);
     const signal = checkSignal("signal", given.signal);
-    const id = validId(update);
+    const id = validUpdateId(update);
     if (id === undefined) throw new TypeError("Expected an update with an integer `update_id`");
     if (this.#closing !== undefined) return CLOSED;
     if (signal?.aborted) throw abortReason(signal);
@@ -324,48 +298,6 @@ export class UpdateIntake implements AsyncDisposable {
     return this.#dispatcher.stats();
   }
 
-  /** Wraps the processor so the end of each update's processing is reported to the journal. */
-  #tracked(processor: UpdateProcessor): UpdateProcessor {
-    return (update, signal) => {
-      const id = update.update_id;
-      let hasEnded = false;
-      const end = (): void => {
-        if (hasEnded) return;
-        hasEnded = true;
-        unsubscribe();
-        this.#ended(id);
-      };
-      // A timeout ends the update at once (the dispatcher has moved on); an abort by close does
-      // not: the update stays unfinished and is replayed.
-      const unsubscribe = this.#hasTimeout
-        ? onAbort(signal, () => {
-            if (hasCode(signal.reason, "ERR_UPDATE_TIMEOUT")) end();
-          })
-        : noop;
-      const settle = (): void => {
-        if (hasCode(signal.reason, "ERR_DISPATCHER_CLOSED")) unsubscribe();
-        else end();
-      };
-      let result: unknown;
-      try {
-        result = processor(update, signal);
-      } catch (error) {
-        settle();
-        throw error; // the dispatcher counts and logs a synchronous throw as such
-      }
-      return Promise.resolve(result).then(
-        (value) => {
-          settle();
-          return value;
-        },
-        (error: unknown) => {
-          settle();
-          throw error;
-        },
-      );
-    };
-  }
-
   /** Processing of `id` ended: mark it finished in the journal, then free its room. */
   #ended(id: number): void {
     if (!this.#unfinished.has(id)) return;
@@ -430,7 +362,7 @@ export class UpdateIntake implements AsyncDisposable {
   }
 
   #keepValid(updates: readonly Update[]): Update[] {
-    const valid = updates.filter((update) => validId(update) !== undefined);
+    const valid = updates.filter((update) => validUpdateId(update) !== undefined);
     if (valid.length < updates.length) {
       this.#invalid += updates.length - valid.length;
       safeLog(this.#logger, "warn", { count: updates.length - valid.length }, LOG.invalid);
@@ -584,6 +516,7 @@ export class UpdateIntake implements AsyncDisposable {
         const unsubscribe = onAbort(signal, wake);
       });
     }
+    if (signal.aborted) return;
     publishIntakeEvent("intake-resumed", () => ({
       type: "intake-resumed",
       unfinished: this.#unfinished.size,
@@ -612,56 +545,28 @@ export class UpdateIntake implements AsyncDisposable {
 
   async #shutDown(timeoutMs: number, signal: AbortSignal | undefined): Promise<IntakeCloseResult> {
     this.#state = "closing";
-    const deadline = this.#deadlineSignal(timeoutMs, signal);
+    const deadline = new Deadline(this.#clock, timeoutMs, signal);
     this.#stopper.abort(new UpdateDispatchError("ERR_INTAKE_CLOSED", "The intake is closing"));
-    // A getUpdates or an append that ignores the stop is not waited for past the deadline.
-    await this.#until(Promise.all([this.#loop, this.#appendTail]), deadline.signal);
-    this.#feed.stop();
-    const { getUpdates } = this.#options;
-    if (getUpdates !== undefined && !deadline.signal.aborted) {
-      await this.#confirm(getUpdates, deadline.signal);
+    let closed: CloseResult;
+    try {
+      // A getUpdates or an append that ignores the stop is not waited for past the deadline.
+      await deadline.race(Promise.all([this.#loop, this.#appendTail]));
+      this.#feed.stop();
+      const { getUpdates } = this.#options;
+      if (getUpdates !== undefined && this.#polls > 0 && !deadline.signal.aborted) {
+        await this.#confirm(getUpdates, deadline.signal);
+      }
+      closed = await this.#dispatcher.close({
+        timeoutMs: deadline.remainingMs,
+        signal: deadline.signal,
+      });
+    } finally {
+      deadline.dispose();
     }
-    const remainingMs = Math.max(0, deadline.endsAt - this.#clock.now());
-    const closed = await this.#dispatcher.close({
-      timeoutMs: deadline.signal.aborted ? 0 : Math.ceil(remainingMs),
-    });
-    deadline.dispose();
     await Promise.allSettled([...this.#finishing]);
     if (this.#ownsJournal) await this.#journal.close().catch(noop);
     this.#state = "closed";
     return Object.freeze({ status: closed.status, unfinished: this.#unfinished.size });
-  }
-
-  /** A signal that aborts at `timeoutMs` from now or when `signal` aborts. */
-  #deadlineSignal(
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-  ): { signal: AbortSignal; endsAt: number; dispose: () => void } {
-    const controller = new AbortController();
-    const abort = (): void => controller.abort();
-    const timer = this.#clock.setTimer(abort, timeoutMs);
-    if (signal?.aborted) abort();
-    const unsubscribe = onAbort(signal, abort);
-    return {
-      signal: controller.signal,
-      endsAt: this.#clock.now() + timeoutMs,
-      dispose: () => {
-        timer.cancel();
-        unsubscribe();
-      },
-    };
-  }
-
-  /** Resolves when `promise` settles or `signal` aborts, whichever comes first. */
-  #until(promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const unsubscribe = onAbort(signal, resolve);
-      promise.then(noop, noop).finally(() => {
-        unsubscribe();
-        resolve();
-      });
-    });
   }
 
   #offsetLag(): number {
