@@ -35,7 +35,8 @@ export interface GetUpdatesParams {
 /**
  * Calls the Bot API's `getUpdates`. Any transport fits: telepace's
  * `(params, options) => client.getUpdates(params, options)`, grammY's
- * `(params, { signal }) => bot.api.getUpdates(params, signal)`, or a fake in tests. Pass the
+ * `(params, { signal }) => bot.api.getUpdates(params, signal as GrammySignal)` (its Node build
+ * types the signal with the `abort-controller` shim), or a fake in tests. Pass the
  * signal on: the intake aborts it to stop polling. What it throws is read through the fields of
  * {@link GetUpdatesErrorFields}.
  */
