@@ -11,7 +11,8 @@ import type { UpdateDispatcher } from "./update-dispatcher.js";
  * one principal are accepted in call order, so per-principal order is arrival order; and with
  * `maxOutstanding` no larger than the dispatcher's `maxWaitingEnqueues`, a call is never
  * rejected `waiting-full`. Should a bound reject one anyway, it goes back to the front and is
- * offered again; `closed` leaves it to the journal, which replays it at the next start.
+ * offered again at the next {@link DispatchFeed.poke}; `closed` leaves it to the journal, which
+ * replays it at the next start.
  */
 export class DispatchFeed {
   readonly #dispatcher: UpdateDispatcher;
@@ -78,9 +79,11 @@ export class DispatchFeed {
     if (result.status === "duplicate") {
       this.#onDuplicate(update);
     } else if (result.status === "rejected" && result.reason !== "closed" && !this.#isStopped) {
-      // Cannot happen with wait: true and maxOutstanding <= maxWaitingEnqueues; if it does, the
-      // update is not lost: it is offered again first.
+      // Cannot happen with wait: true and maxOutstanding <= maxWaitingEnqueues. If it does, the
+      // update is not lost: it goes back to the front and is offered again at the next poke (a
+      // call settling, an update finishing), not at once, which could spin.
       this.#queue.splice(this.#head, 0, update);
+      return;
     }
     this.poke();
   }

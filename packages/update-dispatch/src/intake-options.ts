@@ -14,7 +14,7 @@ import {
   type Logger,
   systemClock,
 } from "@telepace/core";
-import type { UpdateDispatcherOptions } from "./options.js";
+import { type UpdateDispatcherOptions, updateDispatcherDefaults } from "./options.js";
 import type { UpdateJournal } from "./update-journal.js";
 
 /** An update type, as `allowed_updates` names it. */
@@ -170,7 +170,7 @@ const JOURNAL_METHODS: readonly string[] = Object.freeze([
 ]);
 
 /** Options the intake sets itself, so the dispatcher must not be given them. */
-const INTAKE_OWNED = Object.freeze(["clock", "logger", "closeTimeoutMs"]);
+const INTAKE_OWNED: readonly string[] = Object.freeze(["clock", "logger", "closeTimeoutMs"]);
 
 /** Options after defaults and validation. */
 export interface ResolvedIntakeOptions {
@@ -187,6 +187,13 @@ export interface ResolvedIntakeOptions {
   readonly logger: Logger;
 }
 
+// Every dispatcher option with a default, and the one without; the UpdateDispatcher checks values.
+const DISPATCHER_OPTION_NAMES: readonly string[] = Object.freeze(
+  [...Object.keys(updateDispatcherDefaults), "timeoutMs"].filter(
+    (name) => !INTAKE_OWNED.includes(name),
+  ),
+);
+
 function checkDispatcherOptions(value: unknown): IntakeDispatcherOptions {
   if (value === undefined) return {};
   const given = checkObject("dispatcher", value);
@@ -197,7 +204,7 @@ function checkDispatcherOptions(value: unknown): IntakeDispatcherOptions {
       );
     }
   }
-  return given as IntakeDispatcherOptions;
+  return checkOptions("dispatcher", given, DISPATCHER_OPTION_NAMES) as IntakeDispatcherOptions;
 }
 
 function checkAllowedUpdates(value: unknown): readonly AllowedUpdate[] | undefined {

@@ -39,9 +39,10 @@ function updateIdOf(update: unknown): number {
  *
  * **Not crash-safe** (`snapshot().isDurable === false`): a crash or `kill -9` loses every update
  * it holds. Once the intake has confirmed those updates to Telegram (it does so right after
- * storing them), Telegram does not send them again, so for them delivery is at-most-once. A
- * graceful `close()` of the intake keeps nothing either, beyond this object: the next process
- * starts empty. Use a durable journal when an update must survive a restart.
+ * storing them), Telegram does not send them again, so for them delivery is at-most-once. It
+ * lives as long as this object: a new process starts with an empty journal, so updates left
+ * unfinished by a graceful shutdown are gone too. Use a durable journal when an update must
+ * outlive the process.
  *
  * Bounds: unfinished updates are bounded by whoever appends (the intake's `maxUnfinished`); the
  * finished ids kept for duplicate detection by `dedupeWindow`; application state by what the

@@ -60,6 +60,10 @@ describe("UpdateIntake options", () => {
       { dispatcher: { maxConcurrency: 0 } },
       "Expected `maxConcurrency` to be an integer >= 1, got 0",
     ],
+    [
+      { dispatcher: { maxConcurency: 2 } },
+      "Unknown option `maxConcurency` in `dispatcher` (did you mean `maxConcurrency`?)",
+    ],
     [{ logger: { info() {} } }, "Expected `logger` to be an object with"],
     [{ clock: {} }, "Expected `clock` to be an object with"],
     [[], "Expected `options` to be an object, got an array"],
