@@ -1,7 +1,8 @@
 // Randomised schedules (fast-check, ManualClock) through the intake: batches arriving at random
-// times, redeliveries, tiny bounds, processors that succeed, reject, throw or hang past their
-// timeout. Invariants: every update is processed exactly once, per-principal order is arrival
-// order, the bound on unfinished updates holds, and the journal ends empty.
+// times, redeliveries, restarts on the same journal, tiny bounds, processors that succeed,
+// reject, throw or hang past their timeout. Invariants: no update is lost; without a restart in
+// the middle of its processing an update runs exactly once; per-principal order is arrival
+// order; the bound on unfinished updates holds; the journal ends empty.
 
 import type { Update } from "@grammyjs/types";
 import { ManualClock } from "@telepace/core";
@@ -16,7 +17,8 @@ type Behaviour = "ok" | "reject" | "throw" | "hang";
 type Step =
   | { readonly type: "arrive"; readonly principals: readonly number[] }
   | { readonly type: "redeliver"; readonly pick: number }
-  | { readonly type: "advance"; readonly ms: number };
+  | { readonly type: "advance"; readonly ms: number }
+  | { readonly type: "restart"; readonly graceMs: number };
 
 const TIMEOUT_MS = 40;
 
@@ -31,6 +33,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   }),
   fc.record({ type: fc.constant("redeliver" as const), pick: fc.nat() }),
   fc.record({ type: fc.constant("advance" as const), ms: fc.integer({ min: 0, max: 60 }) }),
+  fc.record({ type: fc.constant("restart" as const), graceMs: fc.integer({ min: 0, max: 30 }) }),
 );
 
 const optionsArb = fc.record({
@@ -51,7 +54,7 @@ const behaviourArb = fc.array(
 );
 
 describe("UpdateIntake under random schedules", () => {
-  it("processes every update once, in per-principal order, within the bound", async () => {
+  it("loses nothing, runs each update once unless a restart caught it, keeps order", async () => {
     await fc.assert(
       fc.asyncProperty(
         optionsArb,
@@ -61,12 +64,23 @@ describe("UpdateIntake under random schedules", () => {
           const clock = new ManualClock();
           const telegram = new FakeTelegram(clock);
           const journal = new MemoryUpdateJournal();
-          const started = new Map<number, number>();
+          const stored = new Set<number>();
+          const append = journal.append.bind(journal);
+          journal.append = async (updates) => {
+            const result = await append(updates);
+            for (const update of result.appended) stored.add(update.update_id);
+            return result;
+          };
+          const starts = new Map<number, number>();
           const principalOf = new Map<number, number>();
-          const order = new Map<number, number[]>();
+          // Per generation (one intake) and principal, the ids in the order they started.
+          let order = new Map<number, number[]>();
+          const generations: Map<number, number[]>[] = [order];
+          // Ids a restart caught unfinished: only these may run again.
+          const interrupted = new Set<number>();
           const processor: UpdateProcessor = (update) => {
             const id = update.update_id;
-            started.set(id, (started.get(id) ?? 0) + 1);
+            starts.set(id, (starts.get(id) ?? 0) + 1);
             const principal = principalOf.get(id) as number;
             order.set(principal, [...(order.get(principal) ?? []), id]);
             const { behaviour, delayMs } = behaviours[id % behaviours.length] ?? {
@@ -80,21 +94,23 @@ describe("UpdateIntake under random schedules", () => {
             });
           };
           const { maxUnfinished, pollLimit, ...dispatcher } = options;
-          const intake = new UpdateIntake(processor, {
-            getUpdates: telegram.getUpdates,
-            clock,
-            journal,
-            maxUnfinished,
-            pollLimit,
-            pollTimeoutSeconds: 1,
-            dispatcher: { ...dispatcher, timeoutMs: TIMEOUT_MS },
-          });
-          const stop = new AbortController();
-          const running = intake.run({ signal: stop.signal });
+          const start = () => {
+            const intake = new UpdateIntake(processor, {
+              getUpdates: telegram.getUpdates,
+              clock,
+              journal,
+              maxUnfinished,
+              pollLimit,
+              pollTimeoutSeconds: 1,
+              dispatcher: { ...dispatcher, timeoutMs: TIMEOUT_MS },
+            });
+            return { intake, running: intake.run() };
+          };
+          let current = start();
           const sent: Update[] = [];
           let nextId = 1;
           const checkBound = () =>
-            expect(intake.snapshot().unfinished).toBeLessThanOrEqual(maxUnfinished);
+            expect(current.intake.snapshot().unfinished).toBeLessThanOrEqual(maxUnfinished);
 
           for (const step of steps) {
             if (step.type === "arrive") {
@@ -107,31 +123,49 @@ describe("UpdateIntake under random schedules", () => {
               telegram.push(...batch);
             } else if (step.type === "redeliver" && sent.length > 0) {
               const update = sent[step.pick % sent.length] as Update;
-              if (telegram.deliveries.has(update.update_id)) {
-                const result = await intake.accept(update);
+              if (stored.has(update.update_id)) {
+                const result = await current.intake.accept(update);
                 expect(["duplicate", "busy"]).toContain(result.status);
               }
             } else if (step.type === "advance") {
               await clock.advance(step.ms);
+            } else if (step.type === "restart") {
+              const closing = current.intake.close({ timeoutMs: step.graceMs });
+              await clock.advance(step.graceMs);
+              await closing;
+              await current.running;
+              for (const update of await journal.unfinished()) {
+                if (starts.has(update.update_id)) interrupted.add(update.update_id);
+              }
+              order = new Map();
+              generations.push(order);
+              current = start();
             }
             await clock.flush();
             checkBound();
           }
           for (let round = 0; round < 400; round++) {
-            if (started.size === sent.length && intake.snapshot().unfinished === 0) break;
+            if (starts.size === sent.length && current.intake.snapshot().unfinished === 0) break;
             await clock.advance(TIMEOUT_MS);
             checkBound();
           }
-          await until(() => intake.snapshot().unfinished === 0);
-          stop.abort();
-          await running;
-          await intake.close({ timeoutMs: 0 });
+          await until(() => current.intake.snapshot().unfinished === 0);
+          await current.intake.close({ timeoutMs: 0 });
+          await current.running;
 
-          expect(started.size).toBe(sent.length);
-          for (const count of started.values()) expect(count).toBe(1);
-          for (const ids of order.values()) expect(ids).toEqual([...ids].sort((a, b) => a - b));
+          expect(starts.size).toBe(sent.length); // nothing lost
+          for (const [id, count] of starts) {
+            if (!interrupted.has(id)) expect(count).toBe(1);
+          }
+          for (const generation of generations) {
+            for (const ids of generation.values()) {
+              expect(ids).toEqual([...ids].sort((x, y) => x - y));
+            }
+          }
           expect(await journal.unfinished()).toEqual([]);
-          expect(Object.values(intake.snapshot().dispatcher.rejected)).toEqual([0, 0, 0, 0]);
+          expect(Object.values(current.intake.snapshot().dispatcher.rejected)).toEqual([
+            0, 0, 0, 0,
+          ]);
         },
       ),
       { numRuns: 60 },
