@@ -6,6 +6,7 @@ import type { Update } from "@grammyjs/types";
 import {
   abortReason,
   type Clock,
+  checkFunction,
   checkOptions,
   checkSignal,
   type Logger,
@@ -125,9 +126,7 @@ export class UpdateIntake implements AsyncDisposable {
    *   unknown or invalid, naming it.
    */
   constructor(processor: UpdateProcessor, options?: UpdateIntakeOptions) {
-    if (typeof processor !== "function") {
-      throw new TypeError("Expected `processor` to be a function");
-    }
+    checkFunction("processor", processor);
     this.#options = resolveIntakeOptions(options);
     this.#clock = this.#options.clock;
     this.#logger = this.#options.logger;
