@@ -164,6 +164,32 @@ describe("UpdateIntake restart", () => {
     });
   });
 
+  it("rejects run() when the journal cannot be read, and reads it again at the next run()", async () => {
+    const clock = new ManualClock();
+    const telegram = new FakeTelegram(clock);
+    const journal = new MemoryUpdateJournal();
+    await journal.append([privateMessage(1, 1)]);
+    const unfinished = journal.unfinished.bind(journal);
+    let failures = 1;
+    journal.unfinished = () =>
+      failures-- > 0 ? Promise.reject(new Error("cannot read")) : unfinished();
+    const rec = recorder();
+    const intake = new UpdateIntake(rec.processor, {
+      getUpdates: telegram.getUpdates,
+      clock,
+      journal,
+    });
+    await expect(intake.run()).rejects.toThrow("cannot read");
+    expect(intake.snapshot().state).toBe("idle");
+    const stop = new AbortController();
+    const running = intake.run({ signal: stop.signal });
+    await until(() => rec.finished.length === 1);
+    expect(telegram.calls[0]?.offset).toBe(2);
+    stop.abort();
+    await running;
+    await intake.close();
+  });
+
   it("refuses to run or accept after close", async () => {
     const clock = new ManualClock();
     const telegram = new FakeTelegram(clock);
