@@ -1,14 +1,24 @@
 // The error family of @telepace/update-dispatch: one base class with a stable `code`.
 
 /** Stable codes of {@link UpdateDispatchError}. */
-export type UpdateDispatchErrorCode = "ERR_UPDATE_TIMEOUT" | "ERR_DISPATCHER_CLOSED";
+export type UpdateDispatchErrorCode =
+  | "ERR_UPDATE_TIMEOUT"
+  | "ERR_DISPATCHER_CLOSED"
+  | "ERR_POLLING_CONFLICT"
+  | "ERR_POLLING_UNAUTHORIZED"
+  | "ERR_INTAKE_RUNNING"
+  | "ERR_INTAKE_CLOSED"
+  | "ERR_JOURNAL_CLOSED";
 
 /**
  * Base class of every error @telepace/update-dispatch creates. Match on `code`, never on `message`.
  *
- * The dispatcher never throws these at its caller: they are the `reason` of the `AbortSignal` a
- * processor receives, so the processor can tell a per-update timeout (`ERR_UPDATE_TIMEOUT`) from
- * the end of the close grace period (`ERR_DISPATCHER_CLOSED`).
+ * The dispatcher never throws these at its caller: `ERR_UPDATE_TIMEOUT` and
+ * `ERR_DISPATCHER_CLOSED` are the `reason` of the `AbortSignal` a processor receives, so the
+ * processor can tell a per-update timeout from the end of the close grace period. The intake
+ * rejects `run()` with a {@link PollingStoppedError} when polling cannot go on, and with
+ * `ERR_INTAKE_RUNNING` / `ERR_INTAKE_CLOSED` when it is already polling or closed; a closed
+ * {@link MemoryUpdateJournal} rejects with `ERR_JOURNAL_CLOSED`.
  */
 export class UpdateDispatchError extends Error {
   /** Stable machine-readable code. */
@@ -19,5 +29,31 @@ export class UpdateDispatchError extends Error {
     super(message, options);
     this.name = "UpdateDispatchError";
     this.code = code;
+  }
+}
+
+/**
+ * `getUpdates` failed in a way retrying cannot fix: `ERR_POLLING_CONFLICT` (409: another process
+ * polls with this token, or a webhook is set — `deleteWebhook` removes it) or
+ * `ERR_POLLING_UNAUTHORIZED` (401/404: the token was rejected). `cause` is the error `getUpdates`
+ * threw.
+ */
+export class PollingStoppedError extends UpdateDispatchError {
+  declare readonly code: "ERR_POLLING_CONFLICT" | "ERR_POLLING_UNAUTHORIZED";
+  /** Telegram's `error_code`: 409, 401 or 404. */
+  readonly errorCode: number;
+
+  /** @param errorCode - 409, 401 or 404. @param options - `cause`: what getUpdates threw. */
+  constructor(errorCode: number, options?: ErrorOptions) {
+    const isConflict = errorCode === 409;
+    super(
+      isConflict ? "ERR_POLLING_CONFLICT" : "ERR_POLLING_UNAUTHORIZED",
+      isConflict
+        ? "getUpdates answered 409 Conflict: another process polls with this bot token, or a webhook is set (deleteWebhook removes it)"
+        : `getUpdates answered ${errorCode}: the bot token was rejected`,
+      options,
+    );
+    this.name = "PollingStoppedError";
+    this.errorCode = errorCode;
   }
 }

@@ -3,7 +3,34 @@ export {
   updateDispatchChannels,
 } from "./diagnostics.js";
 export type { KeyKind } from "./dispatch-key.js";
-export { UpdateDispatchError, type UpdateDispatchErrorCode } from "./errors.js";
+export {
+  PollingStoppedError,
+  UpdateDispatchError,
+  type UpdateDispatchErrorCode,
+} from "./errors.js";
+export { type UpdateIntakeEvent, updateIntakeChannels } from "./intake-diagnostics.js";
+export {
+  type AcceptOptions,
+  type AllowedUpdate,
+  type GetUpdates,
+  type GetUpdatesParams,
+  type IntakeCloseOptions,
+  type IntakeDispatcherOptions,
+  type RunOptions,
+  type UpdateIntakeOptions,
+  updateIntakeDefaults,
+} from "./intake-options.js";
+export type {
+  AcceptResult,
+  IntakeCloseResult,
+  IntakeState,
+  UpdateIntakeSnapshot,
+} from "./intake-results.js";
+export {
+  MemoryUpdateJournal,
+  type MemoryUpdateJournalOptions,
+  memoryUpdateJournalDefaults,
+} from "./memory-journal.js";
 export {
   type CloseOptions,
   type DrainOptions,
@@ -13,6 +40,7 @@ export {
   type UpdateProcessor,
   updateDispatcherDefaults,
 } from "./options.js";
+export type { GetUpdatesErrorFields } from "./polling-failure.js";
 export type {
   CloseResult,
   DrainResult,
@@ -22,6 +50,7 @@ export type {
 } from "./results.js";
 export type { UpdateDispatchStats } from "./stats.js";
 export { UpdateDispatcher } from "./update-dispatcher.js";
+export { UpdateIntake } from "./update-intake.js";
 export type {
   AppendResult,
   JournalSnapshot,

@@ -1,0 +1,177 @@
+// MemoryUpdateJournal: the default UpdateJournal, kept in the process's memory. It makes the
+// intake's "store first, confirm after" work within one process; a crash loses what it holds.
+
+import type { Update } from "@grammyjs/types";
+import { checkOptionalNumber, checkOptions } from "@telepace/core";
+import { UpdateDispatchError } from "./errors.js";
+import { validUpdateId } from "./update-id.js";
+import type {
+  AppendResult,
+  JournalSnapshot,
+  JournalStateValue,
+  UpdateJournal,
+} from "./update-journal.js";
+
+/** Options of the {@link MemoryUpdateJournal} constructor. */
+export interface MemoryUpdateJournalOptions {
+  /**
+   * How many finished update ids are remembered, so an update Telegram delivers again (a webhook
+   * retry, a batch fetched again before its offset was confirmed) is a duplicate. Unfinished ids
+   * are always remembered. Integer >= 0; 0 remembers no finished id.
+   * @defaultValue 10000
+   */
+  readonly dedupeWindow?: number | undefined;
+}
+
+/** The defaults of {@link MemoryUpdateJournalOptions}. */
+export const memoryUpdateJournalDefaults = Object.freeze({ dedupeWindow: 10_000 });
+
+const OPTION_NAMES = Object.freeze(Object.keys(memoryUpdateJournalDefaults));
+
+function updateIdOf(update: unknown): number {
+  const id = validUpdateId(update);
+  if (id === undefined) throw new TypeError("Expected an update with an integer `update_id`");
+  return id;
+}
+
+/**
+ * An {@link UpdateJournal} in memory: the default of `UpdateIntake`.
+ *
+ * **Not crash-safe** (`snapshot().isDurable === false`): a crash or `kill -9` loses every update
+ * it holds. Once the intake has confirmed those updates to Telegram (it does so right after
+ * storing them), Telegram does not send them again, so for them delivery is at-most-once. It
+ * lives as long as this object: a new process starts with an empty journal, so updates left
+ * unfinished by a graceful shutdown are gone too. Use a durable journal when an update must
+ * outlive the process.
+ *
+ * Bounds: unfinished updates are bounded by whoever appends (the intake's `maxUnfinished`); the
+ * finished ids kept for duplicate detection by `dedupeWindow`; application state by what the
+ * application puts. `compact()` has nothing to do: finished updates are dropped at `finish`.
+ *
+ * Application records are stored as JSON text, so what `state()` returns is a fresh copy with the
+ * same JSON semantics a file journal has (`undefined` members dropped, `NaN` becomes `null`).
+ *
+ * @example
+ * const journal = new MemoryUpdateJournal();
+ * const intake = new UpdateIntake(processor, { getUpdates, journal });
+ */
+export class MemoryUpdateJournal implements UpdateJournal {
+  readonly #dedupeWindow: number;
+  // Insertion order is arrival order, which is what unfinished() must return.
+  readonly #unfinished = new Map<number, Update>();
+  // Finished ids: a ring of the last `dedupeWindow` finishes, and each remembered id's latest
+  // position in it (an id is forgotten only when its latest finish leaves the ring).
+  readonly #finished = new Map<number, number>();
+  readonly #ring: number[] = [];
+  #finishes = 0;
+  #highest: number | undefined;
+  readonly #state = new Map<string, string>();
+  #isClosed = false;
+
+  /**
+   * @param options - see {@link MemoryUpdateJournalOptions}.
+   * @throws {TypeError | RangeError} for an unknown or invalid option.
+   */
+  constructor(options?: MemoryUpdateJournalOptions) {
+    const given = checkOptions("options", options, OPTION_NAMES);
+    this.#dedupeWindow = checkOptionalNumber(
+      "dedupeWindow",
+      given.dedupeWindow,
+      memoryUpdateJournalDefaults.dedupeWindow,
+      { integer: true, min: 0 },
+    );
+  }
+
+  /**
+   * Stores the updates whose ids it has not seen (unfinished, or finished within the window).
+   * @returns rejects with a TypeError, storing nothing, when an update has no integer `update_id`.
+   */
+  async append(updates: readonly Update[]): Promise<AppendResult> {
+    this.#checkOpen();
+    const ids = updates.map(updateIdOf);
+    const appended: Update[] = [];
+    let duplicates = 0;
+    ids.forEach((id, index) => {
+      if (this.#unfinished.has(id) || this.#finished.has(id)) {
+        duplicates++;
+        return;
+      }
+      const update = updates[index] as Update;
+      this.#unfinished.set(id, update);
+      appended.push(update);
+      if (this.#highest === undefined || id > this.#highest) this.#highest = id;
+    });
+    return Object.freeze({ appended: Object.freeze(appended), duplicates });
+  }
+
+  async finish(updateId: number): Promise<void> {
+    this.#checkOpen();
+    if (!this.#unfinished.delete(updateId) || this.#dedupeWindow === 0) return;
+    const position = this.#finishes++;
+    const slot = position % this.#dedupeWindow;
+    if (position >= this.#dedupeWindow) {
+      const evicted = this.#ring[slot] as number;
+      if (this.#finished.get(evicted) === position - this.#dedupeWindow) {
+        this.#finished.delete(evicted);
+      }
+    }
+    this.#ring[slot] = updateId;
+    this.#finished.set(updateId, position);
+  }
+
+  async unfinished(): Promise<readonly Update[]> {
+    this.#checkOpen();
+    return Object.freeze([...this.#unfinished.values()]);
+  }
+
+  async highestUpdateId(): Promise<number | undefined> {
+    this.#checkOpen();
+    return this.#highest;
+  }
+
+  /** Nothing to compact: finished updates are dropped when they finish. */
+  async compact(): Promise<void> {
+    this.#checkOpen();
+  }
+
+  /** @returns rejects with a TypeError when `value` is not JSON (a function, a BigInt, a cycle). */
+  async putState(key: string, value: JournalStateValue): Promise<void> {
+    this.#checkOpen();
+    if (typeof key !== "string") throw new TypeError("Expected the state `key` to be a string");
+    const text: unknown = JSON.stringify(value);
+    if (typeof text !== "string") throw new TypeError("Expected the state `value` to be JSON");
+    this.#state.set(key, text);
+  }
+
+  async deleteState(key: string): Promise<void> {
+    this.#checkOpen();
+    this.#state.delete(key);
+  }
+
+  async state(): Promise<ReadonlyMap<string, JournalStateValue>> {
+    this.#checkOpen();
+    const copy = new Map<string, JournalStateValue>();
+    for (const [key, text] of this.#state) copy.set(key, JSON.parse(text) as JournalStateValue);
+    return copy;
+  }
+
+  snapshot(): JournalSnapshot {
+    return Object.freeze({
+      kind: "memory",
+      isDurable: false,
+      unfinished: this.#unfinished.size,
+      highestUpdateId: this.#highest,
+    });
+  }
+
+  /** Marks the journal closed; what it held is gone with the object. Idempotent. */
+  async close(): Promise<void> {
+    this.#isClosed = true;
+  }
+
+  #checkOpen(): void {
+    if (this.#isClosed) {
+      throw new UpdateDispatchError("ERR_JOURNAL_CLOSED", "The update journal is closed");
+    }
+  }
+}
