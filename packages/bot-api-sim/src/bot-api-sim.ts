@@ -4,12 +4,16 @@
 
 import type { CallbackQuery, Message, UserFromGetMe } from "@grammyjs/types";
 import { checkNumber } from "@telepace/core";
-import type { BotRecord, CallbackAnswer } from "./bot-record.js";
-import { handleControl } from "./control-http.js";
-import type { SimCounters } from "./counters.js";
+import { handleControl } from "./control/control-http.js";
+import { SimChats } from "./control/sim-chats.js";
+import { type BotOption, SimUsers } from "./control/sim-users.js";
+import {
+  type SendMediaOptions,
+  type SendTextOptions,
+  UserActions,
+  type UserFile,
+} from "./control/user-actions.js";
 import { BotApiSimError } from "./errors.js";
-import { FaultInjector } from "./faults.js";
-import { CONTROL_PREFIX, SimHttpServer } from "./http-server.js";
 import {
   type BotApiSimOptions,
   type RateLimitOptions,
@@ -17,16 +21,12 @@ import {
   resolveOptions,
   resolveRateLimits,
 } from "./options.js";
-import { SimChats } from "./sim-chats.js";
-import { type BotOption, SimUsers } from "./sim-users.js";
-import { type ChatRef, SimWorld, type UserRef, type WaitOptions } from "./sim-world.js";
-import type { Transcript, TranscriptEvent } from "./transcript.js";
-import {
-  type SendMediaOptions,
-  type SendTextOptions,
-  UserActions,
-  type UserFile,
-} from "./user-actions.js";
+import { CONTROL_PREFIX, SimHttpServer } from "./server/http-server.js";
+import { FaultInjector } from "./wire/faults.js";
+import type { BotRecord, CallbackAnswer } from "./world/bot-record.js";
+import type { SimCounters } from "./world/counters.js";
+import { type ChatRef, SimWorld, type UserRef, type WaitOptions } from "./world/sim-world.js";
+import type { Transcript, TranscriptEvent } from "./world/transcript.js";
 
 /** A bot the simulator serves. */
 export interface SimBotInfo {

@@ -2,11 +2,11 @@
 // chat, a user who never opened the chat or blocked the bot, a group the bot left or was kicked
 // from, and a group upgraded to a supergroup.
 
-import { badRequest, forbidden } from "./api-failure.js";
-import type { BotRecord } from "./bot-record.js";
-import type { ChatRecord } from "./chat-record.js";
-import { strictInteger } from "./request-params.js";
-import type { SimWorld } from "./sim-world.js";
+import { badRequest, forbidden } from "../wire/api-failure.js";
+import { strictInteger } from "../wire/request-params.js";
+import type { BotRecord } from "../world/bot-record.js";
+import type { ChatRecord } from "../world/chat-record.js";
+import type { SimWorld } from "../world/sim-world.js";
 
 /** Reading a chat (getChat) or writing to it (send, edit, delete, chat action). */
 type ChatAccess = "read" | "write";

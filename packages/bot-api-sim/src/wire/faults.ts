@@ -3,8 +3,8 @@
 // "*" matches every method and "download" matches file downloads.
 
 import { checkNumber } from "@telepace/core";
+import { BotApiSimError } from "../errors.js";
 import { defaultDescription } from "./api-failure.js";
-import { BotApiSimError } from "./errors.js";
 
 /** Options of {@link FaultInjector.failNext}. */
 export interface FailOptions {

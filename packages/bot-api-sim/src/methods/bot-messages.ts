@@ -2,16 +2,16 @@
 // and counters. Shared by sendMessage, sendDocument and sendPhoto, and by the edit methods.
 
 import type { Message, MessageEntity, User } from "@grammyjs/types";
-import { badRequest, tooManyRequests } from "./api-failure.js";
-import type { BotRecord } from "./bot-record.js";
-import type { ChatRecord, StoredMessage } from "./chat-record.js";
-import { deepFreeze } from "./deep-freeze.js";
-import { publishRateLimited } from "./diagnostics.js";
+import { publishRateLimited } from "../diagnostics.js";
+import type { AnyReplyMarkup } from "../text/reply-markup.js";
+import { inlineKeyboardOf } from "../text/reply-markup.js";
+import { badRequest, tooManyRequests } from "../wire/api-failure.js";
+import type { RequestParams } from "../wire/request-params.js";
+import type { BotRecord } from "../world/bot-record.js";
+import type { ChatRecord, StoredMessage } from "../world/chat-record.js";
+import { deepFreeze } from "../world/deep-freeze.js";
+import type { SimWorld } from "../world/sim-world.js";
 import type { BotApiMethod } from "./known-methods.js";
-import type { AnyReplyMarkup } from "./reply-markup.js";
-import { inlineKeyboardOf } from "./reply-markup.js";
-import type { RequestParams } from "./request-params.js";
-import type { SimWorld } from "./sim-world.js";
 
 /** The context every Bot API method handler receives. */
 export interface MethodContext {

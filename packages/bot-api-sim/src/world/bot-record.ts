@@ -3,9 +3,9 @@
 
 import type { BotCommand, UserFromGetMe } from "@grammyjs/types";
 import type { Clock } from "@telepace/core";
+import type { RateLimitOptions } from "../options.js";
 import type { ChatRecord } from "./chat-record.js";
 import { LongPoll } from "./long-poll.js";
-import type { RateLimitOptions } from "./options.js";
 import { RateLimiter } from "./rate-limiter.js";
 import { UpdateQueue } from "./update-queue.js";
 

@@ -3,7 +3,7 @@
 // offset from the future falls back to the oldest pending update.
 
 import type { Update } from "@grammyjs/types";
-import { BotApiSimError } from "./errors.js";
+import { BotApiSimError } from "../errors.js";
 
 /** Update kinds Telegram sends when `allowed_updates` is empty or was never given. */
 const DEFAULT_EXCLUDED = new Set(["chat_member", "message_reaction", "message_reaction_count"]);

@@ -4,7 +4,7 @@
 
 import type { Update } from "@grammyjs/types";
 import { abortReason, type Clock, onAbort, type Timer } from "@telepace/core";
-import { type ApiFailure, conflict } from "./api-failure.js";
+import { type ApiFailure, conflict } from "../wire/api-failure.js";
 import type { UpdateQueue } from "./update-queue.js";
 
 /** Telegram answers at most one 409 per this many ms and delays the others by as much. */

@@ -3,23 +3,23 @@
 // send, subject to privacy mode in groups.
 
 import type { CallbackQuery, Message, MessageEntity, Update, User } from "@grammyjs/types";
-import { ApiFailure } from "./api-failure.js";
-import { shallow } from "./bot-messages.js";
-import type { BotRecord } from "./bot-record.js";
-import { type ChatRecord, isPresent, type StoredMessage } from "./chat-record.js";
-import { deepFreeze } from "./deep-freeze.js";
-import { BotApiSimError } from "./errors.js";
-import { guessMimeType, StorageFullError, type StoredFile } from "./file-store.js";
+import { BotApiSimError } from "../errors.js";
+import { shallow } from "../methods/bot-messages.js";
 import {
   characterLength,
   formatText,
   MAX_CAPTION_LENGTH,
   MAX_TEXT_LENGTH,
-} from "./formatted-text.js";
-import { imageInfo } from "./image-size.js";
-import { hasCallbackButton } from "./reply-markup.js";
+} from "../text/formatted-text.js";
+import { hasCallbackButton } from "../text/reply-markup.js";
+import { ApiFailure } from "../wire/api-failure.js";
+import type { BotRecord } from "../world/bot-record.js";
+import { type ChatRecord, isPresent, type StoredMessage } from "../world/chat-record.js";
+import { deepFreeze } from "../world/deep-freeze.js";
+import { guessMimeType, StorageFullError, type StoredFile } from "../world/file-store.js";
+import { imageInfo } from "../world/image-size.js";
+import type { ChatRef, SimWorld, UserRef } from "../world/sim-world.js";
 import type { BotOption } from "./sim-users.js";
-import type { ChatRef, SimWorld, UserRef } from "./sim-world.js";
 import { botMemberUpdate, postUserMessage, presentBots, recipientsOf } from "./user-messages.js";
 
 /** Options of {@link UserActions.sendText}. */

@@ -2,8 +2,8 @@
 // the bot learns through my_chat_member and, when it writes, a 403).
 
 import type { User } from "@grammyjs/types";
-import { BotApiSimError } from "./errors.js";
-import type { BotRef, SimWorld, UserRef } from "./sim-world.js";
+import { BotApiSimError } from "../errors.js";
+import type { BotRef, SimWorld, UserRef } from "../world/sim-world.js";
 import { botMemberUpdate } from "./user-messages.js";
 
 /** Options of {@link SimUsers.create}. */

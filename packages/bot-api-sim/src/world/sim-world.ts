@@ -3,14 +3,14 @@
 
 import type { Chat, Update, User, UserFromGetMe } from "@grammyjs/types";
 import { abortReason, onAbort, type Timer } from "@telepace/core";
+import { publishUpdate } from "../diagnostics.js";
+import { BotApiSimError } from "../errors.js";
+import type { ResolvedOptions } from "../options.js";
+import { checkToken, generateToken, parseTokenBotId } from "../wire/token.js";
 import { BotRecord } from "./bot-record.js";
 import { type ChatKind, ChatRecord } from "./chat-record.js";
 import { Counters } from "./counters.js";
-import { publishUpdate } from "./diagnostics.js";
-import { BotApiSimError } from "./errors.js";
 import { FileStore } from "./file-store.js";
-import type { ResolvedOptions } from "./options.js";
-import { checkToken, generateToken, parseTokenBotId } from "./token.js";
 import type { TranscriptEvent } from "./transcript.js";
 import type { UpdateType } from "./update-queue.js";
 

@@ -2,8 +2,8 @@
 // error — never an exception.
 
 import { parseArgs } from "node:util";
-import type { BotApiSimOptions } from "./options.js";
-import { checkToken } from "./token.js";
+import type { BotApiSimOptions } from "../options.js";
+import { checkToken } from "../wire/token.js";
 
 /** Default port of the CLI (the real local Bot API server's). */
 export const CLI_DEFAULT_PORT = 8081;

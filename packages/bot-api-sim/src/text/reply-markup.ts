@@ -9,7 +9,7 @@ import type {
   ReplyKeyboardMarkup,
   ReplyKeyboardRemove,
 } from "@grammyjs/types";
-import { badRequest } from "./api-failure.js";
+import { badRequest } from "../wire/api-failure.js";
 
 /** Any reply markup a send method accepts. */
 export type AnyReplyMarkup =

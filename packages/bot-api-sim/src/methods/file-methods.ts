@@ -2,7 +2,17 @@
 // existing file_id) and getFile with Telegram's size limits.
 
 import type { File, Message } from "@grammyjs/types";
-import { ApiFailure, badRequest } from "./api-failure.js";
+import { parseReplyMarkup } from "../text/reply-markup.js";
+import { ApiFailure, badRequest } from "../wire/api-failure.js";
+import type { UploadedFile } from "../wire/request-params.js";
+import {
+  type FileKind,
+  FileStore,
+  guessMimeType,
+  StorageFullError,
+  type StoredFile,
+} from "../world/file-store.js";
+import { type ImageInfo, imageInfo } from "../world/image-size.js";
 import {
   checkFlood,
   commitBotMessage,
@@ -11,17 +21,7 @@ import {
   withEntities,
 } from "./bot-messages.js";
 import { chatForBot } from "./chat-access.js";
-import {
-  type FileKind,
-  FileStore,
-  guessMimeType,
-  StorageFullError,
-  type StoredFile,
-} from "./file-store.js";
-import { type ImageInfo, imageInfo } from "./image-size.js";
 import { captionText } from "./message-methods.js";
-import { parseReplyMarkup } from "./reply-markup.js";
-import type { UploadedFile } from "./request-params.js";
 
 /** Largest upload the cloud Bot API accepts (50 MB). */
 const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;

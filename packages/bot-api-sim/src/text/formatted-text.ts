@@ -2,7 +2,7 @@
 // whitespace trimmed, commands/mentions/hashtags/links detected, length counted in characters.
 
 import type { MessageEntity } from "@grammyjs/types";
-import { badRequest } from "./api-failure.js";
+import { badRequest } from "../wire/api-failure.js";
 import {
   EntityParseError,
   type ParsedText,

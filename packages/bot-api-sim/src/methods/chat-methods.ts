@@ -8,7 +8,7 @@ import type {
   ChatPermissions,
   UserFromGetMe,
 } from "@grammyjs/types";
-import { badRequest } from "./api-failure.js";
+import { badRequest } from "../wire/api-failure.js";
 import type { MethodContext } from "./bot-messages.js";
 import { chatForBot } from "./chat-access.js";
 

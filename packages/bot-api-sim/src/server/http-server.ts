@@ -5,17 +5,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createDeferred, systemClock } from "@telepace/core";
-import { ApiFailure } from "./api-failure.js";
-import { ApiSuccess, type MethodContext } from "./bot-messages.js";
-import type { BotRecord } from "./bot-record.js";
-import { publishFault, publishRequest } from "./diagnostics.js";
-import type { FaultInjector, PlannedFault } from "./faults.js";
-import { MAX_DOWNLOAD_BYTES } from "./file-methods.js";
-import { canonicalMethod } from "./known-methods.js";
-import { METHOD_HANDLERS } from "./method-table.js";
-import { ClientGoneError, parseRequestParams, readBody } from "./request-body.js";
-import type { SimWorld } from "./sim-world.js";
-import { parseTokenBotId, redactTokens } from "./token.js";
+import { publishFault, publishRequest } from "../diagnostics.js";
+import { ApiSuccess, type MethodContext } from "../methods/bot-messages.js";
+import { MAX_DOWNLOAD_BYTES } from "../methods/file-methods.js";
+import { canonicalMethod } from "../methods/known-methods.js";
+import { METHOD_HANDLERS } from "../methods/method-table.js";
+import { ApiFailure } from "../wire/api-failure.js";
+import type { FaultInjector, PlannedFault } from "../wire/faults.js";
+import { ClientGoneError, parseRequestParams, readBody } from "../wire/request-body.js";
+import { parseTokenBotId, redactTokens } from "../wire/token.js";
+import type { BotRecord } from "../world/bot-record.js";
+import type { SimWorld } from "../world/sim-world.js";
 
 /** Path prefix of the control API. */
 export const CONTROL_PREFIX = "/_sim";

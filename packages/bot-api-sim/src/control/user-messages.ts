@@ -9,17 +9,17 @@ import type {
   Update,
   User,
 } from "@grammyjs/types";
-import { botAsUser } from "./bot-messages.js";
-import type { BotRecord } from "./bot-record.js";
+import { botAsUser } from "../methods/bot-messages.js";
+import type { BotRecord } from "../world/bot-record.js";
 import {
   type ChatRecord,
   isPresent,
   type MemberStatus,
   type StoredMessage,
-} from "./chat-record.js";
-import { deepFreeze } from "./deep-freeze.js";
-import type { SimWorld } from "./sim-world.js";
-import type { UpdateType } from "./update-queue.js";
+} from "../world/chat-record.js";
+import { deepFreeze } from "../world/deep-freeze.js";
+import type { SimWorld } from "../world/sim-world.js";
+import type { UpdateType } from "../world/update-queue.js";
 
 /** Bots present in a chat (the one bot of a private chat, unless it is blocked). */
 export function presentBots(world: SimWorld, chat: ChatRecord): BotRecord[] {

@@ -2,7 +2,16 @@
 // editMessageReplyMarkup, deleteMessage, deleteMessages and sendChatAction.
 
 import type { Message } from "@grammyjs/types";
-import { badRequest } from "./api-failure.js";
+import {
+  characterLength,
+  formatText,
+  MAX_CAPTION_LENGTH,
+  MAX_TEXT_LENGTH,
+} from "../text/formatted-text.js";
+import type { ParsedText } from "../text/parse-mode.js";
+import { inlineKeyboardOf, parseReplyMarkup } from "../text/reply-markup.js";
+import { badRequest } from "../wire/api-failure.js";
+import type { ChatRecord } from "../world/chat-record.js";
 import {
   checkFlood,
   commitBotMessage,
@@ -15,15 +24,6 @@ import {
   withEntities,
 } from "./bot-messages.js";
 import { chatForBot } from "./chat-access.js";
-import type { ChatRecord } from "./chat-record.js";
-import {
-  characterLength,
-  formatText,
-  MAX_CAPTION_LENGTH,
-  MAX_TEXT_LENGTH,
-} from "./formatted-text.js";
-import type { ParsedText } from "./parse-mode.js";
-import { inlineKeyboardOf, parseReplyMarkup } from "./reply-markup.js";
 
 /** Messages older than this cannot be deleted by bots. */
 const DELETE_WINDOW_MS = 48 * 60 * 60 * 1000;

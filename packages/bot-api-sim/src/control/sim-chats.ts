@@ -3,11 +3,11 @@
 // member updates Telegram would send.
 
 import type { Chat, User } from "@grammyjs/types";
-import { botAsUser } from "./bot-messages.js";
-import { type ChatRecord, isPresent, type MemberStatus } from "./chat-record.js";
-import { BotApiSimError } from "./errors.js";
+import { BotApiSimError } from "../errors.js";
+import { botAsUser } from "../methods/bot-messages.js";
+import { type ChatRecord, isPresent, type MemberStatus } from "../world/chat-record.js";
+import type { BotRef, ChatRef, SimWorld, UserRef } from "../world/sim-world.js";
 import type { BotOption } from "./sim-users.js";
-import type { BotRef, ChatRef, SimWorld, UserRef } from "./sim-world.js";
 import {
   botMemberUpdate,
   postUserMessage,

@@ -2,7 +2,7 @@
 // sliding window per group (at most 20 in any minute) and a token bucket for the whole bot (about
 // 30/s). A message passes only when every limit it touches allows it; else it gets retry_after.
 
-import type { RateLimitOptions } from "./options.js";
+import type { RateLimitOptions } from "../options.js";
 
 /** A token bucket in Telegram milliseconds. */
 class TokenBucket {

@@ -2,14 +2,14 @@
 // users, black-box tests, other languages). Same envelope as the Bot API; snake_case fields.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ApiFailure } from "./api-failure.js";
-import type { BotApiSim } from "./bot-api-sim.js";
-import { BotApiSimError, type BotApiSimErrorCode } from "./errors.js";
-import type { FaultInjector } from "./faults.js";
-import { failureResponse, sendJson } from "./http-server.js";
-import { IMPLEMENTED_METHODS } from "./method-table.js";
-import { ClientGoneError, readBody } from "./request-body.js";
-import type { BotRef, ChatRef } from "./sim-world.js";
+import type { BotApiSim } from "../bot-api-sim.js";
+import { BotApiSimError, type BotApiSimErrorCode } from "../errors.js";
+import { IMPLEMENTED_METHODS } from "../methods/method-table.js";
+import { failureResponse, sendJson } from "../server/http-server.js";
+import { ApiFailure } from "../wire/api-failure.js";
+import type { FaultInjector } from "../wire/faults.js";
+import { ClientGoneError, readBody } from "../wire/request-body.js";
+import type { BotRef, ChatRef } from "../world/sim-world.js";
 
 /** Largest control request body (documents travel base64-encoded). */
 const MAX_CONTROL_BODY_BYTES = 96 * 1024 * 1024;

@@ -2,11 +2,11 @@
 // methods, which keep state only — the simulator delivers updates through getUpdates alone.
 
 import type { Update, WebhookInfo } from "@grammyjs/types";
-import { badRequest, tooManyRequests } from "./api-failure.js";
+import { badRequest, tooManyRequests } from "../wire/api-failure.js";
+import type { RequestParams } from "../wire/request-params.js";
+import { CONFLICT_SET_WEBHOOK } from "../world/long-poll.js";
+import type { UpdateType } from "../world/update-queue.js";
 import { ApiSuccess, type MethodContext } from "./bot-messages.js";
-import { CONFLICT_SET_WEBHOOK } from "./long-poll.js";
-import type { RequestParams } from "./request-params.js";
-import type { UpdateType } from "./update-queue.js";
 
 /** Longest long poll the real server allows, in seconds. */
 const MAX_LONG_POLL_SECONDS = 50;
