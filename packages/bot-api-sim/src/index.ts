@@ -7,9 +7,8 @@ export {
   type SimBotInfo,
   type SimBotSnapshot,
   type SimSnapshot,
-  start,
   type WaitForMessageOptions,
-} from "./bot-api-sim.js";
+} from "./control/bot-api-sim.js";
 export {
   type AddBotOptions,
   type ByOption,
@@ -38,6 +37,7 @@ export {
   type Logger,
   type RateLimitOptions,
 } from "./options.js";
+export { start } from "./start.js";
 export {
   type DisruptOptions,
   type ErrorRateOptions,

@@ -4,7 +4,7 @@
 
 import { readFileSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { start } from "../bot-api-sim.js";
+import { start } from "../start.js";
 import { parseCliArgs, USAGE } from "./cli-args.js";
 
 function version(): string {

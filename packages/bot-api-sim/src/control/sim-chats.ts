@@ -4,7 +4,7 @@
 
 import type { Chat, User } from "@grammyjs/types";
 import { BotApiSimError } from "../errors.js";
-import { botAsUser } from "../methods/bot-messages.js";
+import { botAsUser } from "../world/bot-record.js";
 import { type ChatRecord, isPresent, type MemberStatus } from "../world/chat-record.js";
 import type { BotRef, ChatRef, SimWorld, UserRef } from "../world/sim-world.js";
 import type { BotOption } from "./sim-users.js";

@@ -4,7 +4,6 @@
 
 import type { CallbackQuery, Message, MessageEntity, Update, User } from "@grammyjs/types";
 import { BotApiSimError } from "../errors.js";
-import { shallow } from "../methods/bot-messages.js";
 import {
   characterLength,
   formatText,
@@ -14,7 +13,7 @@ import {
 import { hasCallbackButton } from "../text/reply-markup.js";
 import { ApiFailure } from "../wire/api-failure.js";
 import type { BotRecord } from "../world/bot-record.js";
-import { type ChatRecord, isPresent, type StoredMessage } from "../world/chat-record.js";
+import { type ChatRecord, isPresent, type StoredMessage, shallow } from "../world/chat-record.js";
 import { deepFreeze } from "../world/deep-freeze.js";
 import { guessMimeType, StorageFullError, type StoredFile } from "../world/file-store.js";
 import { imageInfo } from "../world/image-size.js";

@@ -9,8 +9,7 @@ import type {
   Update,
   User,
 } from "@grammyjs/types";
-import { botAsUser } from "../methods/bot-messages.js";
-import type { BotRecord } from "../world/bot-record.js";
+import { type BotRecord, botAsUser } from "../world/bot-record.js";
 import {
   type ChatRecord,
   isPresent,

@@ -1,14 +1,14 @@
 // What every message a bot sends goes through: reply target, flood limits, storage, transcript
 // and counters. Shared by sendMessage, sendDocument and sendPhoto, and by the edit methods.
 
-import type { Message, MessageEntity, User } from "@grammyjs/types";
+import type { Message, MessageEntity } from "@grammyjs/types";
 import { publishRateLimited } from "../diagnostics.js";
 import type { AnyReplyMarkup } from "../text/reply-markup.js";
 import { inlineKeyboardOf } from "../text/reply-markup.js";
 import { badRequest, tooManyRequests } from "../wire/api-failure.js";
 import type { RequestParams } from "../wire/request-params.js";
-import type { BotRecord } from "../world/bot-record.js";
-import type { ChatRecord, StoredMessage } from "../world/chat-record.js";
+import { type BotRecord, botAsUser } from "../world/bot-record.js";
+import { type ChatRecord, type StoredMessage, shallow } from "../world/chat-record.js";
 import { deepFreeze } from "../world/deep-freeze.js";
 import type { SimWorld } from "../world/sim-world.js";
 import type { BotApiMethod } from "./known-methods.js";
@@ -29,19 +29,6 @@ export class ApiSuccess {
     readonly result: unknown,
     readonly description?: string,
   ) {}
-}
-
-/** The bot as it appears in `Message.from`. */
-export function botAsUser(bot: BotRecord): User {
-  return { id: bot.id, is_bot: true, first_name: bot.user.first_name, username: bot.user.username };
-}
-
-/** A message without its own `reply_to_message`, as Telegram nests replies one level deep. */
-export function shallow(message: Message): Message {
-  const { reply_to_message: _ignored, ...rest } = message as Message & {
-    reply_to_message?: unknown;
-  };
-  return rest as Message;
 }
 
 /**

@@ -1,7 +1,7 @@
 // One simulated bot: its identity, its update queue and long-poll slot, its flood limits, its
 // webhook state and its callback queries.
 
-import type { BotCommand, UserFromGetMe } from "@grammyjs/types";
+import type { BotCommand, User, UserFromGetMe } from "@grammyjs/types";
 import type { Clock } from "@telepace/core";
 import type { RateLimitOptions } from "../options.js";
 import type { ChatRecord } from "./chat-record.js";
@@ -93,4 +93,9 @@ export class BotRecord {
   callbackQuery(id: string): CallbackQueryState | undefined {
     return this.#callbackQueries.get(id);
   }
+}
+
+/** The bot as it appears in `Message.from` and in member lists. */
+export function botAsUser(bot: BotRecord): User {
+  return { id: bot.id, is_bot: true, first_name: bot.user.first_name, username: bot.user.username };
 }

@@ -115,3 +115,11 @@ export class ChatRecord {
     }
   }
 }
+
+/** A message without its own `reply_to_message`, as Telegram nests replies one level deep. */
+export function shallow(message: Message): Message {
+  const { reply_to_message: _ignored, ...rest } = message as Message & {
+    reply_to_message?: unknown;
+  };
+  return rest as Message;
+}

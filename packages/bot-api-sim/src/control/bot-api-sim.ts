@@ -1,32 +1,24 @@
-// The simulator handle: start() binds the loopback server and returns a BotApiSim holding the API
-// root, the tokens and the control API (users, chats, user actions, transcripts, counters,
-// faults); close() shuts it down within a deadline.
+// The simulator handle: the API root, the tokens and the control API (users, chats, user actions,
+// transcripts, counters, faults) of a running simulator; close() shuts it down within a deadline.
 
 import type { CallbackQuery, Message, UserFromGetMe } from "@grammyjs/types";
 import { checkNumber } from "@telepace/core";
-import { handleControl } from "./control/control-http.js";
-import { SimChats } from "./control/sim-chats.js";
-import { type BotOption, SimUsers } from "./control/sim-users.js";
+import { BotApiSimError } from "../errors.js";
+import { type RateLimitOptions, type ResolvedOptions, resolveRateLimits } from "../options.js";
+import { CONTROL_PREFIX, type SimHttpServer } from "../server/http-server.js";
+import type { FaultInjector } from "../wire/faults.js";
+import type { BotRecord, CallbackAnswer } from "../world/bot-record.js";
+import type { SimCounters } from "../world/counters.js";
+import type { ChatRef, SimWorld, UserRef, WaitOptions } from "../world/sim-world.js";
+import type { Transcript, TranscriptEvent } from "../world/transcript.js";
+import { SimChats } from "./sim-chats.js";
+import { type BotOption, SimUsers } from "./sim-users.js";
 import {
   type SendMediaOptions,
   type SendTextOptions,
   UserActions,
   type UserFile,
-} from "./control/user-actions.js";
-import { BotApiSimError } from "./errors.js";
-import {
-  type BotApiSimOptions,
-  type RateLimitOptions,
-  type ResolvedOptions,
-  resolveOptions,
-  resolveRateLimits,
-} from "./options.js";
-import { CONTROL_PREFIX, SimHttpServer } from "./server/http-server.js";
-import { FaultInjector } from "./wire/faults.js";
-import type { BotRecord, CallbackAnswer } from "./world/bot-record.js";
-import type { SimCounters } from "./world/counters.js";
-import { type ChatRef, SimWorld, type UserRef, type WaitOptions } from "./world/sim-world.js";
-import type { Transcript, TranscriptEvent } from "./world/transcript.js";
+} from "./user-actions.js";
 
 /** A bot the simulator serves. */
 export interface SimBotInfo {
@@ -396,35 +388,4 @@ export class BotApiSim {
     }
     return query;
   }
-}
-
-/**
- * Starts a simulator on loopback and resolves once it accepts connections.
- *
- * @example
- * const sim = await start({ timeScale: 20 });
- * const bot = new Bot(sim.token, { client: { apiRoot: sim.apiRoot } });
- * @throws {TypeError | RangeError} for invalid options, naming the option.
- * @throws {BotApiSimError} `ERR_LISTEN_FAILED` when the port cannot be bound.
- */
-export async function start(options: BotApiSimOptions = {}): Promise<BotApiSim> {
-  const resolved = resolveOptions(options);
-  const world = new SimWorld(resolved);
-  const faults = new FaultInjector(resolved.random);
-  let sim: BotApiSim | undefined;
-  const server = new SimHttpServer(world, faults, (req, res, path, query) =>
-    handleControl(sim as BotApiSim, req, res, path, query),
-  );
-  let port: number;
-  try {
-    port = await server.listen(resolved.port, resolved.host);
-  } catch (error) {
-    throw new BotApiSimError(
-      "ERR_LISTEN_FAILED",
-      `Cannot listen on ${resolved.host}:${resolved.port}: ${(error as Error).message}`,
-      { cause: error },
-    );
-  }
-  sim = new BotApiSim({ world, server, faults, port, options: resolved });
-  return sim;
 }
