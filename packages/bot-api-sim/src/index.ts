@@ -20,6 +20,7 @@ export {
 export { type BotOption, type CreateUserOptions, SimUsers } from "./control/sim-users.js";
 export type { SendMediaOptions, SendTextOptions, UserFile } from "./control/user-actions.js";
 export {
+  type BotApiSimEvent,
   botApiSimChannels,
   type FaultMessage,
   type RateLimitedMessage,

@@ -2,7 +2,7 @@
 // transcripts, counters, faults) of a running simulator; close() shuts it down within a deadline.
 
 import type { CallbackQuery, Message, UserFromGetMe } from "@grammyjs/types";
-import { checkNumber } from "@telepace/core";
+import { checkBoolean, checkOptionalNumber, checkOptions } from "@telepace/core";
 import { BotApiSimError } from "../errors.js";
 import { type RateLimitOptions, type ResolvedOptions, resolveRateLimits } from "../options.js";
 import { CONTROL_PREFIX, type SimHttpServer } from "../server/http-server.js";
@@ -202,6 +202,7 @@ export class BotApiSim {
 
   /** The bot's answer to a callback query, or `undefined` while unanswered. */
   callbackAnswer(callbackQueryId: string, options: BotOption = {}): CallbackAnswer | undefined {
+    checkOptions("options", options, ["bot"]);
     return this.#callbackQuery(callbackQueryId, options).answer;
   }
 
@@ -210,6 +211,7 @@ export class BotApiSim {
     callbackQueryId: string,
     options: WaitOptions & BotOption = {},
   ): Promise<CallbackAnswer> {
+    checkOptions("options", options, ["bot", "timeoutMs", "signal"]);
     const query = this.#callbackQuery(callbackQueryId, options);
     if (query.answer !== undefined) return Promise.resolve(query.answer);
     return this.#world.waitFor(
@@ -227,6 +229,7 @@ export class BotApiSim {
 
   /** A chat's messages as they now stand, and every send, edit, delete and chat action with its time. */
   transcript(chat: ChatRef, options: BotOption = {}): Transcript {
+    checkOptions("options", options, ["bot"]);
     const record = this.#world.resolveChat(chat, options.bot);
     return Object.freeze({
       chat: record.chat(),
@@ -247,6 +250,7 @@ export class BotApiSim {
     predicate?: (message: Message) => boolean,
     options: WaitForMessageOptions = {},
   ): Promise<Message> {
+    checkOptions("options", options, ["bot", "timeoutMs", "signal", "afterMessageId"]);
     const record = this.#world.resolveChat(chat, options.bot);
     const botId = options.bot === undefined ? undefined : this.#world.resolveBot(options.bot).id;
     const matches = (message: Message): boolean => {
@@ -288,11 +292,13 @@ export class BotApiSim {
     predicate: (event: TranscriptEvent) => boolean,
     options: WaitOptions & BotOption = {},
   ): Promise<TranscriptEvent> {
+    checkOptions("options", options, ["bot", "timeoutMs", "signal"]);
     return this.#world.waitForEvent(this.#world.resolveChat(chat, options.bot), predicate, options);
   }
 
   /** Updates waiting for a bot's getUpdates. */
   pendingUpdates(options: BotOption = {}): number {
+    checkOptions("options", options, ["bot"]);
     return this.#world.resolveBot(options.bot).queue.pending(this.#world.now());
   }
 
@@ -313,7 +319,7 @@ export class BotApiSim {
 
   /** Replaces the flood limits of every bot (buckets start full); false turns them off. */
   setRateLimits(limits: Partial<RateLimitOptions> | false): void {
-    const resolved = resolveRateLimits(limits);
+    const resolved = resolveRateLimits(limits, "limits");
     for (const bot of this.#world.bots) bot.limiter.setLimits(resolved);
   }
 
@@ -324,10 +330,7 @@ export class BotApiSim {
 
   /** Switches Range support of downloads at runtime. */
   setRangeRequests(enabled: boolean): void {
-    if (typeof enabled !== "boolean") {
-      throw new TypeError(`Expected \`enabled\` to be a boolean, got ${String(enabled)}`);
-    }
-    this.#world.rangeRequests = enabled;
+    this.#world.rangeRequests = checkBoolean("enabled", enabled, this.#world.rangeRequests);
   }
 
   /** The live state (no tokens). */
@@ -366,8 +369,9 @@ export class BotApiSim {
    * requests get 503, and connections still busy after `timeoutMs` are cut. Idempotent.
    */
   close(options: CloseOptions = {}): Promise<void> {
+    checkOptions("options", options, ["timeoutMs"]);
     if (this.#closing !== undefined) return this.#closing;
-    const timeoutMs = checkNumber("timeoutMs", options.timeoutMs ?? 5000, { min: 0 });
+    const timeoutMs = checkOptionalNumber("timeoutMs", options.timeoutMs, 5000, { min: 0 });
     this.#world.close();
     for (const bot of this.#world.bots) bot.longPoll.flush();
     this.#closing = this.#server.close(timeoutMs);

@@ -3,6 +3,7 @@
 // member updates Telegram would send.
 
 import type { Chat, User } from "@grammyjs/types";
+import { checkOptions } from "@telepace/core";
 import { BotApiSimError } from "../errors.js";
 import { botAsUser } from "../world/bot-record.js";
 import { type ChatRecord, isPresent, type MemberStatus } from "../world/chat-record.js";
@@ -70,6 +71,7 @@ export class SimChats {
    * @example const chat = sim.chats.createPrivate(alice);
    */
   createPrivate(user: UserRef, options: CreatePrivateOptions = {}): Chat {
+    checkOptions("options", options, ["bot", "started"]);
     const world = this.#world;
     world.assertOpen();
     const bot = world.resolveBot(options.bot);
@@ -89,6 +91,7 @@ export class SimChats {
 
   /** The chat as bots see it now (title, type), by object or id. */
   get(chat: ChatRef, options: BotOption = {}): Chat {
+    checkOptions("options", options, ["bot"]);
     return this.#world.chatObject(this.#world.resolveChat(chat, options.bot));
   }
 
@@ -105,6 +108,7 @@ export class SimChats {
    * one, and sends to the old id fail with 400 and `parameters.migrate_to_chat_id`.
    */
   migrateToSupergroup(chat: ChatRef, options: ByOption = {}): Chat {
+    checkOptions("options", options, ["by"]);
     const world = this.#world;
     world.assertOpen();
     const group = this.#group(chat);
@@ -129,6 +133,7 @@ export class SimChats {
 
   /** A user joins (or is added by `by`): `new_chat_members` for the bots, `chat_member` for admin bots. */
   addMember(chat: ChatRef, user: UserRef, options: ByOption = {}): void {
+    checkOptions("options", options, ["by"]);
     const world = this.#world;
     world.assertOpen();
     const group = this.#writableGroup(chat);
@@ -145,6 +150,7 @@ export class SimChats {
 
   /** A user leaves (or is removed by `by`): `left_chat_member` for the bots, `chat_member` for admin bots. */
   removeMember(chat: ChatRef, user: UserRef, options: RemoveOptions = {}): void {
+    checkOptions("options", options, ["by", "bot", "ban"]);
     const world = this.#world;
     world.assertOpen();
     const group = this.#writableGroup(chat);
@@ -164,6 +170,7 @@ export class SimChats {
 
   /** A user adds a bot: the bot gets `my_chat_member`, the bots then a `new_chat_members` message. */
   addBot(chat: ChatRef, options: AddBotOptions = {}): void {
+    checkOptions("options", options, ["bot", "by", "asAdmin"]);
     const world = this.#world;
     world.assertOpen();
     const group = this.#writableGroup(chat);
@@ -188,6 +195,7 @@ export class SimChats {
 
   /** A user removes a bot: the bot gets `my_chat_member`; it can no longer write there (403). */
   removeBot(chat: ChatRef, options: RemoveOptions = {}): void {
+    checkOptions("options", options, ["by", "bot", "ban"]);
     const world = this.#world;
     world.assertOpen();
     const group = this.#writableGroup(chat);
@@ -207,6 +215,7 @@ export class SimChats {
 
   /** Promotes or demotes a bot; it gets `my_chat_member`. Administrators see every message. */
   setBotAdmin(chat: ChatRef, isAdmin: boolean, options: BotOption & ByOption = {}): void {
+    checkOptions("options", options, ["bot", "by"]);
     const world = this.#world;
     world.assertOpen();
     const group = this.#writableGroup(chat);
@@ -234,6 +243,7 @@ export class SimChats {
     if (typeof options !== "object" || options === null || !Array.isArray(options.members)) {
       throw new TypeError("Expected `options.members` to be an array of users");
     }
+    checkOptions("options", options, ["title", "members", "creator", "bots", "botsAreAdmins"]);
     const members = options.members.map((member) => world.user(member));
     const creator = options.creator === undefined ? members[0] : world.user(options.creator);
     if (creator === undefined) {

@@ -2,6 +2,7 @@
 // the bot learns through my_chat_member and, when it writes, a 403).
 
 import type { User } from "@grammyjs/types";
+import { checkOptions } from "@telepace/core";
 import { BotApiSimError } from "../errors.js";
 import type { BotRef, SimWorld, UserRef } from "../world/sim-world.js";
 import { botMemberUpdate } from "./user-messages.js";
@@ -48,6 +49,13 @@ export class SimUsers {
    * @example const alice = sim.users.create({ firstName: "Alice", username: "alice" });
    */
   create(options: CreateUserOptions = {}): User {
+    checkOptions("options", options, [
+      "firstName",
+      "lastName",
+      "username",
+      "languageCode",
+      "isPremium",
+    ]);
     checkName("firstName", options.firstName);
     checkName("lastName", options.lastName);
     if (options.username !== undefined && !/^[A-Za-z][A-Za-z0-9_]{4,31}$/.test(options.username)) {
@@ -74,16 +82,19 @@ export class SimUsers {
    * bot again unblocks it, as Telegram's "Restart" does.
    */
   block(user: UserRef, options: BotOption = {}): void {
+    checkOptions("options", options, ["bot"]);
     this.#setBlocked(user, options, true);
   }
 
   /** The user unblocks the bot: `my_chat_member` back to "member"; the bot may write again. */
   unblock(user: UserRef, options: BotOption = {}): void {
+    checkOptions("options", options, ["bot"]);
     this.#setBlocked(user, options, false);
   }
 
   /** Whether the user has blocked the bot. */
   isBlocked(user: UserRef, options: BotOption = {}): boolean {
+    checkOptions("options", options, ["bot"]);
     const bot = this.#world.resolveBot(options.bot);
     return bot.privateChats.get(this.#world.user(user).id)?.blocked ?? false;
   }

@@ -3,6 +3,7 @@
 // send, subject to privacy mode in groups.
 
 import type { CallbackQuery, Message, MessageEntity, Update, User } from "@grammyjs/types";
+import { checkOptions } from "@telepace/core";
 import { BotApiSimError } from "../errors.js";
 import {
   characterLength,
@@ -20,6 +21,11 @@ import { imageInfo } from "../world/image-size.js";
 import type { ChatRef, SimWorld, UserRef } from "../world/sim-world.js";
 import type { BotOption } from "./sim-users.js";
 import { botMemberUpdate, postUserMessage, presentBots, recipientsOf } from "./user-messages.js";
+
+/** The keys of {@link SendTextOptions}. */
+const TEXT_KEYS: readonly (keyof SendTextOptions)[] = ["bot", "replyTo", "entities"];
+/** The keys of {@link SendMediaOptions}. */
+const MEDIA_KEYS: readonly (keyof SendMediaOptions)[] = ["bot", "caption", "replyTo"];
 
 /** Options of {@link UserActions.sendText}. */
 export interface SendTextOptions extends BotOption {
@@ -57,6 +63,7 @@ export class UserActions {
 
   /** A user sends text; "/cmd" at the start makes it a command (a bot_command entity). */
   sendText(user: UserRef, chat: ChatRef, text: string, options: SendTextOptions = {}): Message {
+    checkOptions("options", options, TEXT_KEYS);
     const { sender, record } = this.#prepare(user, chat, options);
     if (typeof text !== "string")
       throw new TypeError(`Expected \`text\` to be a string, got ${String(text)}`);
@@ -79,6 +86,7 @@ export class UserActions {
     args?: string,
     options: SendTextOptions = {},
   ): Message {
+    checkOptions("options", options, TEXT_KEYS);
     const name = typeof command === "string" ? command.replace(/^\//, "") : command;
     if (typeof name !== "string" || !/^[A-Za-z0-9_]{1,32}(@[A-Za-z0-9_]{3,32})?$/.test(name)) {
       throw new RangeError(
@@ -96,6 +104,7 @@ export class UserActions {
     file: UserFile,
     options: SendMediaOptions = {},
   ): Message {
+    checkOptions("options", options, MEDIA_KEYS);
     const { sender, record } = this.#prepare(user, chat, options);
     const bytes = this.#bytes(file);
     const caption = this.#caption(options.caption);
@@ -115,6 +124,7 @@ export class UserActions {
 
   /** A user sends a photo (PNG, JPEG, GIF or WebP). */
   sendPhoto(user: UserRef, chat: ChatRef, file: UserFile, options: SendMediaOptions = {}): Message {
+    checkOptions("options", options, MEDIA_KEYS);
     const { sender, record } = this.#prepare(user, chat, options);
     const bytes = this.#bytes(file);
     const info = imageInfo(bytes);
@@ -146,6 +156,7 @@ export class UserActions {
     text: string,
     options: SendTextOptions = {},
   ): Message {
+    checkOptions("options", options, TEXT_KEYS);
     const world = this.#world;
     const { sender, record } = this.#prepare(user, chat, options);
     const stored = this.#message(record, messageId);
@@ -202,6 +213,7 @@ export class UserActions {
     data: string,
     options: BotOption = {},
   ): CallbackQuery {
+    checkOptions("options", options, ["bot"]);
     const world = this.#world;
     const { sender, record } = this.#prepare(user, chat, options);
     const stored = this.#message(record, messageId);

@@ -2,7 +2,7 @@
 // and counters. Shared by sendMessage, sendDocument and sendPhoto, and by the edit methods.
 
 import type { Message, MessageEntity } from "@grammyjs/types";
-import { publishRateLimited } from "../diagnostics.js";
+import { publish } from "../diagnostics.js";
 import type { AnyReplyMarkup } from "../text/reply-markup.js";
 import { inlineKeyboardOf } from "../text/reply-markup.js";
 import { badRequest, tooManyRequests } from "../wire/api-failure.js";
@@ -65,23 +65,15 @@ export function checkFlood(ctx: MethodContext, chat: ChatRecord, kind: "send" | 
   const decision = ctx.bot.limiter.tryConsume(chat.key, chat.isGroup, kind, ctx.world.now());
   if (decision.allowed) return;
   ctx.world.counters.tooManyRequests(chat.id);
-  publishRateLimited({
+  const fields = {
     botId: ctx.bot.id,
     chatId: chat.id,
     method: ctx.method,
     retryAfter: decision.retryAfter,
     scope: decision.scope,
-  });
-  ctx.world.options.logger?.debug(
-    {
-      botId: ctx.bot.id,
-      chatId: chat.id,
-      method: ctx.method,
-      retryAfter: decision.retryAfter,
-      scope: decision.scope,
-    },
-    "bot-api-sim: flood limit",
-  );
+  };
+  publish("rate-limited", () => ({ type: "rate-limited", ...fields }));
+  ctx.world.log("debug", fields, "bot-api-sim: flood limit");
   throw tooManyRequests(decision.retryAfter);
 }
 

@@ -2,7 +2,7 @@
 // injected latency and faults, runs the handler and reports the call.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { publishFault, publishRequest } from "../diagnostics.js";
+import { publish } from "../diagnostics.js";
 import type { MethodContext } from "../methods/bot-messages.js";
 import { canonicalMethod } from "../methods/known-methods.js";
 import { METHOD_HANDLERS } from "../methods/method-table.js";
@@ -94,12 +94,14 @@ export async function serveBotApi(
     throw error;
   } finally {
     if (status !== undefined) {
-      const durationMs = world.now() - started;
-      publishRequest({ botId: bot.id, method: canonical ?? "<unknown>", status, durationMs });
-      world.options.logger?.debug(
-        { botId: bot.id, method: canonical ?? "<unknown>", status, durationMs },
-        "bot-api-sim: request",
-      );
+      const fields = {
+        botId: bot.id,
+        method: canonical ?? "<unknown>",
+        status,
+        durationMs: world.now() - started,
+      };
+      publish("request", () => ({ type: "request", ...fields }));
+      world.log("debug", fields, "bot-api-sim: request");
     }
   }
 }
@@ -112,11 +114,12 @@ function injectApiFault(
   fault: PlannedFault,
 ): number | undefined {
   world.counters.add("faultsInjected");
-  publishFault({
+  publish("fault", () => ({
+    type: "fault",
     method,
     fault: fault.kind === "fail" && fault.random ? "random-error" : fault.kind,
-  });
-  world.options.logger?.info({ method, fault: fault.kind }, "bot-api-sim: fault injected");
+  }));
+  world.log("info", { method, fault: fault.kind }, "bot-api-sim: fault injected");
   if (fault.kind === "reset") {
     req.socket.destroy();
     return undefined;

@@ -2,7 +2,7 @@
 // single-range support, and the faults a transfer can meet (errors, cut bodies, HTML pages).
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { publishFault } from "../diagnostics.js";
+import { publish } from "../diagnostics.js";
 import { MAX_DOWNLOAD_BYTES } from "../methods/file-methods.js";
 import { ApiFailure } from "../wire/api-failure.js";
 import type { FaultInjector } from "../wire/faults.js";
@@ -74,7 +74,8 @@ export async function serveDownload(
   const fault = faults.take("download");
   if (fault !== undefined) {
     world.counters.add("faultsInjected");
-    publishFault({ method: "download", fault: fault.kind });
+    publish("fault", () => ({ type: "fault", method: "download", fault: fault.kind }));
+    world.log("info", { method: "download", fault: fault.kind }, "bot-api-sim: fault injected");
   }
   if (fault?.kind === "fail") {
     respond(

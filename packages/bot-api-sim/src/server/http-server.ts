@@ -11,14 +11,12 @@ import type { FaultInjector } from "../wire/faults.js";
 import { redactTokens } from "../wire/token.js";
 import type { SimWorld } from "../world/sim-world.js";
 import { serveBotApi } from "./bot-api-route.js";
+import { Connections } from "./connections.js";
 import { serveDownload } from "./file-download.js";
 import { respond } from "./respond.js";
 
 /** Path prefix of the control API. */
 export const CONTROL_PREFIX = "/_sim";
-
-/** Open connections at most, so a flood of clients cannot exhaust the process's sockets. */
-const MAX_CONNECTIONS = 1024;
 
 /** Handles one control API request; `path` is relative to {@link CONTROL_PREFIX}. */
 export type ControlHandler = (
@@ -43,28 +41,40 @@ export class SimHttpServer {
   readonly #faults: FaultInjector;
   #control: ControlHandler | undefined;
   readonly #inFlight = new Set<AbortController>();
-  readonly #sockets = new Set<Socket>();
+  readonly #connections: Connections;
   #idle = createDeferred<void>();
 
   constructor(world: SimWorld, faults: FaultInjector) {
     this.#world = world;
     this.#faults = faults;
     this.#idle.resolve();
-    this.#server = createServer((req, res) => {
-      this.#handle(req, res).catch((error: unknown) => this.#internalError(res, error));
-    });
-    this.#server.maxConnections = MAX_CONNECTIONS;
+    const { headersTimeoutMs, maxConnections } = world.options;
+    this.#connections = new Connections(maxConnections);
+    this.#server = createServer(
+      {
+        // Node checks these bounds on a timer; a tenth of the bound keeps the cut close to it.
+        headersTimeout: headersTimeoutMs,
+        connectionsCheckingInterval: Math.max(5, Math.min(1000, Math.floor(headersTimeoutMs / 10))),
+      },
+      (req, res) => {
+        this.#connections.begin(req.socket);
+        res.once("close", () => this.#connections.end(req.socket));
+        this.#handle(req, res).catch((error: unknown) => this.#internalError(res, error));
+      },
+    );
     this.#server.on("connection", (socket: Socket) => {
-      this.#sockets.add(socket);
-      socket.on("close", () => this.#sockets.delete(socket));
+      if (this.#connections.admit(socket) !== "admitted") world.counters.add("connectionsShed");
     });
     this.#server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+      const timedOut = error.code === "ERR_HTTP_REQUEST_TIMEOUT";
+      if (timedOut) world.counters.add("headersTimedOut");
       if (!socket.writable) {
         socket.destroy();
         return;
       }
-      const status =
-        error.code === "HPE_HEADER_OVERFLOW"
+      const status = timedOut
+        ? "408 Request Timeout"
+        : error.code === "HPE_HEADER_OVERFLOW"
           ? "431 Request Header Fields Too Large"
           : "400 Bad Request";
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
@@ -105,7 +115,7 @@ export class SimHttpServer {
     for (const controller of this.#inFlight) controller.abort();
     // One turn for aborted handlers to drop their responses before the sockets go.
     await systemClock.sleep(0);
-    for (const socket of this.#sockets) socket.destroy();
+    this.#connections.destroyAll();
     stop.abort();
     await closed;
   }
@@ -184,7 +194,8 @@ export class SimHttpServer {
   #internalError(res: ServerResponse, error: unknown): void {
     const tokens = this.#world.bots.map((bot) => bot.token);
     const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    this.#world.options.logger?.error(
+    this.#world.log(
+      "error",
       { error: redactTokens(text, tokens) },
       "bot-api-sim: internal error while handling a request",
     );

@@ -2,7 +2,13 @@
 // took effect), a random error rate, and added latency. Method names are matched in any case;
 // "*" matches every method and "download" matches file downloads.
 
-import { checkNumber } from "@telepace/core";
+import {
+  checkBoolean,
+  checkNumber,
+  checkOptionalNumber,
+  checkOptions,
+  describeValue,
+} from "@telepace/core";
 import { BotApiSimError } from "../errors.js";
 import { defaultDescription } from "./api-failure.js";
 
@@ -43,6 +49,11 @@ export interface ErrorRateOptions {
   readonly methods?: readonly string[];
 }
 
+function afterProcessing(options: DisruptOptions | undefined): boolean {
+  const given = checkOptions("options", options, ["afterProcessing"]) as DisruptOptions;
+  return checkBoolean("afterProcessing", given.afterProcessing, false);
+}
+
 /** A fault decided for one call. */
 export type PlannedFault =
   | {
@@ -72,7 +83,13 @@ function methodKey(name: string): string {
 }
 
 function methodSet(methods: readonly string[] | undefined): ReadonlySet<string> | undefined {
-  return methods === undefined ? undefined : new Set(methods.map(methodKey));
+  if (methods === undefined) return undefined;
+  if (!Array.isArray(methods)) {
+    throw new TypeError(
+      `Expected \`methods\` to be an array of method names, got ${describeValue(methods)}`,
+    );
+  }
+  return new Set(methods.map(methodKey));
 }
 
 /** The fault plan of one simulator. */
@@ -88,56 +105,69 @@ export class FaultInjector {
   }
 
   /** Answers the next `count` calls of `method` with an error envelope. */
-  failNext(method: string, count = 1, options: FailOptions = {}): void {
-    const code = checkNumber("code", options.code ?? 500, { integer: true, min: 400, max: 599 });
+  failNext(method: string, count = 1, options?: FailOptions): void {
+    const given = checkOptions("options", options, [
+      "code",
+      "description",
+      "retryAfter",
+      "afterProcessing",
+    ]) as FailOptions;
+    const code = checkOptionalNumber("code", given.code, 500, {
+      integer: true,
+      min: 400,
+      max: 599,
+    });
     const retryAfter =
       code === 429
-        ? checkNumber("retryAfter", options.retryAfter ?? 1, { greaterThan: 0 })
+        ? checkOptionalNumber("retryAfter", given.retryAfter, 1, { greaterThan: 0 })
         : undefined;
+    if (given.description !== undefined && typeof given.description !== "string") {
+      throw new TypeError(
+        `Expected \`description\` to be a string, got ${describeValue(given.description)}`,
+      );
+    }
     const description =
-      options.description ??
+      given.description ??
       (code === 429 ? `Too Many Requests: retry after ${retryAfter}` : defaultDescription(code));
     this.#enqueue(method, count, {
       kind: "fail",
       code,
       description,
       retryAfter,
-      afterProcessing: options.afterProcessing ?? false,
+      afterProcessing: checkBoolean("afterProcessing", given.afterProcessing, false),
       random: false,
     });
   }
 
   /** Resets the connection of the next `count` calls of `method`. */
-  resetNext(method: string, count = 1, options: DisruptOptions = {}): void {
-    this.#enqueue(method, count, {
-      kind: "reset",
-      afterProcessing: options.afterProcessing ?? false,
-    });
+  resetNext(method: string, count = 1, options?: DisruptOptions): void {
+    this.#enqueue(method, count, { kind: "reset", afterProcessing: afterProcessing(options) });
   }
 
   /** Answers the next `count` calls of `method` with a body that is not valid JSON. */
-  malformNext(method: string, count = 1, options: DisruptOptions = {}): void {
-    this.#enqueue(method, count, {
-      kind: "malformed",
-      afterProcessing: options.afterProcessing ?? false,
-    });
+  malformNext(method: string, count = 1, options?: DisruptOptions): void {
+    this.#enqueue(method, count, { kind: "malformed", afterProcessing: afterProcessing(options) });
   }
 
   /** Delays every (matching) call by `ms` of the simulator clock; 0 turns latency off. */
-  setLatency(ms: number, options: LatencyOptions = {}): void {
+  setLatency(ms: number, options?: LatencyOptions): void {
+    const given = checkOptions("options", options, ["jitterMs", "methods"]) as LatencyOptions;
     checkNumber("ms", ms, { min: 0 });
-    const jitterMs = checkNumber("jitterMs", options.jitterMs ?? 0, { min: 0 });
+    const jitterMs = checkOptionalNumber("jitterMs", given.jitterMs, 0, { min: 0 });
     this.#latency =
-      ms === 0 && jitterMs === 0
-        ? undefined
-        : { ms, jitterMs, methods: methodSet(options.methods) };
+      ms === 0 && jitterMs === 0 ? undefined : { ms, jitterMs, methods: methodSet(given.methods) };
   }
 
   /** Fails this fraction of (matching) calls with a 5xx; 0 turns it off. */
-  setErrorRate(rate: number, options: ErrorRateOptions = {}): void {
+  setErrorRate(rate: number, options?: ErrorRateOptions): void {
+    const given = checkOptions("options", options, ["code", "methods"]) as ErrorRateOptions;
     checkNumber("rate", rate, { min: 0, max: 1 });
-    const code = checkNumber("code", options.code ?? 500, { integer: true, min: 500, max: 599 });
-    this.#errorRate = rate === 0 ? undefined : { rate, code, methods: methodSet(options.methods) };
+    const code = checkOptionalNumber("code", given.code, 500, {
+      integer: true,
+      min: 500,
+      max: 599,
+    });
+    this.#errorRate = rate === 0 ? undefined : { rate, code, methods: methodSet(given.methods) };
   }
 
   /** Removes every queued fault, the error rate and the latency. */

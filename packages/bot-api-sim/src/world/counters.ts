@@ -33,6 +33,10 @@ export interface SimCounters {
   readonly bytesServed: number;
   /** Transcript events dropped at `maxTranscriptEvents`. */
   readonly transcriptEventsDropped: number;
+  /** Connections closed with 408 because their headers took longer than `headersTimeoutMs`. */
+  readonly headersTimedOut: number;
+  /** Connections displaced (idle, waiting for headers) or refused at `maxConnections`. */
+  readonly connectionsShed: number;
 }
 
 type NumericKey = {
@@ -55,6 +59,8 @@ export class Counters {
     bytesUploaded: 0,
     bytesServed: 0,
     transcriptEventsDropped: 0,
+    headersTimedOut: 0,
+    connectionsShed: 0,
   };
   readonly #calls = new Map<string, number>();
   readonly #responses = new Map<string, number>();

@@ -2,8 +2,8 @@
 // files, the update plumbing, the transcript event stream and its waiters.
 
 import type { Chat, Update, User, UserFromGetMe } from "@grammyjs/types";
-import { abortReason, onAbort, type Timer } from "@telepace/core";
-import { publishUpdate } from "../diagnostics.js";
+import { abortReason, type LogLevel, onAbort, safeLog, type Timer } from "@telepace/core";
+import { publish } from "../diagnostics.js";
 import { BotApiSimError } from "../errors.js";
 import type { ResolvedOptions } from "../options.js";
 import { checkToken, generateToken, parseTokenBotId } from "../wire/token.js";
@@ -124,6 +124,11 @@ export class SimWorld {
   /** The simulator clock in ms. */
   now(): number {
     return this.options.clock.now();
+  }
+
+  /** Logs one line through the injected logger; a failing logger cannot fail the caller. */
+  log(level: LogLevel, fields: Record<string, unknown>, message: string): void {
+    safeLog(this.options.logger, level, fields, message);
   }
 
   /** Unix time in seconds for message dates. */
@@ -360,7 +365,12 @@ export class SimWorld {
         continue;
       }
       this.counters.add("updatesQueued");
-      publishUpdate({ botId: bot.id, updateId: update.update_id, type });
+      publish("update", () => ({
+        type: "update",
+        botId: bot.id,
+        updateId: update.update_id,
+        updateType: type,
+      }));
       bot.longPoll.notify();
     }
   }
