@@ -49,5 +49,6 @@ export {
 export type { CallbackAnswer } from "./world/bot-record.js";
 export type { MemberStatus } from "./world/chat-record.js";
 export type { SimCounters } from "./world/counters.js";
+export type { DraftChange, MessageDraft } from "./world/message-draft.js";
 export type { BotRef, ChatRef, UserRef, WaitOptions } from "./world/sim-world.js";
 export type { Transcript, TranscriptEvent, TranscriptEventKind } from "./world/transcript.js";

@@ -57,6 +57,14 @@ export interface RateLimitOptions {
   readonly globalBurst: number;
   /** Whether edits (editMessageText, editMessageCaption, editMessageReplyMarkup) count. @defaultValue true */
   readonly countEdits: boolean;
+  /**
+   * Sustained sendMessageDraft calls per second into one chat. Telegram documents no limit for
+   * drafts (and its open-source server applies none); this is the simulator's guard against a
+   * streamer that floods, not Telegram's number. Range > 0. @defaultValue 5
+   */
+  readonly draftsPerSecond: number;
+  /** Drafts one chat accepts at once before `draftsPerSecond` applies. Integer >= 1. @defaultValue 5 */
+  readonly draftBurst: number;
 }
 
 /** Options of {@link start}. */
@@ -134,6 +142,8 @@ export const defaultRateLimits: Readonly<RateLimitOptions> = Object.freeze({
   globalPerSecond: 30,
   globalBurst: 30,
   countEdits: true,
+  draftsPerSecond: 5,
+  draftBurst: 5,
 });
 
 /** Defaults of {@link BotApiSimOptions}. */
@@ -220,6 +230,8 @@ const RATE_LIMIT_KEYS: readonly (keyof RateLimitOptions)[] = [
   "globalPerSecond",
   "globalBurst",
   "countEdits",
+  "draftsPerSecond",
+  "draftBurst",
 ];
 
 /** Validates and completes rate limits; `false` stays off. */
@@ -264,6 +276,16 @@ export function resolveRateLimits(
       min: 1,
     }),
     countEdits: checkBoolean(`${name}.countEdits`, given.countEdits, d.countEdits),
+    draftsPerSecond: checkOptionalNumber(
+      `${name}.draftsPerSecond`,
+      given.draftsPerSecond,
+      d.draftsPerSecond,
+      { greaterThan: 0 },
+    ),
+    draftBurst: checkOptionalNumber(`${name}.draftBurst`, given.draftBurst, d.draftBurst, {
+      integer: true,
+      min: 1,
+    }),
   });
 }
 

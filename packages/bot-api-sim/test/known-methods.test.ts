@@ -38,6 +38,7 @@ describe("known methods", () => {
       "sendChatAction",
       "sendDocument",
       "sendMessage",
+      "sendMessageDraft",
       "sendPhoto",
       "setMyCommands",
       "setWebhook",

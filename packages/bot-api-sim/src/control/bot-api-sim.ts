@@ -1,7 +1,12 @@
 // The simulator handle: the API root, the tokens and the control API (users, chats, user actions,
 // transcripts, counters, faults) of a running simulator; close() shuts it down within a deadline.
 
-import type { CallbackQuery, Message, UserFromGetMe } from "@grammyjs/types";
+import type {
+  CallbackQuery,
+  Message,
+  MessageGenerationStopped,
+  UserFromGetMe,
+} from "@grammyjs/types";
 import { checkBoolean, checkOptionalNumber, checkOptions } from "@telepace/core";
 import { BotApiSimError } from "../errors.js";
 import { type RateLimitOptions, type ResolvedOptions, resolveRateLimits } from "../options.js";
@@ -11,6 +16,7 @@ import type { BotRecord, CallbackAnswer } from "../world/bot-record.js";
 import type { SimCounters } from "../world/counters.js";
 import type { ChatRef, SimWorld, UserRef, WaitOptions } from "../world/sim-world.js";
 import type { Transcript, TranscriptEvent } from "../world/transcript.js";
+import { stopDraft } from "./draft-actions.js";
 import { SimChats } from "./sim-chats.js";
 import { type BotOption, SimUsers } from "./sim-users.js";
 import {
@@ -187,6 +193,18 @@ export class BotApiSim {
   }
 
   /**
+   * A user presses Stop on the draft (sendMessageDraft with `can_stop`) shown in their private
+   * chat; the bot gets a `stopped_message_generation` update, which is also returned. The draft
+   * disappears, or stays without its button with `keep_on_stop`. Throws `ERR_INVALID_STATE` when
+   * no draft is shown and `ERR_NO_SUCH_BUTTON` when it has no Stop button.
+   * @example
+   * const stopped = sim.stopDraft(alice, chat); // → { chat, draft_id }
+   */
+  stopDraft(user: UserRef, chat: ChatRef, options?: BotOption): MessageGenerationStopped {
+    return stopDraft(this.#world, user, chat, options);
+  }
+
+  /**
    * A user presses an inline button; the bot that sent the message gets a `callback_query`.
    * Throws `ERR_NO_SUCH_BUTTON` unless the message has a button with exactly this data.
    */
@@ -237,6 +255,7 @@ export class BotApiSim {
       events: Object.freeze(record.log.toArray()),
       droppedEvents: record.log.dropped,
       forgottenMessages: record.forgottenMessages,
+      draft: record.draft.current(this.#world.now()),
     });
   }
 

@@ -216,6 +216,15 @@ export const CONTROL_ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>
       ),
   ],
   [
+    "POST /drafts/stop",
+    (sim, input) =>
+      sim.stopDraft(
+        input.requiredInt("user_id"),
+        input.chat(),
+        input.optional({ bot: input.bot() }),
+      ),
+  ],
+  [
     "POST /callbacks",
     (sim, input) =>
       sim.pressButton(
@@ -300,6 +309,8 @@ export const CONTROL_ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>
             globalPerSecond: input.number("global_per_second"),
             globalBurst: input.int("global_burst"),
             countEdits: input.bool("count_edits"),
+            draftsPerSecond: input.number("drafts_per_second"),
+            draftBurst: input.int("draft_burst"),
           }),
         );
       }

@@ -61,7 +61,11 @@ export function replyTarget(params: RequestParams, chat: ChatRecord): Message | 
  * Consults the bot's flood limits for one message into `chat`; throws the 429 (and counts it)
  * when a limit is exhausted.
  */
-export function checkFlood(ctx: MethodContext, chat: ChatRecord, kind: "send" | "edit"): void {
+export function checkFlood(
+  ctx: MethodContext,
+  chat: ChatRecord,
+  kind: "send" | "edit" | "draft",
+): void {
   const decision = ctx.bot.limiter.tryConsume(chat.key, chat.isGroup, kind, ctx.world.now());
   if (decision.allowed) return;
   ctx.world.counters.tooManyRequests(chat.id);
@@ -121,6 +125,8 @@ export function commitBotMessage(
     seenBy: new Set(),
   };
   chat.store(stored, world.options.maxMessagesPerChat);
+  // Any message of the bot into the chat removes its draft, as Telegram's clients do.
+  chat.draft.clear();
   world.counters.add("messagesSent");
   world.record(chat, {
     kind: "send",

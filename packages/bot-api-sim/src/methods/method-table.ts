@@ -10,6 +10,7 @@ import {
   getMyCommands,
   setMyCommands,
 } from "./chat-methods.js";
+import { sendMessageDraft } from "./draft-methods.js";
 import { getFile, sendDocument, sendPhoto } from "./file-methods.js";
 import type { BotApiMethod } from "./known-methods.js";
 import {
@@ -37,6 +38,7 @@ export const METHOD_HANDLERS: ReadonlyMap<BotApiMethod, MethodHandler> = new Map
   ["deleteWebhook", setWebhook],
   ["getWebhookInfo", getWebhookInfo],
   ["sendMessage", sendMessage],
+  ["sendMessageDraft", sendMessageDraft],
   ["editMessageText", editMessageText],
   ["editMessageCaption", editMessageCaption],
   ["editMessageReplyMarkup", editMessageReplyMarkup],

@@ -87,6 +87,12 @@ export class RequestParams {
     return Math.max(min, Math.min(max, value));
   }
 
+  /** A 64-bit integer read leniently: absent or garbage reads as 0. */
+  long(name: string): number {
+    const raw = this.get(name);
+    return raw === undefined ? 0 : lenientInteger(raw);
+  }
+
   /** A message id: absent, garbage or negative reads as 0 ("not specified"). */
   messageId(name = "message_id"): number {
     const value = this.int(name, 0);

@@ -2,6 +2,7 @@
 // transcript. A private chat belongs to one user and one bot; groups may hold several bots.
 
 import type { Chat, Message, User } from "@grammyjs/types";
+import { DraftSlot } from "./message-draft.js";
 import { EventLog } from "./transcript.js";
 
 /** The type of a simulated chat. */
@@ -49,6 +50,8 @@ export class ChatRecord {
   /** Supergroup upgraded from this basic group id. */
   migratedFrom: number | undefined;
   readonly messages = new Map<number, StoredMessage>();
+  /** Private chat: the bot's live message draft (sendMessageDraft). */
+  readonly draft = new DraftSlot();
   readonly log: EventLog;
   readonly chatInstance: string;
   #nextMessageId = 1;

@@ -33,6 +33,10 @@ export interface SimCounters {
   readonly bytesServed: number;
   /** Transcript events dropped at `maxTranscriptEvents`. */
   readonly transcriptEventsDropped: number;
+  /** sendMessageDraft frames accepted (refused ones are not counted). */
+  readonly draftFrames: number;
+  /** Presses of a draft's Stop button that reached the bot. */
+  readonly draftsStopped: number;
   /** Connections closed with 408 because their headers took longer than `headersTimeoutMs`. */
   readonly headersTimedOut: number;
   /** Connections displaced (idle, waiting for headers) or refused at `maxConnections`. */
@@ -59,6 +63,8 @@ export class Counters {
     bytesUploaded: 0,
     bytesServed: 0,
     transcriptEventsDropped: 0,
+    draftFrames: 0,
+    draftsStopped: 0,
     headersTimedOut: 0,
     connectionsShed: 0,
   };

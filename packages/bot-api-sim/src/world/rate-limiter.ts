@@ -1,6 +1,7 @@
 // Telegram's flood limits for one bot: a token bucket per chat (about 1/s with a short burst), a
 // sliding window per group (at most 20 in any minute) and a token bucket for the whole bot (about
 // 30/s). A message passes only when every limit it touches allows it; else it gets retry_after.
+// Drafts (sendMessageDraft) have a bucket of their own per chat and touch no other limit.
 
 import type { RateLimitOptions } from "../options.js";
 
@@ -49,8 +50,11 @@ type RateDecision =
       readonly allowed: false;
       /** Seconds as the wire reports them: whole Telegram seconds divided by the time scale. */
       readonly retryAfter: number;
-      readonly scope: "chat" | "group" | "global";
+      readonly scope: RateScope;
     };
+
+/** Which limit refused a call. */
+export type RateScope = "chat" | "group" | "global" | "draft";
 
 /** At most `limit` messages in any window of `windowMs` (Telegram milliseconds). */
 class SlidingWindow {
@@ -93,6 +97,7 @@ const PRUNE_AT = 4096;
  */
 export class RateLimiter {
   readonly #chatBuckets = new Map<string, TokenBucket>();
+  readonly #draftBuckets = new Map<string, TokenBucket>();
   readonly #groupWindows = new Map<string, SlidingWindow>();
   #global: TokenBucket | undefined;
   #limits: Readonly<RateLimitOptions> | false;
@@ -112,6 +117,7 @@ export class RateLimiter {
   setLimits(limits: Readonly<RateLimitOptions> | false): void {
     this.#limits = limits;
     this.#chatBuckets.clear();
+    this.#draftBuckets.clear();
     this.#groupWindows.clear();
     this.#global = undefined;
   }
@@ -123,17 +129,36 @@ export class RateLimiter {
   tryConsume(
     chatKey: string,
     isGroup: boolean,
-    kind: "send" | "edit",
+    kind: "send" | "edit" | "draft",
     nowMs: number,
   ): RateDecision {
     const limits = this.#limits;
     if (limits === false || (kind === "edit" && !limits.countEdits)) return ALLOWED;
     const now = nowMs * this.#timeScale;
+    if (kind === "draft") {
+      const bucket = this.#bucket(
+        this.#draftBuckets,
+        chatKey,
+        limits.draftBurst,
+        limits.draftsPerSecond,
+        now,
+      );
+      const waitMs = bucket.waitMs(now);
+      if (waitMs > 0) return this.#refusal(waitMs, "draft");
+      bucket.take();
+      return ALLOWED;
+    }
     this.#global ??= new TokenBucket(limits.globalBurst, limits.globalPerSecond / 1000, now);
-    const chat = this.#chatBucket(chatKey, limits, now);
+    const chat = this.#bucket(
+      this.#chatBuckets,
+      chatKey,
+      limits.perChatBurst,
+      limits.perChatPerSecond,
+      now,
+    );
     const group = isGroup ? this.#groupWindow(chatKey, limits, now) : undefined;
     let waitMs = 0;
-    let scope: "chat" | "group" | "global" = "chat";
+    let scope: RateScope = "chat";
     const consider = (wait: number, name: typeof scope): void => {
       if (wait > waitMs) {
         waitMs = wait;
@@ -143,27 +168,35 @@ export class RateLimiter {
     consider(chat.waitMs(now), "chat");
     if (group !== undefined) consider(group.waitMs(now), "group");
     consider(this.#global.waitMs(now), "global");
-    if (waitMs > 0) {
-      // Telegram reports whole seconds, at least one; a client that waits that long succeeds.
-      const telegramSeconds = Math.max(1, Math.ceil(waitMs / 1000));
-      return { allowed: false, retryAfter: telegramSeconds / this.#timeScale, scope };
-    }
+    if (waitMs > 0) return this.#refusal(waitMs, scope);
     chat.take();
     group?.take(now);
     this.#global.take();
     return ALLOWED;
   }
 
-  #chatBucket(key: string, limits: Readonly<RateLimitOptions>, now: number): TokenBucket {
-    let bucket = this.#chatBuckets.get(key);
+  #refusal(waitMs: number, scope: RateScope): RateDecision {
+    // Telegram reports whole seconds, at least one; a client that waits that long succeeds.
+    const telegramSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+    return { allowed: false, retryAfter: telegramSeconds / this.#timeScale, scope };
+  }
+
+  #bucket(
+    buckets: Map<string, TokenBucket>,
+    key: string,
+    capacity: number,
+    perSecond: number,
+    now: number,
+  ): TokenBucket {
+    let bucket = buckets.get(key);
     if (bucket === undefined) {
-      if (this.#chatBuckets.size >= PRUNE_AT) {
-        for (const [other, candidate] of this.#chatBuckets) {
-          if (candidate.isFull(now)) this.#chatBuckets.delete(other);
+      if (buckets.size >= PRUNE_AT) {
+        for (const [other, candidate] of buckets) {
+          if (candidate.isFull(now)) buckets.delete(other);
         }
       }
-      bucket = new TokenBucket(limits.perChatBurst, limits.perChatPerSecond / 1000, now);
-      this.#chatBuckets.set(key, bucket);
+      bucket = new TokenBucket(capacity, perSecond / 1000, now);
+      buckets.set(key, bucket);
     }
     return bucket;
   }

@@ -1,10 +1,20 @@
-// What happened in a chat, in order: every send, edit, delete and chat action with its time, kept
-// in a bounded log whose overflow is counted rather than silent.
+// What happened in a chat, in order: every send, edit, delete, chat action and draft with its
+// time, kept in a bounded log whose overflow is counted rather than silent.
 
 import type { Chat, Message } from "@grammyjs/types";
+import type { DraftChange, MessageDraft } from "./message-draft.js";
 
-/** The kind of a transcript event. */
-export type TranscriptEventKind = "send" | "edit" | "delete" | "chat_action";
+/**
+ * The kind of a transcript event: a message sent, edited or deleted, a chat action, a draft frame
+ * the bot wrote (`draft`), or the user's press of a draft's Stop button (`draft_stop`).
+ */
+export type TranscriptEventKind =
+  | "send"
+  | "edit"
+  | "delete"
+  | "chat_action"
+  | "draft"
+  | "draft_stop";
 
 /** One thing that happened in a chat. */
 export interface TranscriptEvent {
@@ -30,6 +40,12 @@ export interface TranscriptEvent {
   readonly message?: Message;
   /** The action of a `chat_action` event, e.g. "typing". */
   readonly action?: string;
+  /** The draft id of a `draft` or `draft_stop` event. */
+  readonly draftId?: number;
+  /** What a `draft` event did to the shown draft. */
+  readonly draftChange?: DraftChange;
+  /** The draft right after a `draft` event. */
+  readonly draft?: MessageDraft;
 }
 
 /** A chat's messages as they now stand and everything that happened in it. */
@@ -43,6 +59,8 @@ export interface Transcript {
   readonly droppedEvents: number;
   /** Oldest messages forgotten because the chat reached `maxMessagesPerChat` (no longer editable). */
   readonly forgottenMessages: number;
+  /** The draft the user sees now (private chats), or `undefined`. */
+  readonly draft: MessageDraft | undefined;
 }
 
 /** A bounded, append-only event log. */
