@@ -55,8 +55,8 @@ async function handleControl(
     return;
   }
   try {
-    const input = await readInput(req, query);
-    const result = await route(sim, input);
+    const input = await readInput(req, query, route.fields);
+    const result = await route.run(sim, input);
     sendJson(res, 200, { ok: true, result: result === undefined ? true : result });
   } catch (error) {
     if (error instanceof ClientGoneError) {

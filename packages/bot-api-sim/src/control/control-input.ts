@@ -1,7 +1,9 @@
-// The fields of one control request: the query string merged with a JSON object body, read with
-// typed accessors that name the field in their TypeError.
+// The fields of one control request: the query string merged with a JSON object body, checked
+// against the fields its route takes (an unknown one names the closest), read with typed
+// accessors that name the field in their TypeError.
 
 import type { IncomingMessage } from "node:http";
+import { checkOptions } from "@telepace/core";
 import { readBody } from "../wire/request-body.js";
 import type { BotRef, ChatRef } from "../world/sim-world.js";
 
@@ -10,18 +12,23 @@ const MAX_CONTROL_BODY_BYTES = 96 * 1024 * 1024;
 
 /** The fields of one control request, from the query string and a JSON object body. */
 export class ControlInput {
-  readonly #values: Record<string, unknown>;
+  readonly #values: Readonly<Record<string, unknown>>;
+  readonly #fields: readonly string[];
 
-  constructor(values: Record<string, unknown>) {
-    this.#values = values;
+  /** Throws a TypeError naming the first field outside `fields` (and the closest valid one). */
+  constructor(values: Record<string, unknown>, fields: readonly string[]) {
+    this.#values = checkOptions("request", values, fields);
+    this.#fields = fields;
   }
 
-  has(name: string): boolean {
-    return this.#values[name] !== undefined && this.#values[name] !== null;
+  #get(name: string): unknown {
+    // A route that reads a field it does not declare is a bug of the simulator, not of the caller.
+    if (!this.#fields.includes(name)) throw new Error(`Control route reads undeclared ${name}`);
+    return this.#values[name];
   }
 
   string(name: string): string | undefined {
-    const value = this.#values[name];
+    const value = this.#get(name);
     if (value === undefined || value === null) return undefined;
     if (typeof value !== "string") {
       throw new TypeError(`Expected \`${name}\` to be a string, got ${JSON.stringify(value)}`);
@@ -37,7 +44,7 @@ export class ControlInput {
   }
 
   number(name: string): number | undefined {
-    const value = this.#values[name];
+    const value = this.#get(name);
     if (value === undefined || value === null) return undefined;
     const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
     if (typeof number !== "number" || !Number.isFinite(number)) {
@@ -62,7 +69,7 @@ export class ControlInput {
   }
 
   bool(name: string): boolean | undefined {
-    const value = this.#values[name];
+    const value = this.#get(name);
     if (value === undefined || value === null) return undefined;
     if (value === true || value === "true" || value === "1") return true;
     if (value === false || value === "false" || value === "0") return false;
@@ -70,7 +77,7 @@ export class ControlInput {
   }
 
   intArray(name: string): number[] | undefined {
-    const value = this.#values[name];
+    const value = this.#get(name);
     if (value === undefined || value === null) return undefined;
     const items = typeof value === "string" ? value.split(",") : value;
     if (!Array.isArray(items))
@@ -87,7 +94,7 @@ export class ControlInput {
   }
 
   stringArray(name: string): string[] | undefined {
-    const value = this.#values[name];
+    const value = this.#get(name);
     if (value === undefined || value === null) return undefined;
     const items = typeof value === "string" ? value.split(",") : value;
     if (!Array.isArray(items) || items.some((item) => typeof item !== "string")) {
@@ -117,7 +124,11 @@ export class ControlInput {
 }
 
 /** Reads a control request's fields. */
-export async function readInput(req: IncomingMessage, query: string): Promise<ControlInput> {
+export async function readInput(
+  req: IncomingMessage,
+  query: string,
+  fields: readonly string[],
+): Promise<ControlInput> {
   const values: Record<string, unknown> = Object.fromEntries(new URLSearchParams(query));
   if (req.method === "POST") {
     const body = await readBody(req, MAX_CONTROL_BODY_BYTES);
@@ -137,5 +148,5 @@ export async function readInput(req: IncomingMessage, query: string): Promise<Co
   } else {
     req.resume();
   }
-  return new ControlInput(values);
+  return new ControlInput(values, fields);
 }
