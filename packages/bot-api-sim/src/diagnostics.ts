@@ -1,10 +1,11 @@
-// node:diagnostics_channel channels of the simulator, named telepace:bot-api-sim:<event>. Messages
-// never carry a token.
+// node:diagnostics_channel channels of the simulator, named telepace:bot-api-sim:<event>. Events
+// are built only when someone listens, are frozen, and never carry a token.
 
-import { channel } from "node:diagnostics_channel";
+import { channelNames, createPublisher } from "@telepace/core";
 
 /** A Bot API call was answered. */
 export interface RequestMessage {
+  readonly type: "request";
   readonly botId: number;
   readonly method: string;
   readonly status: number;
@@ -13,55 +14,40 @@ export interface RequestMessage {
 
 /** A flood limit answered 429. */
 export interface RateLimitedMessage {
+  readonly type: "rate-limited";
   readonly botId: number;
   readonly chatId: number;
   readonly method: string;
   readonly retryAfter: number;
-  readonly scope: "chat" | "group" | "global";
+  readonly scope: "chat" | "group" | "global" | "draft";
 }
 
 /** An update was queued for a bot. */
 export interface UpdateMessage {
+  readonly type: "update";
   readonly botId: number;
   readonly updateId: number;
-  readonly type: string;
+  /** The update's kind: `message`, `callback_query`, `stopped_message_generation`… */
+  readonly updateType: string;
 }
 
 /** A fault was injected into a call. */
 export interface FaultMessage {
+  readonly type: "fault";
   readonly method: string;
   readonly fault: "fail" | "reset" | "malformed" | "random-error";
 }
 
-/** Channel names, for `diagnostics_channel.subscribe(name, fn)`. */
-export const botApiSimChannels = Object.freeze({
-  request: "telepace:bot-api-sim:request",
-  rateLimited: "telepace:bot-api-sim:rate-limited",
-  update: "telepace:bot-api-sim:update",
-  fault: "telepace:bot-api-sim:fault",
-});
+/** Every event the simulator publishes, by its `type`. */
+export type BotApiSimEvent = RequestMessage | RateLimitedMessage | UpdateMessage | FaultMessage;
 
-const requestChannel = channel(botApiSimChannels.request);
-const rateLimitedChannel = channel(botApiSimChannels.rateLimited);
-const updateChannel = channel(botApiSimChannels.update);
-const faultChannel = channel(botApiSimChannels.fault);
+/** Channel names by event type, for `diagnostics_channel.subscribe(name, fn)`. */
+export const botApiSimChannels = channelNames("bot-api-sim", [
+  "request",
+  "rate-limited",
+  "update",
+  "fault",
+] as const);
 
-/** Publishes an answered call when someone listens. */
-export function publishRequest(message: RequestMessage): void {
-  if (requestChannel.hasSubscribers) requestChannel.publish(message);
-}
-
-/** Publishes a flood-limit 429 when someone listens. */
-export function publishRateLimited(message: RateLimitedMessage): void {
-  if (rateLimitedChannel.hasSubscribers) rateLimitedChannel.publish(message);
-}
-
-/** Publishes a queued update when someone listens. */
-export function publishUpdate(message: UpdateMessage): void {
-  if (updateChannel.hasSubscribers) updateChannel.publish(message);
-}
-
-/** Publishes an injected fault when someone listens. */
-export function publishFault(message: FaultMessage): void {
-  if (faultChannel.hasSubscribers) faultChannel.publish(message);
-}
+/** Publishes one event when its channel has subscribers. */
+export const publish = createPublisher<BotApiSimEvent>(botApiSimChannels);

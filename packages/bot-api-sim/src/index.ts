@@ -7,13 +7,20 @@ export {
   type SimBotInfo,
   type SimBotSnapshot,
   type SimSnapshot,
-  start,
   type WaitForMessageOptions,
-} from "./bot-api-sim.js";
-export type { CallbackAnswer } from "./bot-record.js";
-export type { MemberStatus } from "./chat-record.js";
-export type { SimCounters } from "./counters.js";
+} from "./control/bot-api-sim.js";
 export {
+  type AddBotOptions,
+  type ByOption,
+  type CreateGroupOptions,
+  type CreatePrivateOptions,
+  type RemoveOptions,
+  SimChats,
+} from "./control/sim-chats.js";
+export { type BotOption, type CreateUserOptions, SimUsers } from "./control/sim-users.js";
+export type { SendMediaOptions, SendTextOptions, UserFile } from "./control/user-actions.js";
+export {
+  type BotApiSimEvent,
   botApiSimChannels,
   type FaultMessage,
   type RateLimitedMessage,
@@ -21,15 +28,8 @@ export {
   type UpdateMessage,
 } from "./diagnostics.js";
 export { BotApiSimError, type BotApiSimErrorCode } from "./errors.js";
-export {
-  type DisruptOptions,
-  type ErrorRateOptions,
-  type FailOptions,
-  FaultInjector,
-  type LatencyOptions,
-} from "./faults.js";
-export { BOT_API_METHODS, type BotApiMethod } from "./known-methods.js";
-export { IMPLEMENTED_METHODS } from "./method-table.js";
+export { BOT_API_METHODS, type BotApiMethod } from "./methods/known-methods.js";
+export { IMPLEMENTED_METHODS } from "./methods/method-table.js";
 export {
   type BotApiSimOptions,
   type BotOptions,
@@ -38,15 +38,17 @@ export {
   type Logger,
   type RateLimitOptions,
 } from "./options.js";
+export { start } from "./start.js";
 export {
-  type AddBotOptions,
-  type ByOption,
-  type CreateGroupOptions,
-  type CreatePrivateOptions,
-  type RemoveOptions,
-  SimChats,
-} from "./sim-chats.js";
-export { type BotOption, type CreateUserOptions, SimUsers } from "./sim-users.js";
-export type { BotRef, ChatRef, UserRef, WaitOptions } from "./sim-world.js";
-export type { Transcript, TranscriptEvent, TranscriptEventKind } from "./transcript.js";
-export type { SendMediaOptions, SendTextOptions, UserFile } from "./user-actions.js";
+  type DisruptOptions,
+  type ErrorRateOptions,
+  type FailOptions,
+  FaultInjector,
+  type LatencyOptions,
+} from "./wire/faults.js";
+export type { CallbackAnswer } from "./world/bot-record.js";
+export type { MemberStatus } from "./world/chat-record.js";
+export type { SimCounters } from "./world/counters.js";
+export type { DraftChange, MessageDraft } from "./world/message-draft.js";
+export type { BotRef, ChatRef, UserRef, WaitOptions } from "./world/sim-world.js";
+export type { Transcript, TranscriptEvent, TranscriptEventKind } from "./world/transcript.js";

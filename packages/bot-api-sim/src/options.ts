@@ -1,15 +1,21 @@
 // Options of the simulator, their defaults (one frozen object) and their validation, so every
 // bad value fails at start() with a message naming the option.
 
-import { type Clock, checkNumber, systemClock } from "@telepace/core";
+import {
+  type Clock,
+  checkBoolean,
+  checkClock,
+  checkFunction,
+  checkLogger,
+  checkObject,
+  checkOptionalNumber,
+  checkOptions,
+  describeValue,
+  type Logger,
+  systemClock,
+} from "@telepace/core";
 
-/** A pino-compatible logger. The simulator never prints on its own. */
-export interface Logger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type { Logger };
 
 /** One bot served by the simulator. */
 export interface BotOptions {
@@ -51,6 +57,14 @@ export interface RateLimitOptions {
   readonly globalBurst: number;
   /** Whether edits (editMessageText, editMessageCaption, editMessageReplyMarkup) count. @defaultValue true */
   readonly countEdits: boolean;
+  /**
+   * Sustained sendMessageDraft calls per second into one chat. Telegram documents no limit for
+   * drafts (and its open-source server applies none); this is the simulator's guard against a
+   * streamer that floods, not Telegram's number. Range > 0. @defaultValue 5
+   */
+  readonly draftsPerSecond: number;
+  /** Drafts one chat accepts at once before `draftsPerSecond` applies. Integer >= 1. @defaultValue 5 */
+  readonly draftBurst: number;
 }
 
 /** Options of {@link start}. */
@@ -80,6 +94,18 @@ export interface BotApiSimOptions {
   readonly maxFileStorageBytes?: number;
   /** Largest request body accepted, after decompression. Integer >= 1024. @defaultValue 54_525_952 (52 MiB) */
   readonly maxRequestBytes?: number;
+  /**
+   * Real milliseconds a connection may take to send a request's headers (its first, or the next
+   * one on a kept-alive connection); then it gets 408 and is closed, so slow or stalled clients
+   * cannot hold the server. Integer 10–300 000. @defaultValue 5000
+   */
+  readonly headersTimeoutMs?: number;
+  /**
+   * Open connections at most. At the cap a new connection first displaces the oldest one that is
+   * still waiting to send headers; when every connection is busy with a request, it is refused.
+   * Integer >= 1. @defaultValue 1024
+   */
+  readonly maxConnections?: number;
   /** Updates one bot may have waiting for getUpdates. Integer >= 1. @defaultValue 100_000 */
   readonly maxPendingUpdates?: number;
   /** How long an unconfirmed update is kept, in ms. Range > 0. @defaultValue 86_400_000 (24 h) */
@@ -101,7 +127,10 @@ export interface BotApiSimOptions {
   readonly epochMs?: number;
   /** Uniform random numbers in [0, 1), for ids and the random error fault. @defaultValue Math.random */
   readonly random?: () => number;
-  /** Receives request, limit and fault lines (never the token). @defaultValue none */
+  /**
+   * A pino-compatible logger (`@telepace/core` `Logger`) for request, limit and fault lines (never
+   * the token). A logger that throws or returns a rejected promise is ignored. @defaultValue none
+   */
   readonly logger?: Logger;
 }
 
@@ -113,6 +142,8 @@ export const defaultRateLimits: Readonly<RateLimitOptions> = Object.freeze({
   globalPerSecond: 30,
   globalBurst: 30,
   countEdits: true,
+  draftsPerSecond: 5,
+  draftBurst: 5,
 });
 
 /** Defaults of {@link BotApiSimOptions}. */
@@ -123,6 +154,8 @@ export const botApiSimDefaults = Object.freeze({
   rangeRequests: true,
   maxFileStorageBytes: 512 * 1024 * 1024,
   maxRequestBytes: 52 * 1024 * 1024,
+  headersTimeoutMs: 5000,
+  maxConnections: 1024,
   maxPendingUpdates: 100_000,
   updateRetentionMs: 24 * 60 * 60 * 1000,
   maxUsers: 100_000,
@@ -141,6 +174,8 @@ export interface ResolvedOptions {
   readonly rangeRequests: boolean;
   readonly maxFileStorageBytes: number;
   readonly maxRequestBytes: number;
+  readonly headersTimeoutMs: number;
+  readonly maxConnections: number;
   readonly maxPendingUpdates: number;
   readonly updateRetentionMs: number;
   readonly maxUsers: number;
@@ -150,76 +185,133 @@ export interface ResolvedOptions {
   readonly clock: Clock;
   readonly epochMs: number;
   readonly random: () => number;
-  readonly logger: Logger | undefined;
+  readonly logger: Logger;
 }
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
 
-function checkBoolean(name: string, value: unknown): boolean {
-  if (typeof value !== "boolean") {
-    throw new TypeError(`Expected \`${name}\` to be a boolean, got ${String(value)}`);
-  }
-  return value;
-}
+/** The keys of {@link BotApiSimOptions}, for the unknown-key check. */
+const OPTION_KEYS: readonly (keyof BotApiSimOptions)[] = [
+  "port",
+  "host",
+  "token",
+  "bots",
+  "rateLimits",
+  "timeScale",
+  "rangeRequests",
+  "maxFileStorageBytes",
+  "maxRequestBytes",
+  "headersTimeoutMs",
+  "maxConnections",
+  "maxPendingUpdates",
+  "updateRetentionMs",
+  "maxUsers",
+  "maxChats",
+  "maxMessagesPerChat",
+  "maxTranscriptEvents",
+  "clock",
+  "epochMs",
+  "random",
+  "logger",
+];
+
+const BOT_KEYS: readonly (keyof BotOptions)[] = [
+  "token",
+  "username",
+  "firstName",
+  "canJoinGroups",
+  "canReadAllGroupMessages",
+];
+
+const RATE_LIMIT_KEYS: readonly (keyof RateLimitOptions)[] = [
+  "perChatPerSecond",
+  "perChatBurst",
+  "groupPerMinute",
+  "globalPerSecond",
+  "globalBurst",
+  "countEdits",
+  "draftsPerSecond",
+  "draftBurst",
+];
 
 /** Validates and completes rate limits; `false` stays off. */
 export function resolveRateLimits(
-  value: Partial<RateLimitOptions> | false | undefined,
+  value: unknown,
+  name = "rateLimits",
 ): Readonly<RateLimitOptions> | false {
   if (value === false) return false;
   if (value === undefined) return defaultRateLimits;
-  if (typeof value !== "object" || value === null) {
-    throw new TypeError(`Expected \`rateLimits\` to be an object or false, got ${String(value)}`);
-  }
-  const merged = { ...defaultRateLimits, ...value };
-  checkNumber("rateLimits.perChatPerSecond", merged.perChatPerSecond, { greaterThan: 0 });
-  checkNumber("rateLimits.perChatBurst", merged.perChatBurst, { integer: true, min: 1 });
-  checkNumber("rateLimits.groupPerMinute", merged.groupPerMinute, { integer: true, min: 1 });
-  checkNumber("rateLimits.globalPerSecond", merged.globalPerSecond, { greaterThan: 0 });
-  checkNumber("rateLimits.globalBurst", merged.globalBurst, { integer: true, min: 1 });
-  checkBoolean("rateLimits.countEdits", merged.countEdits);
-  return Object.freeze(merged);
-}
-
-/** Applies defaults and validates every option, throwing the house TypeError/RangeError. */
-export function resolveOptions(options: BotApiSimOptions = {}): ResolvedOptions {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError(`Expected \`options\` to be an object, got ${String(options)}`);
-  }
-  const port = checkNumber("port", options.port ?? botApiSimDefaults.port, {
-    integer: true,
-    min: 0,
-    max: 65535,
-  });
-  const host = options.host ?? botApiSimDefaults.host;
-  if (typeof host !== "string" || !LOOPBACK_HOSTS.has(host)) {
-    throw new RangeError(
-      `Expected \`host\` to be a loopback address (127.0.0.1, ::1 or localhost), got ${JSON.stringify(host)}`,
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new TypeError(
+      `Expected \`${name}\` to be an object or false, got ${describeValue(value)}`,
     );
   }
-  let bots: readonly BotOptions[];
-  if (options.bots !== undefined) {
-    if (!Array.isArray(options.bots) || options.bots.length === 0) {
+  const given = checkOptions(name, value, RATE_LIMIT_KEYS);
+  const d = defaultRateLimits;
+  return Object.freeze({
+    perChatPerSecond: checkOptionalNumber(
+      `${name}.perChatPerSecond`,
+      given.perChatPerSecond,
+      d.perChatPerSecond,
+      { greaterThan: 0 },
+    ),
+    perChatBurst: checkOptionalNumber(`${name}.perChatBurst`, given.perChatBurst, d.perChatBurst, {
+      integer: true,
+      min: 1,
+    }),
+    groupPerMinute: checkOptionalNumber(
+      `${name}.groupPerMinute`,
+      given.groupPerMinute,
+      d.groupPerMinute,
+      { integer: true, min: 1 },
+    ),
+    globalPerSecond: checkOptionalNumber(
+      `${name}.globalPerSecond`,
+      given.globalPerSecond,
+      d.globalPerSecond,
+      { greaterThan: 0 },
+    ),
+    globalBurst: checkOptionalNumber(`${name}.globalBurst`, given.globalBurst, d.globalBurst, {
+      integer: true,
+      min: 1,
+    }),
+    countEdits: checkBoolean(`${name}.countEdits`, given.countEdits, d.countEdits),
+    draftsPerSecond: checkOptionalNumber(
+      `${name}.draftsPerSecond`,
+      given.draftsPerSecond,
+      d.draftsPerSecond,
+      { greaterThan: 0 },
+    ),
+    draftBurst: checkOptionalNumber(`${name}.draftBurst`, given.draftBurst, d.draftBurst, {
+      integer: true,
+      min: 1,
+    }),
+  });
+}
+
+function resolveBots(given: Readonly<Record<string, unknown>>): readonly BotOptions[] {
+  let bots: readonly unknown[];
+  if (given.bots !== undefined) {
+    if (!Array.isArray(given.bots) || given.bots.length === 0) {
       throw new RangeError(
-        `Expected \`bots\` to be a non-empty array, got ${JSON.stringify(options.bots)}`,
+        `Expected \`bots\` to be a non-empty array, got ${Array.isArray(given.bots) ? "[]" : describeValue(given.bots)}`,
       );
     }
-    bots = options.bots;
+    bots = given.bots;
   } else {
-    bots = options.token === undefined ? [{}] : [{ token: options.token }];
+    bots = given.token === undefined ? [{}] : [{ token: given.token }];
   }
-  bots.forEach((bot, index) => {
-    if (typeof bot !== "object" || bot === null) {
-      throw new TypeError(`Expected \`bots[${index}]\` to be an object, got ${String(bot)}`);
-    }
-    if (bot.canJoinGroups !== undefined)
-      checkBoolean(`bots[${index}].canJoinGroups`, bot.canJoinGroups);
-    if (bot.canReadAllGroupMessages !== undefined) {
-      checkBoolean(`bots[${index}].canReadAllGroupMessages`, bot.canReadAllGroupMessages);
-    }
-    if (bot.username !== undefined && !/^[A-Za-z][A-Za-z0-9_]{4,31}$/.test(bot.username)) {
+  return bots.map((value, index) => {
+    const name = `bots[${index}]`;
+    const bot = checkOptions(name, checkObject(name, value), BOT_KEYS) as BotOptions;
+    checkBoolean(`${name}.canJoinGroups`, bot.canJoinGroups, true);
+    checkBoolean(`${name}.canReadAllGroupMessages`, bot.canReadAllGroupMessages, false);
+    if (
+      bot.username !== undefined &&
+      (typeof bot.username !== "string" || !/^[A-Za-z][A-Za-z0-9_]{4,31}$/.test(bot.username))
+    ) {
       throw new RangeError(
-        `Expected \`bots[${index}].username\` to be 5–32 characters of [A-Za-z0-9_] starting with a letter, got ${JSON.stringify(bot.username)}`,
+        `Expected \`${name}.username\` to be 5–32 characters of [A-Za-z0-9_] starting with a letter, got ${describeValue(bot.username)}`,
       );
     }
     if (
@@ -227,56 +319,63 @@ export function resolveOptions(options: BotApiSimOptions = {}): ResolvedOptions 
       (typeof bot.firstName !== "string" || bot.firstName.length === 0)
     ) {
       throw new RangeError(
-        `Expected \`bots[${index}].firstName\` to be a non-empty string, got ${JSON.stringify(bot.firstName)}`,
+        `Expected \`${name}.firstName\` to be a non-empty string, got ${describeValue(bot.firstName)}`,
       );
     }
+    return bot;
   });
-  const timeScale = checkNumber("timeScale", options.timeScale ?? botApiSimDefaults.timeScale, {
-    greaterThan: 0,
-    max: 10_000,
-  });
-  const rangeRequests = checkBoolean(
-    "rangeRequests",
-    options.rangeRequests ?? botApiSimDefaults.rangeRequests,
-  );
-  const int = (name: keyof typeof botApiSimDefaults, min: number): number =>
-    checkNumber(name, options[name as keyof BotApiSimOptions] ?? botApiSimDefaults[name], {
+}
+
+/**
+ * Applies defaults and validates every option, throwing the house TypeError/RangeError; an
+ * unknown key names the closest valid one, and `null` is never taken for "use the default".
+ */
+export function resolveOptions(options?: BotApiSimOptions): ResolvedOptions {
+  const given = checkOptions("options", options, OPTION_KEYS);
+  const d = botApiSimDefaults;
+  const int = (name: keyof typeof botApiSimDefaults, min: number, max?: number): number =>
+    checkOptionalNumber(name, given[name], d[name] as number, {
       integer: true,
       min,
+      ...(max === undefined ? {} : { max }),
     });
-  const clock = options.clock ?? systemClock;
-  if (typeof clock !== "object" || clock === null || typeof clock.now !== "function") {
-    throw new TypeError(`Expected \`clock\` to be a Clock, got ${String(clock)}`);
-  }
-  const epochMs = checkNumber("epochMs", options.epochMs ?? performance.timeOrigin, {
-    min: 0,
-  });
-  const random = options.random ?? Math.random;
-  if (typeof random !== "function") {
-    throw new TypeError(`Expected \`random\` to be a function, got ${String(random)}`);
+  const host = given.host === undefined ? d.host : given.host;
+  if (typeof host !== "string" || !LOOPBACK_HOSTS.has(host)) {
+    throw new RangeError(
+      `Expected \`host\` to be a loopback address (127.0.0.1, ::1 or localhost), got ${describeValue(host)}`,
+    );
   }
   return {
-    port,
+    port: int("port", 0, 65535),
     host,
-    bots,
-    rateLimits: resolveRateLimits(options.rateLimits),
-    timeScale,
-    rangeRequests,
+    bots: resolveBots(given),
+    rateLimits: resolveRateLimits(given.rateLimits),
+    timeScale: checkOptionalNumber("timeScale", given.timeScale, d.timeScale, {
+      greaterThan: 0,
+      max: 10_000,
+    }),
+    rangeRequests: checkBoolean("rangeRequests", given.rangeRequests, d.rangeRequests),
     maxFileStorageBytes: int("maxFileStorageBytes", 0),
     maxRequestBytes: int("maxRequestBytes", 1024),
+    headersTimeoutMs: int("headersTimeoutMs", 10, 300_000),
+    maxConnections: int("maxConnections", 1),
     maxPendingUpdates: int("maxPendingUpdates", 1),
-    updateRetentionMs: checkNumber(
+    updateRetentionMs: checkOptionalNumber(
       "updateRetentionMs",
-      options.updateRetentionMs ?? botApiSimDefaults.updateRetentionMs,
+      given.updateRetentionMs,
+      d.updateRetentionMs,
       { greaterThan: 0 },
     ),
     maxUsers: int("maxUsers", 1),
     maxChats: int("maxChats", 1),
     maxMessagesPerChat: int("maxMessagesPerChat", 1),
     maxTranscriptEvents: int("maxTranscriptEvents", 1),
-    clock,
-    epochMs,
-    random,
-    logger: options.logger,
+    clock: checkClock(given.clock, systemClock),
+    epochMs: checkOptionalNumber("epochMs", given.epochMs, performance.timeOrigin, { min: 0 }),
+    random:
+      given.random === undefined
+        ? Math.random
+        : checkFunction<() => number>("random", given.random),
+    logger: checkLogger(given.logger),
   };
 }

@@ -7,11 +7,11 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI_DEFAULT_PORT, parseCliArgs } from "../src/cli-args.js";
+import { CLI_DEFAULT_PORT, parseCliArgs } from "../src/cli/cli-args.js";
 import type { BotApiSim } from "../src/index.js";
 import { agent, call } from "./helpers.js";
 
-const CLI = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
+const CLI = fileURLToPath(new URL("../src/cli/cli.ts", import.meta.url));
 const TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw-";
 
 function launch(args: string[]): ChildProcess {

@@ -2,6 +2,7 @@
 // in the Bot API envelope, with clear errors for bad input.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CONTROL_ROUTES } from "../src/control/control-routes.js";
 import { type BotApiSim, start } from "../src/index.js";
 import { call, control, PNG_1X1, raw, until } from "./helpers.js";
 
@@ -183,5 +184,39 @@ describe("control over HTTP", () => {
     expect(kind.body.description).toBe(
       'RangeError: Expected `kind` to be "fail", "reset" or "malformed", got "explode"',
     );
+  });
+});
+
+describe("control request fields", () => {
+  it("refuses an unknown field, naming the closest one, and changes nothing", async () => {
+    const users = sim.snapshot().users;
+    const reply = await control(sim, "/users", { frist_name: "Typo" });
+    expect(reply.status).toBe(400);
+    expect(reply.body.description).toBe(
+      "TypeError: Unknown option `frist_name` in `request` (did you mean `first_name`?)",
+    );
+    expect(sim.snapshot().users).toBe(users);
+    const limits = await control(sim, "/rate-limits", { per_chat_burts: 9 });
+    expect(limits.body.description).toContain("did you mean `per_chat_burst`?");
+  });
+
+  it("every route reads only the fields it declares", async () => {
+    const own = await start({ rateLimits: false });
+    try {
+      for (const [key, route] of CONTROL_ROUTES) {
+        const [method, path] = key.split(" ") as [string, string];
+        const nulls = Object.fromEntries(route.fields.map((field) => [field, null]));
+        const reply =
+          method === "GET"
+            ? await control(
+                own,
+                `${path}?${new URLSearchParams(route.fields.map((f): [string, string] => [f, ""]))}`,
+              )
+            : await control(own, path, nulls);
+        expect([key, reply.status]).not.toEqual([key, 500]);
+      }
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -115,4 +115,36 @@ describe("grammY", () => {
     expect(error.parameters.retry_after).toBe(1);
     expect(sim.counters().tooManyRequests).toBe(failures.length);
   }, 30_000);
+
+  it("streams drafts from grammY and hands it the user's Stop as stopped_message_generation", async () => {
+    sim = await start({ rateLimits: false });
+    const running = new Bot(sim.token, { client: { apiRoot: sim.apiRoot } });
+    bot = running;
+    running.command("ask", async (ctx) => {
+      const draftId = ctx.update.update_id;
+      for (const text of ["", "Thinking about", "Thinking about it"]) {
+        await ctx.api.sendMessageDraft(ctx.chat.id, draftId, text, { can_stop: true });
+      }
+    });
+    let stoppedDraft: number | undefined;
+    running.on("stopped_message_generation", async (ctx) => {
+      stoppedDraft = ctx.update.stopped_message_generation.draft_id;
+      await ctx.reply("Stopped.");
+    });
+    await new Promise<void>((resolve) => {
+      void running.start({ timeout: 10, onStart: () => resolve() });
+    });
+    const bea = sim.users.create({ firstName: "Bea" });
+    const chat = sim.chats.createPrivate(bea);
+    sim.sendCommand(bea, chat, "ask");
+    await sim.waitForEvent(chat, (event) => event.kind === "draft" && event.draft?.frames === 3);
+    expect(sim.transcript(chat).draft).toMatchObject({
+      text: "Thinking about it",
+      hasStopButton: true,
+    });
+    const stopped = sim.stopDraft(bea, chat);
+    expect(await sim.waitForMessage(chat)).toMatchObject({ text: "Stopped." });
+    expect(stoppedDraft).toBe(stopped.draft_id);
+    expect(sim.transcript(chat).draft).toBeUndefined();
+  }, 30_000);
 });

@@ -4,7 +4,7 @@
 import type { ApiMethods } from "@grammyjs/types";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { BOT_API_METHODS, type BotApiMethod, IMPLEMENTED_METHODS } from "../src/index.js";
-import { canonicalMethod } from "../src/known-methods.js";
+import { canonicalMethod } from "../src/methods/known-methods.js";
 
 describe("known methods", () => {
   it("are exactly the methods of @grammyjs/types", () => {
@@ -38,6 +38,7 @@ describe("known methods", () => {
       "sendChatAction",
       "sendDocument",
       "sendMessage",
+      "sendMessageDraft",
       "sendPhoto",
       "setMyCommands",
       "setWebhook",

@@ -10,8 +10,8 @@ let sim: BotApiSim | undefined;
 afterEach(() => sim?.close());
 
 function recordingLogger(lines: string[]): Logger {
-  const log = (level: string) => (obj: object, msg?: string) => {
-    lines.push(`${level} ${msg ?? ""} ${JSON.stringify(obj)}`);
+  const log = (level: string) => (fields: Record<string, unknown>, message: string) => {
+    lines.push(`${level} ${message} ${JSON.stringify(fields)}`);
   };
   return { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
 }
@@ -74,6 +74,41 @@ describe("secrets", () => {
   });
 });
 
+describe("a failing logger", () => {
+  it("neither a throw nor a rejected promise from the logger reaches the caller", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      let calls = 0;
+      const failing = (_fields: Record<string, unknown>, _message: string) => {
+        calls++;
+        if (calls % 2 === 0) throw new Error("sync logger failure");
+        return Promise.reject(new Error("async logger failure"));
+      };
+      const running = await start({
+        logger: { debug: failing, info: failing, warn: failing, error: failing },
+      });
+      sim = running;
+      const user = running.users.create();
+      const chat = running.chats.createPrivate(user);
+      for (let i = 0; i < 5; i++) {
+        expect(
+          (await call(running, "sendMessage", { chat_id: chat.id, text: `m${i}` })).status,
+        ).toBeOneOf([200, 429]);
+      }
+      running.faults.failNext("getMe", 1, { code: 502 });
+      expect((await call(running, "getMe")).status).toBe(502);
+      expect((await call(running, "getMe")).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(calls).toBeGreaterThan(5);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+});
+
 describe("diagnostics_channel", () => {
   it("publishes requests, floods, updates and faults", async () => {
     const seen = new Map<string, unknown[]>();
@@ -93,10 +128,16 @@ describe("diagnostics_channel", () => {
       running.faults.resetNext("getMe");
       await expect(call(running, "getMe")).rejects.toThrow();
       expect(seen.get(botApiSimChannels.update)).toEqual([
-        { botId: running.bot.id, updateId: expect.any(Number), type: "message" },
-      ]);
-      expect(seen.get(botApiSimChannels.rateLimited)).toEqual([
         {
+          type: "update",
+          botId: running.bot.id,
+          updateId: expect.any(Number),
+          updateType: "message",
+        },
+      ]);
+      expect(seen.get(botApiSimChannels["rate-limited"])).toEqual([
+        {
+          type: "rate-limited",
           botId: running.bot.id,
           chatId: chat.id,
           method: "sendMessage",
@@ -105,12 +146,16 @@ describe("diagnostics_channel", () => {
         },
       ]);
       expect(seen.get(botApiSimChannels.request)).toContainEqual({
+        type: "request",
         botId: running.bot.id,
         method: "sendMessage",
         status: 429,
         durationMs: expect.any(Number),
       });
-      expect(seen.get(botApiSimChannels.fault)).toEqual([{ method: "getMe", fault: "reset" }]);
+      expect(seen.get(botApiSimChannels.fault)).toEqual([
+        { type: "fault", method: "getMe", fault: "reset" },
+      ]);
+      expect(Object.isFrozen(seen.get(botApiSimChannels.fault)?.[0])).toBe(true);
     } finally {
       for (const [name, listener] of listeners) unsubscribe(name, listener);
     }

@@ -33,10 +33,101 @@ describe("options", () => {
     ],
     [
       { rangeRequests: "yes" as unknown as boolean },
-      "Expected `rangeRequests` to be a boolean, got yes",
+      'Expected `rangeRequests` to be a boolean, got "yes"',
     ],
+    [
+      { port: null as unknown as number },
+      "Expected `port` to be an integer >= 0 and <= 65535, got null",
+    ],
+    [{ timeScale: null as unknown as number }, "got null"],
+    [
+      { headersTimeoutMs: 5 },
+      "Expected `headersTimeoutMs` to be an integer >= 10 and <= 300000, got 5",
+    ],
+    [{ maxConnections: 0 }, "Expected `maxConnections` to be an integer >= 1, got 0"],
+    [
+      { rateLimits: { perChatBurst: null as unknown as number } },
+      "Expected `rateLimits.perChatBurst` to be an integer >= 1, got null",
+    ],
+    [
+      { clock: { now: () => 0 } as never },
+      "Expected `clock` to be an object with `now`, `setTimer`, `sleep`",
+    ],
+    [
+      { logger: { info: () => {} } as never },
+      "Expected `logger` to be an object with `debug`, `info`, `warn`, `error`",
+    ],
+    [{ random: 4 as never }, "Expected `random` to be a function, got 4"],
   ])("rejects %j", (options, message) => {
     expect(() => resolveOptions(options)).toThrow(message);
+  });
+
+  it.each<[unknown, string]>([
+    [{ timescale: 2 }, "Unknown option `timescale` in `options` (did you mean `timeScale`?)"],
+    [
+      { maxConection: 2 },
+      "Unknown option `maxConection` in `options` (did you mean `maxConnections`?)",
+    ],
+    [
+      { headerTimeoutMs: 2 },
+      "Unknown option `headerTimeoutMs` in `options` (did you mean `headersTimeoutMs`?)",
+    ],
+    [
+      { rateLimits: { perChatPerSec: 2 } },
+      "Unknown option `perChatPerSec` in `rateLimits` (did you mean `perChatPerSecond`?)",
+    ],
+    [
+      { bots: [{ usename: "some_bot" }] },
+      "Unknown option `usename` in `bots[0]` (did you mean `username`?)",
+    ],
+    [{ zzz: 1 }, "Unknown option `zzz` in `options` (valid options: port, host,"],
+    ["fast", 'Expected `options` to be an object, got "fast"'],
+    [{ bots: [null] }, "Expected `bots[0]` to be an object, got null"],
+  ])("names an unknown or malformed key: %j", (options, message) => {
+    expect(() => resolveOptions(options as BotApiSimOptions)).toThrow(TypeError);
+    expect(() => resolveOptions(options as BotApiSimOptions)).toThrow(message);
+  });
+
+  it("checks the option objects of the runtime setters whole", async () => {
+    const sim = await start();
+    try {
+      expect(() => sim.setRateLimits({ groupPerMinut: 5 } as never)).toThrow(
+        "Unknown option `groupPerMinut` in `limits` (did you mean `groupPerMinute`?)",
+      );
+      expect(() => sim.setRateLimits({ perChatBurst: null } as never)).toThrow(
+        "Expected `limits.perChatBurst` to be an integer >= 1, got null",
+      );
+      expect(() => sim.faults.failNext("getMe", 1, { retry_after: 3 } as never)).toThrow(
+        "Unknown option `retry_after` in `options` (did you mean `retryAfter`?)",
+      );
+      expect(() => sim.faults.resetNext("getMe", 1, { afterProcesing: true } as never)).toThrow(
+        "did you mean `afterProcessing`?",
+      );
+      expect(() => sim.faults.setLatency(10, { jitter: 1 } as never)).toThrow(
+        "did you mean `jitterMs`?",
+      );
+      expect(() => sim.faults.setErrorRate(0.1, { code: null } as never)).toThrow(
+        "Expected `code` to be an integer >= 500 and <= 599, got null",
+      );
+      expect(() => sim.setRangeRequests("no" as never)).toThrow(
+        'Expected `enabled` to be a boolean, got "no"',
+      );
+      const user = sim.users.create();
+      expect(() => sim.users.create({ first_name: "A" } as never)).toThrow(
+        "did you mean `firstName`?",
+      );
+      const chat = sim.chats.createPrivate(user);
+      expect(() => sim.sendText(user, chat, "hi", { reply_to: 1 } as never)).toThrow(
+        "Unknown option `reply_to` in `options` (did you mean `replyTo`?)",
+      );
+      expect(() => sim.chats.createGroup({ members: [user], titel: "x" } as never)).toThrow(
+        "did you mean `title`?",
+      );
+      expect(() => sim.close({ timeout: 1 } as never)).toThrow("did you mean `timeoutMs`?");
+      expect(sim.faults.pending()).toEqual({});
+    } finally {
+      await sim.close();
+    }
   });
 
   it("rejects a malformed token without echoing it", async () => {

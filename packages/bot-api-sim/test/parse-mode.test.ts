@@ -3,8 +3,13 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { detectEntities, formatText } from "../src/formatted-text.js";
-import { EntityParseError, parseHtml, parseMarkdown, parseMarkdownV2 } from "../src/parse-mode.js";
+import { detectEntities, formatText } from "../src/text/formatted-text.js";
+import {
+  EntityParseError,
+  parseHtml,
+  parseMarkdown,
+  parseMarkdownV2,
+} from "../src/text/parse-mode.js";
 
 describe("HTML", () => {
   it("turns tags into entities", () => {

@@ -6,7 +6,7 @@ import { ManualClock } from "@telepace/core";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotApiSim, defaultRateLimits, start } from "../src/index.js";
-import { RateLimiter } from "../src/rate-limiter.js";
+import { RateLimiter } from "../src/world/rate-limiter.js";
 import { call } from "./helpers.js";
 
 let sim: BotApiSim;

@@ -3,7 +3,7 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { UpdateQueue } from "../src/update-queue.js";
+import { UpdateQueue } from "../src/world/update-queue.js";
 
 type Op = { kind: "push" } | { kind: "take"; offset: number; limit: number };
 
