@@ -5,27 +5,23 @@ import type { Update } from "@grammyjs/types";
 import {
   abortReason,
   type Clock,
-  onAbort,
+  type LogLevel,
   Semaphore,
   type SemaphorePermit,
+  safeLog,
   type Timer,
 } from "@telepace/core";
-import {
-  acceptedChannel,
-  finishedChannel,
-  rejectedChannel,
-  startedChannel,
-} from "./diagnostics.js";
+import { AbortSubscriptions } from "./abort-subscriptions.js";
+import { publish } from "./diagnostics.js";
 import { dispatchKeyOf, KEY_KINDS, type KeyKind } from "./dispatch-key.js";
 import { UpdateDispatchError } from "./errors.js";
 import {
   type CloseOptions,
   checkProcessor,
-  checkSignal,
-  checkTimeout,
   type DrainOptions,
   type EnqueueOptions,
   type ResolvedOptions,
+  resolveDeadlineOptions,
   resolveEnqueueOptions,
   resolveOptions,
   type UpdateDispatcherOptions,
@@ -42,7 +38,7 @@ import {
   REJECTED,
   type RejectReason,
 } from "./results.js";
-import type { UpdateDispatchStats } from "./stats.js";
+import type { UpdateDispatchSnapshot } from "./snapshot.js";
 import { UpdateLedger } from "./update-ledger.js";
 
 /** One accepted (or waiting) update. */
@@ -77,7 +73,7 @@ interface Principal {
 /** A processor call in progress. `end` reports whether this call decided the outcome. */
 interface Run {
   readonly entry: Entry;
-  readonly controller: AbortController | undefined;
+  readonly controller: AbortController;
   readonly end: (outcome: ProcessOutcome) => boolean;
 }
 
@@ -147,8 +143,8 @@ export class UpdateDispatcher implements AsyncDisposable {
   readonly #admissions = new Map<string, Waiter[]>();
   readonly #runs = new Set<Run>();
   readonly #idleListeners = new Set<() => void>();
-  // The signal of every processor call when there is no per-update timeout; aborted by close.
-  readonly #lifetime = new AbortController();
+  // Abort listeners of callers' signals: one per signal, however many calls wait under it.
+  readonly #callerSignals = new AbortSubscriptions();
   readonly #queuedByKind = zeroCounts(KEY_KINDS);
   readonly #rejected = zeroCounts(REJECT_REASONS);
   #seq = 0;
@@ -261,7 +257,7 @@ export class UpdateDispatcher implements AsyncDisposable {
   }
 
   /** A fresh, frozen snapshot of gauges and counters. */
-  stats(): UpdateDispatchStats {
+  snapshot(): UpdateDispatchSnapshot {
     return Object.freeze({
       queued: this.#queued,
       queuedByKind: Object.freeze({ ...this.#queuedByKind }),
@@ -282,6 +278,15 @@ export class UpdateDispatcher implements AsyncDisposable {
   }
 
   /**
+   * The snapshot under its name of earlier releases.
+   * @deprecated Use {@link UpdateDispatcher.snapshot}; `stats()` goes away in the next minor
+   *   release.
+   */
+  stats(): UpdateDispatchSnapshot {
+    return this.snapshot();
+  }
+
+  /**
    * Waits until nothing is queued, waiting or running, without closing. Resolves `idle`, or
    * `timed-out` when `timeoutMs` elapses first.
    *
@@ -289,9 +294,7 @@ export class UpdateDispatcher implements AsyncDisposable {
    * @returns rejects with `signal.reason` when the signal aborts first.
    */
   drain(options?: DrainOptions): Promise<DrainResult> {
-    const timeoutMs =
-      options?.timeoutMs === undefined ? undefined : checkTimeout("timeoutMs", options.timeoutMs);
-    const signal = checkSignal(options?.signal);
+    const { timeoutMs, signal } = resolveDeadlineOptions(options, undefined);
     return this.#untilIdle(timeoutMs, signal).then((ending) => {
       if (ending === "aborted") throw abortReason(signal as AbortSignal);
       return ending === "idle" ? IDLE : DRAIN_TIMED_OUT;
@@ -309,11 +312,7 @@ export class UpdateDispatcher implements AsyncDisposable {
    */
   close(options?: CloseOptions): Promise<CloseResult> {
     if (this.#closing !== undefined) return this.#closing;
-    const timeoutMs =
-      options?.timeoutMs === undefined
-        ? this.#options.closeTimeoutMs
-        : checkTimeout("timeoutMs", options.timeoutMs);
-    const signal = checkSignal(options?.signal);
+    const { timeoutMs, signal } = resolveDeadlineOptions(options, this.#options.closeTimeoutMs);
     for (const principal of this.#principals.values()) this.#refuse(principal.waiters);
     for (const waiters of this.#admissions.values()) this.#refuse(waiters);
     this.#admissions.clear();
@@ -345,13 +344,11 @@ export class UpdateDispatcher implements AsyncDisposable {
     this.#queued++;
     this.#queuedByKind[entry.keyKind]++;
     this.#accepted++;
-    if (acceptedChannel.hasSubscribers) {
-      acceptedChannel.publish({
-        type: "accepted",
-        updateId: entry.updateId ?? null,
-        keyKind: entry.keyKind,
-      });
-    }
+    publish("accepted", () => ({
+      type: "accepted",
+      updateId: entry.updateId ?? null,
+      keyKind: entry.keyKind,
+    }));
   }
 
   #wait(entry: Entry, waiters: Waiter[], signal: AbortSignal | undefined): Promise<EnqueueResult> {
@@ -360,7 +357,7 @@ export class UpdateDispatcher implements AsyncDisposable {
     this.#waiting++;
     return new Promise<EnqueueResult>((resolve, reject) => {
       const waiter: Waiter = { entry, resolve, unsubscribe: noop };
-      waiter.unsubscribe = onAbort(signal, () => {
+      waiter.unsubscribe = this.#callerSignals.subscribe(signal, () => {
         if (!this.#withdraw(waiter)) return;
         if (entry.updateId !== undefined) this.#ledger.hold(entry.updateId);
         reject(abortReason(signal as AbortSignal));
@@ -416,9 +413,7 @@ export class UpdateDispatcher implements AsyncDisposable {
   #reject(updateId: number | undefined, reason: RejectReason): EnqueueResult {
     this.#rejected[reason]++;
     this.#log("warn", updateId, LOG.rejected, reason);
-    if (rejectedChannel.hasSubscribers) {
-      rejectedChannel.publish({ type: "rejected", updateId: updateId ?? null, reason });
-    }
+    publish("rejected", () => ({ type: "rejected", updateId: updateId ?? null, reason }));
     return REJECTED[reason];
   }
 
@@ -462,18 +457,16 @@ export class UpdateDispatcher implements AsyncDisposable {
     this.#queued--;
     this.#queuedByKind[entry.keyKind]--;
     const startedAt = this.#clock.now();
-    if (startedChannel.hasSubscribers) {
-      startedChannel.publish({
-        type: "started",
-        updateId: entry.updateId ?? null,
-        keyKind: entry.keyKind,
-        waitedMs: startedAt - entry.enqueuedAt,
-      });
-    }
+    publish("started", () => ({
+      type: "started",
+      updateId: entry.updateId ?? null,
+      keyKind: entry.keyKind,
+      waitedMs: startedAt - entry.enqueuedAt,
+    }));
     const { timeoutMs } = this.#options;
-    // Without a timeout only close() aborts, so every call can share the lifetime signal.
-    const controller = timeoutMs === undefined ? undefined : new AbortController();
-    const signal = controller?.signal ?? this.#lifetime.signal;
+    // Every call has a signal of its own: listeners a processor leaves on it go with the call.
+    const controller = new AbortController();
+    const signal = controller.signal;
     const processor = this.#processor;
     return new Promise<ProcessOutcome>((resolve) => {
       let timer: Timer | undefined;
@@ -499,13 +492,18 @@ export class UpdateDispatcher implements AsyncDisposable {
         run.end("threw");
         return;
       }
-      // Promise.resolve adopts thenables and turns a throwing `then` into a rejection, so no
-      // rejection can go unhandled.
-      Promise.resolve(result).then(
-        () => run.end("succeeded") || this.#settledLate(entry),
-        () => run.end("failed") || this.#settledLate(entry),
-      );
-      if (controller !== undefined && timeoutMs !== undefined) {
+      try {
+        // Promise.resolve adopts thenables and turns a throwing `then` into a rejection; it throws
+        // itself for a native promise whose `constructor` getter throws, so it stays in the try.
+        Promise.resolve(result).then(
+          () => run.end("succeeded") || this.#settledLate(entry),
+          () => run.end("failed") || this.#settledLate(entry),
+        );
+      } catch {
+        run.end("failed");
+        return;
+      }
+      if (timeoutMs !== undefined) {
         timer = this.#clock.setTimer(() => {
           if (!run.end("timed-out")) return;
           this.#abandoned++;
@@ -547,15 +545,13 @@ export class UpdateDispatcher implements AsyncDisposable {
       if (outcome === "interrupted") this.#ledger.hold(updateId);
       else this.#ledger.finish(updateId);
     }
-    if (finishedChannel.hasSubscribers) {
-      finishedChannel.publish({
-        type: "finished",
-        updateId: updateId ?? null,
-        keyKind: entry.keyKind,
-        outcome,
-        durationMs: this.#clock.now() - startedAt,
-      });
-    }
+    publish("finished", () => ({
+      type: "finished",
+      updateId: updateId ?? null,
+      keyKind: entry.keyKind,
+      outcome,
+      durationMs: this.#clock.now() - startedAt,
+    }));
   }
 
   #settledLate(entry: Entry): void {
@@ -588,8 +584,7 @@ export class UpdateDispatcher implements AsyncDisposable {
     for (const run of runs) {
       if (run.end("interrupted")) this.#abandoned++;
     }
-    for (const run of runs) run.controller?.abort(reason);
-    this.#lifetime.abort(reason);
+    for (const run of runs) run.controller.abort(reason);
     this.#checkIdle();
     return Object.freeze({
       status: isDrained ? "drained" : "timed-out",
@@ -622,28 +617,21 @@ export class UpdateDispatcher implements AsyncDisposable {
       };
       const onIdle = (): void => end("idle");
       this.#idleListeners.add(onIdle);
-      unsubscribe = onAbort(signal, () => end("aborted"));
+      unsubscribe = this.#callerSignals.subscribe(signal, () => end("aborted"));
       if (timeoutMs !== undefined) timer = this.#clock.setTimer(() => end("deadline"), timeoutMs);
     });
   }
 
   #log(
-    level: "debug" | "warn" | "error",
+    level: LogLevel,
     updateId: number | undefined,
     message: string,
     reason?: RejectReason,
   ): void {
-    const logger = this.#options.logger;
-    const method = logger?.[level];
-    if (logger === undefined || typeof method !== "function") return;
-    const metadata =
+    const fields =
       reason === undefined
         ? { updateId: updateId ?? null }
         : { updateId: updateId ?? null, reason };
-    try {
-      method.call(logger, metadata, message);
-    } catch {
-      // A broken logger must not break dispatch.
-    }
+    safeLog(this.#options.logger, level, fields, message);
   }
 }
