@@ -1,7 +1,9 @@
-// Abort listeners stay bounded: every processor call has a signal of its own, waiting calls that
-// share one caller signal add one listener to it, and settled calls leave none behind.
+// Abort listeners stay bounded: running processor calls never share a signal, a signal is handed
+// on only when pristine, waiting calls that share one caller signal add one listener to it, and
+// settled calls leave none behind.
 
 import { getEventListeners } from "node:events";
+import { ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
 import { UpdateDispatcher, type UpdateProcessor } from "../src/index.js";
 import { privateMessage } from "./fixtures.js";
@@ -14,7 +16,7 @@ describe("processor signals", () => {
     ["without a timeout", {}],
     ["with a timeout", { timeoutMs: 60_000 }],
   ])(
-    "each call gets its own signal %s, so listeners a processor leaves die with it",
+    "a signal with a listener left on it is never handed on (%s): the listener dies with it",
     async (_, options) => {
       const signals: AbortSignal[] = [];
       // A careless processor: it subscribes to its signal and never unsubscribes.
@@ -30,6 +32,61 @@ describe("processor signals", () => {
       for (const signal of signals) expect(abortListeners(signal)).toBe(1);
     },
   );
+
+  it("concurrent calls never share a signal, and a reused one is pristine", async () => {
+    const clock = new ManualClock();
+    const seen: { signal: AbortSignal; aborted: boolean; listeners: number }[] = [];
+    let running = new Set<AbortSignal>();
+    let overlaps = 0;
+    const processor: UpdateProcessor = async (_update, signal) => {
+      if (running.has(signal)) overlaps++;
+      running.add(signal);
+      seen.push({ signal, aborted: signal.aborted, listeners: abortListeners(signal) });
+      await clock.sleep(1, { signal }); // adds a listener and removes it again
+      running.delete(signal);
+    };
+    const dispatcher = new UpdateDispatcher(processor, { clock, maxConcurrency: 4 });
+    for (let id = 1; id <= 40; id++) await dispatcher.enqueue(privateMessage(id, id % 10));
+    for (let tick = 0; tick < 40; tick++) await clock.advance(1);
+    await dispatcher.drain();
+    running = new Set();
+    expect(overlaps).toBe(0);
+    expect(seen).toHaveLength(40);
+    for (const call of seen) expect(call).toMatchObject({ aborted: false, listeners: 0 });
+    // Signals that ended clean are handed on: at most the concurrency limit were ever created.
+    expect(new Set(seen.map((call) => call.signal)).size).toBeLessThanOrEqual(4);
+  });
+
+  it("an aborted signal, or one of a call that may still run, is never handed on", async () => {
+    const clock = new ManualClock();
+    const signals: AbortSignal[] = [];
+    const processor: UpdateProcessor = (update, signal) => {
+      signals.push(signal);
+      if (update.update_id === 1) return new Promise(() => {}); // times out
+      if (update.update_id === 2) {
+        // A native promise whose own `then` throws: failed, but its work may go on.
+        const promise = new Promise(() => {});
+        // biome-ignore lint/suspicious/noThenProperty: a hostile `then` is the point of the test
+        Object.defineProperty(promise, "then", {
+          value: () => {
+            throw new Error("hostile");
+          },
+        });
+        return promise;
+      }
+      return undefined;
+    };
+    const dispatcher = new UpdateDispatcher(processor, { clock, timeoutMs: 10, maxConcurrency: 1 });
+    for (let id = 1; id <= 4; id++) await dispatcher.enqueue(privateMessage(id, 42));
+    await clock.advance(10);
+    await dispatcher.drain();
+    expect(signals).toHaveLength(4);
+    expect(signals[0]?.aborted).toBe(true);
+    expect(signals.slice(1)).not.toContain(signals[0]);
+    expect(signals.slice(2)).not.toContain(signals[1]);
+    // Update 3 returned at once with nothing left on its signal, so 4 may get the same one.
+    expect(signals[3]?.aborted).toBe(false);
+  });
 
   it("close still aborts every running call's own signal", async () => {
     const rec = recorder();
