@@ -33,8 +33,11 @@ export interface Principal {
   readonly id: string;
   /** Accepted, not started, oldest first. */
   readonly queue: Entry[];
-  /** Non-empty only while the queue is full, so a waiter is never overtaken by a later call. */
-  readonly waiters: WaiterGroup;
+  /**
+   * Non-empty only while the queue is full, so a waiter is never overtaken by a later call;
+   * created on the first wait (most principals never have one).
+   */
+  waiters: WaiterGroup | undefined;
   /** The processor call running for this principal; at most one. */
   run: ProcessorRun | undefined;
 }
@@ -65,6 +68,12 @@ export class PrincipalTable {
     return this.#admissions.get(id);
   }
 
+  /** The waiter group of an active principal, created when it has none yet. */
+  waitersOf(principal: Principal): WaiterGroup {
+    principal.waiters ??= new Set();
+    return principal.waiters;
+  }
+
   /** The waiter group of an inactive principal, created when it has none yet. */
   admissionFor(id: string): WaiterGroup {
     let group = this.#admissions.get(id);
@@ -84,7 +93,7 @@ export class PrincipalTable {
     return principal.queue.length < this.#maxQueued + (principal.run === undefined ? 1 : 0);
   }
 
-  activate(id: string, waiters: WaiterGroup = new Set()): Principal {
+  activate(id: string, waiters?: WaiterGroup): Principal {
     const principal: Principal = { id, queue: [], waiters, run: undefined };
     this.#active.set(id, principal);
     return principal;
@@ -96,6 +105,7 @@ export class PrincipalTable {
    */
   retire(principal: Principal): Principal | undefined {
     this.#active.delete(principal.id);
+    if (this.#admissions.size === 0) return undefined;
     const oldest = this.#admissions.entries().next();
     if (oldest.done === true) return undefined;
     const [id, waiters] = oldest.value;
@@ -117,6 +127,7 @@ export class PrincipalTable {
   takeWaiters(): Waiter[] {
     const waiters: Waiter[] = [];
     for (const principal of this.#active.values()) {
+      if (principal.waiters === undefined) continue;
       waiters.push(...principal.waiters);
       principal.waiters.clear();
     }

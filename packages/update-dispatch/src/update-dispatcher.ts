@@ -214,7 +214,11 @@ export class UpdateDispatcher implements AsyncDisposable {
     if (this.#waiting >= maxWaitingEnqueues) {
       return Promise.resolve(this.#rejectAtBound(entry, "waiting-full"));
     }
-    return this.#wait(entry, principal?.waiters ?? this.#principals.admissionFor(key.id), signal);
+    const waiters =
+      principal === undefined
+        ? this.#principals.admissionFor(key.id)
+        : this.#principals.waitersOf(principal);
+    return this.#wait(entry, waiters, signal);
   }
 
   /**
@@ -347,9 +351,11 @@ export class UpdateDispatcher implements AsyncDisposable {
 
   /** Moves waiters into the principal's queue while it has room, oldest first. */
   #fill(principal: Principal): void {
-    for (const waiter of principal.waiters) {
+    const { waiters } = principal;
+    if (waiters === undefined) return;
+    for (const waiter of waiters) {
       if (!this.#principals.hasRoom(principal)) return;
-      principal.waiters.delete(waiter);
+      waiters.delete(waiter);
       this.#waiting--;
       waiter.unsubscribe();
       this.#accept(waiter.entry, principal);
