@@ -26,6 +26,18 @@ function isObjectLike(value: unknown): value is object {
   return (typeof value === "object" && value !== null) || typeof value === "function";
 }
 
+/**
+ * Observes a native promise without calling its own `then`: `await` on a promise whose
+ * constructor is Promise attaches directly, so a rejection behind a hostile `then` stays handled.
+ */
+async function observe(promise: Promise<unknown>): Promise<void> {
+  try {
+    await promise;
+  } catch {
+    // Its outcome no longer matters: the run already ended as failed.
+  }
+}
+
 /** A processor call for one entry of one principal. */
 export class ProcessorRun {
   readonly entry: Entry;
@@ -85,6 +97,7 @@ export class ProcessorRun {
         }
       } catch {
         // The processor's work may still run: its signal is not handed to anybody else.
+        if (result instanceof Promise) void observe(result);
         this.#end("failed");
         return;
       }

@@ -70,6 +70,20 @@ const failures: ReadonlyArray<[string, "warn" | "error", (update: Update) => unk
     },
   ],
   [
+    "a rejected native promise whose own `then` throws",
+    "warn",
+    () => {
+      const promise = Promise.reject(new Error(SECRET));
+      // biome-ignore lint/suspicious/noThenProperty: a hostile `then` is the point of the test
+      Object.defineProperty(promise, "then", {
+        value: () => {
+          throw new Error(SECRET);
+        },
+      });
+      return promise;
+    },
+  ],
+  [
     "a native promise whose `constructor` getter throws",
     "warn",
     () => {
