@@ -24,7 +24,9 @@ import {
  * @param update - the update as it was enqueued.
  * @param signal - aborted when the update's timeout elapses (`reason` is an
  *   `UpdateDispatchError` with code `ERR_UPDATE_TIMEOUT`) or when `close()` gives up waiting
- *   (`ERR_DISPATCHER_CLOSED`). Pass it to every call the processor makes.
+ *   (`ERR_DISPATCHER_CLOSED`). Pass it to every call the processor makes. No other running call
+ *   shares it; once this call settled unaborted with no `abort` listener left on the signal, a
+ *   later call may get the same signal, so use it only until the processor's promise settles.
  */
 export type UpdateProcessor = (update: Update, signal: AbortSignal) => unknown;
 
@@ -53,7 +55,8 @@ export interface UpdateDispatcherOptions {
   readonly maxActivePrincipals?: number | undefined;
   /**
    * How many processors may run at once, over all principals. Updates waiting in a principal's
-   * queue never hold one of these slots. Integer >= 1.
+   * queue never hold one of these slots; a free slot takes the principal whose next update was
+   * enqueued first. Integer >= 1.
    * @defaultValue 16
    */
   readonly maxConcurrency?: number | undefined;
