@@ -137,8 +137,8 @@ export class UpdateDispatcher implements AsyncDisposable {
   #isPastGrace = false;
 
   /**
-   * @param processor - called once per accepted update with the update and an `AbortSignal` of
-   *   its own.
+   * @param processor - called once per accepted update with the update and an `AbortSignal`
+   *   that no other running call shares; see {@link UpdateProcessor}.
    * @param options - bounds, timeout, clock and logger; see {@link UpdateDispatcherOptions}.
    * @throws {TypeError | RangeError} when the processor is not a function or an option is
    *   invalid or unknown, naming the option and the value.
