@@ -7,7 +7,7 @@ import { NetworkError, TelegramApiError, TelegramClient } from "@telepace/client
 import { type Clock, systemClock } from "@telepace/core";
 import { MediaSchedulerRegistry } from "@telepace/media-scheduler";
 import type { OutboxCounters, TelegramOutboxOptions } from "@telepace/outbox";
-import { UpdateDispatcher, type UpdateDispatchStats } from "@telepace/update-dispatch";
+import { UpdateDispatcher, type UpdateDispatchSnapshot } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
 import { LongPoller, type PollerCounters } from "./long-poller.js";
 import { Messenger, type MessengerCounters } from "./messenger.js";
@@ -46,7 +46,7 @@ export interface BotStats {
   readonly router: Readonly<RouterCounters>;
   readonly messenger: Readonly<MessengerCounters>;
   readonly jobs: Readonly<WorkJobCounters> & { readonly running: number };
-  readonly dispatcher: UpdateDispatchStats;
+  readonly dispatcher: UpdateDispatchSnapshot;
   readonly outbox: OutboxCounters;
   readonly media: { readonly schedulers: number };
 }
@@ -177,7 +177,7 @@ export class ReferenceBot {
         ended: { ...this.#jobs.counters.ended },
         running: this.#jobs.running,
       },
-      dispatcher: this.#dispatcher.stats(),
+      dispatcher: this.#dispatcher.snapshot(),
       outbox: this.#client.outbox.snapshot().counters,
       media: { schedulers: this.#registry.size },
     };

@@ -104,7 +104,7 @@ describe("close", () => {
       status: "rejected",
       reason: "closed",
     });
-    expect(dispatcher.stats().rejected.closed).toBe(2);
+    expect(dispatcher.snapshot().rejected.closed).toBe(2);
     expect(rec.started).toEqual([]);
   });
 
@@ -136,7 +136,7 @@ describe("close", () => {
     expect(result.unstarted[0]).toBe(updates[2]);
     expect(rec.signals.get(1)?.reason).toBeInstanceOf(UpdateDispatchError);
     expect(rec.signals.get(1)?.reason).toMatchObject({ code: "ERR_DISPATCHER_CLOSED" });
-    expect(dispatcher.stats()).toMatchObject({
+    expect(dispatcher.snapshot()).toMatchObject({
       interrupted: 2,
       queued: 0,
       inFlight: 0,
@@ -150,7 +150,7 @@ describe("close", () => {
     for (const gate of gates) gate.resolve();
     await clock.runAll();
     expect(rec.started).toEqual([1, 2]);
-    expect(dispatcher.stats()).toMatchObject({ succeeded: 0, abandoned: 0 });
+    expect(dispatcher.snapshot()).toMatchObject({ succeeded: 0, abandoned: 0 });
   });
 
   it("the watermark stays below leftovers after close", async () => {

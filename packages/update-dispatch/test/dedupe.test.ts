@@ -19,7 +19,7 @@ describe("duplicate suppression", () => {
     gate.resolve();
     await dispatcher.drain();
     expect(rec.started).toEqual([1, 2]);
-    expect(dispatcher.stats()).toMatchObject({ duplicates: 2, accepted: 2 });
+    expect(dispatcher.snapshot()).toMatchObject({ duplicates: 2, accepted: 2 });
   });
 
   it("drops a redelivery of a finished update within the window, whatever its content", async () => {
@@ -93,7 +93,7 @@ describe("duplicate suppression", () => {
     expect((await dispatcher.enqueue(malformed)).status).toBe("accepted");
     await dispatcher.drain();
     expect(rec.started).toEqual([]);
-    expect(dispatcher.stats().succeeded).toBe(2);
+    expect(dispatcher.snapshot().succeeded).toBe(2);
   });
 });
 

@@ -5,7 +5,7 @@ import type { Update } from "@grammyjs/types";
 import { describe, expect, it } from "vitest";
 import { UpdateDispatcher, type UpdateProcessor } from "../src/index.js";
 import { privateMessage } from "./fixtures.js";
-import { spyLogger } from "./harness.js";
+import { settle, spyLogger } from "./harness.js";
 
 const SECRET = "s3cr3t-payload-4f1c";
 
@@ -55,6 +55,47 @@ const failures: ReadonlyArray<[string, "warn" | "error", (update: Update) => unk
       },
     }),
   ],
+  [
+    "a native promise whose own `then` throws",
+    "warn",
+    () => {
+      const promise = Promise.resolve();
+      // biome-ignore lint/suspicious/noThenProperty: a hostile `then` is the point of the test
+      Object.defineProperty(promise, "then", {
+        value: () => {
+          throw new Error(SECRET);
+        },
+      });
+      return promise;
+    },
+  ],
+  [
+    "a rejected native promise whose own `then` throws",
+    "warn",
+    () => {
+      const promise = Promise.reject(new Error(SECRET));
+      // biome-ignore lint/suspicious/noThenProperty: a hostile `then` is the point of the test
+      Object.defineProperty(promise, "then", {
+        value: () => {
+          throw new Error(SECRET);
+        },
+      });
+      return promise;
+    },
+  ],
+  [
+    "a native promise whose `constructor` getter throws",
+    "warn",
+    () => {
+      const promise = Promise.resolve();
+      Object.defineProperty(promise, "constructor", {
+        get() {
+          throw new Error(SECRET);
+        },
+      });
+      return promise;
+    },
+  ],
 ];
 
 describe("failure isolation", () => {
@@ -67,7 +108,12 @@ describe("failure isolation", () => {
     await dispatcher.drain();
 
     expect(seen).toEqual([1, 2]);
-    expect(dispatcher.stats()).toMatchObject({ failed: 1, succeeded: 1, activePrincipals: 0 });
+    expect(dispatcher.snapshot()).toMatchObject({
+      failed: 1,
+      succeeded: 1,
+      activePrincipals: 0,
+      inFlight: 0,
+    });
     expect(logger.calls).toHaveLength(1);
     expect(logger.calls[0]?.level).toBe(level);
     expect(logger.calls[0]?.metadata).toEqual({ updateId: 1 });
@@ -119,25 +165,21 @@ describe("failure isolation", () => {
     await dispatcher.enqueue(privateMessage(4, 77));
     await dispatcher.drain();
     expect(seen.sort()).toEqual([1, 2, 3, 4]);
-    expect(dispatcher.stats()).toMatchObject({ failed: 1, succeeded: 3 });
+    expect(dispatcher.snapshot()).toMatchObject({ failed: 1, succeeded: 3 });
   });
 
   it("a processor that returns a plain value (not a promise) succeeds", async () => {
     const dispatcher = new UpdateDispatcher(() => 42);
     await dispatcher.enqueue(privateMessage(1, 42));
     await dispatcher.drain();
-    expect(dispatcher.stats().succeeded).toBe(1);
+    expect(dispatcher.snapshot().succeeded).toBe(1);
   });
 
   it("a logger that throws does not break dispatch", async () => {
-    const broken = {
-      warn: () => {
-        throw new Error("logger down");
-      },
-      error: () => {
-        throw new Error("logger down");
-      },
+    const down = () => {
+      throw new Error("logger down");
     };
+    const broken = { debug: down, info: down, warn: down, error: down };
     const seen: number[] = [];
     const dispatcher = new UpdateDispatcher(
       (update) => {
@@ -153,6 +195,25 @@ describe("failure isolation", () => {
     expect(results.map((result) => result.status)).toEqual(["accepted", "accepted", "rejected"]);
     await dispatcher.drain();
     expect(seen).toEqual([1, 2]);
+  });
+
+  it("a logger whose methods return rejected promises is contained too", async () => {
+    const rejecting = () => Promise.reject(new Error("transport down"));
+    const logger = { debug: rejecting, info: rejecting, warn: rejecting, error: rejecting };
+    const dispatcher = new UpdateDispatcher(
+      () => {
+        throw new Error("boom");
+      },
+      { logger, maxQueuedPerPrincipal: 1 },
+    );
+    const results = await Promise.all(
+      [1, 2, 3].map((id) => dispatcher.enqueue(privateMessage(id, 42))),
+    );
+    expect(results.map((result) => result.status)).toEqual(["accepted", "accepted", "rejected"]);
+    await dispatcher.drain();
+    await settle();
+    // An unhandled rejection would fail this run; the counters show every call was logged.
+    expect(dispatcher.snapshot()).toMatchObject({ failed: 2 });
   });
 
   it("the processor is called without the dispatcher as `this`", async () => {

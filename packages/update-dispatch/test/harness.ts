@@ -2,8 +2,8 @@
 // ran at once, and gates that hold an update's processor until the test releases it.
 
 import type { Update } from "@grammyjs/types";
-import { createDeferred, type Deferred, ManualClock } from "@telepace/core";
-import type { UpdateDispatchLogger, UpdateProcessor } from "../src/index.js";
+import { createDeferred, type Deferred, type Logger, ManualClock } from "@telepace/core";
+import type { UpdateProcessor } from "../src/index.js";
 
 export interface Recorder {
   readonly processor: UpdateProcessor;
@@ -60,17 +60,18 @@ export function settle(): Promise<void> {
 }
 
 export interface LogCall {
-  readonly level: "debug" | "warn" | "error";
+  readonly level: "debug" | "info" | "warn" | "error";
   readonly metadata: Readonly<Record<string, unknown>>;
   readonly message: string;
 }
 
 /** A pino-shaped logger that records every call. */
-export function spyLogger(): UpdateDispatchLogger & { readonly calls: LogCall[] } {
+export function spyLogger(): Logger & { readonly calls: LogCall[] } {
   const calls: LogCall[] = [];
   return {
     calls,
     debug: (metadata, message) => calls.push({ level: "debug", metadata, message }),
+    info: (metadata, message) => calls.push({ level: "info", metadata, message }),
     warn: (metadata, message) => calls.push({ level: "warn", metadata, message }),
     error: (metadata, message) => calls.push({ level: "error", metadata, message }),
   };

@@ -24,14 +24,14 @@ describe("wait mode", () => {
     const fourth = track(dispatcher.enqueue(privateMessage(4, 42), { wait: true }));
     await settle();
     expect(third.result).toBeUndefined();
-    expect(dispatcher.stats()).toMatchObject({ waiting: 2, queued: 1, inFlight: 1 });
+    expect(dispatcher.snapshot()).toMatchObject({ waiting: 2, queued: 1, inFlight: 1 });
 
     gate.resolve();
     await dispatcher.drain();
     expect(third.result).toEqual({ status: "accepted", keyKind: "private" });
     expect(fourth.result).toEqual({ status: "accepted", keyKind: "private" });
     expect(rec.finished).toEqual([1, 2, 3, 4]);
-    expect(dispatcher.stats().rejected["principal-queue-full"]).toBe(0);
+    expect(dispatcher.snapshot().rejected["principal-queue-full"]).toBe(0);
   });
 
   it("waits for an active-principal slot; principals are admitted in FIFO order", async () => {
@@ -44,7 +44,7 @@ describe("wait mode", () => {
     const fourth = track(dispatcher.enqueue(privateMessage(4, 77), { wait: true }));
     await settle();
     expect([second.result, third.result, fourth.result]).toEqual([undefined, undefined, undefined]);
-    expect(dispatcher.stats()).toMatchObject({ waiting: 3, activePrincipals: 1 });
+    expect(dispatcher.snapshot()).toMatchObject({ waiting: 3, activePrincipals: 1 });
 
     gate.resolve();
     await dispatcher.drain();
@@ -93,7 +93,7 @@ describe("wait mode", () => {
       status: "accepted",
       keyKind: "private",
     });
-    expect(dispatcher.stats().waiting).toBe(0);
+    expect(dispatcher.snapshot().waiting).toBe(0);
     await dispatcher.drain();
   });
 
@@ -112,7 +112,7 @@ describe("wait mode", () => {
     const reason = new Error("poller stopping");
     controller.abort(reason);
     await expect(waiting).rejects.toBe(reason);
-    expect(dispatcher.stats().waiting).toBe(1);
+    expect(dispatcher.snapshot().waiting).toBe(1);
 
     gate.resolve();
     await dispatcher.drain();
@@ -191,7 +191,7 @@ describe("wait mode", () => {
     await dispatcher.drain();
     expect(waiting.map((box) => box.result?.status)).toEqual(["accepted", "accepted"]);
     expect(rec.finished).toEqual([1, 2, 3, 4]);
-    expect(dispatcher.stats().rejected["waiting-full"]).toBe(1);
+    expect(dispatcher.snapshot().rejected["waiting-full"]).toBe(1);
   });
 
   it("a poller batch enqueued all at once keeps each principal's order", async () => {

@@ -19,7 +19,7 @@ describe("watermark", () => {
     gate.resolve();
     await dispatcher.drain();
     expect(dispatcher.watermark).toBe(10);
-    expect(dispatcher.stats().watermark).toBe(10);
+    expect(dispatcher.snapshot().watermark).toBe(10);
   });
 
   it("stays below an unfinished update while later ones of other principals finish", async () => {
@@ -132,7 +132,7 @@ describe("watermark", () => {
     await dispatcher.enqueue({ update_id: 2.5 } as never);
     await dispatcher.drain();
     expect(dispatcher.watermark).toBeUndefined();
-    expect(dispatcher.stats().succeeded).toBe(2);
+    expect(dispatcher.snapshot().succeeded).toBe(2);
   });
 });
 
