@@ -1,11 +1,9 @@
-// What schedulers and transfers need from the registry that owns them, kept as a narrow internal
-// contract so the registry's public class exposes none of it.
+// The state one registry shares with its schedulers and transfers: plain data (clock, logger,
+// counters, the limits in force, the registry-wide queue count) and no reference back to the
+// registry, so none of its parts can reach another's internals.
 
-import type { Clock } from "@telepace/core";
-import type { MediaDc, MediaDirection } from "./kinds.js";
-import type { MediaSchedulerLogger, ResolvedLimits } from "./options.js";
-import type { MediaScheduler } from "./scheduler.js";
-import type { MediaTransfer } from "./transfer.js";
+import type { Clock, Logger } from "@telepace/core";
+import type { ResolvedLimits } from "./options.js";
 
 /** Monotonic counters, mutated in place by the parts of one registry. @internal */
 export interface MutableCounters {
@@ -22,19 +20,17 @@ export interface MutableCounters {
   schedulersEvicted: number;
 }
 
-/** The registry as its schedulers and transfers see it. @internal */
-export interface RegistryHost {
+/** What every scheduler and transfer of one registry reads and updates. @internal */
+export interface RegistryContext {
   readonly clock: Clock;
-  readonly logger: MediaSchedulerLogger | undefined;
+  readonly logger: Logger;
   readonly counters: MutableCounters;
   /** Replaced as a whole by `configure()`. */
   limits: ResolvedLimits;
   /** Acquires waiting across every scheduler (bounded by `limits.maxQueuedAcquires`). */
   queuedRequests: number;
-  nextPermitId(): number;
-  /** The scheduler of (dc, direction), created on first use. */
-  schedulerFor(dc: MediaDc, direction: MediaDirection): MediaScheduler;
-  /** A scheduler has no binding left: evict it. */
-  onSchedulerEmpty(scheduler: MediaScheduler): void;
-  onTransferClosed(transfer: MediaTransfer): void;
+  /** The last permit id handed out. */
+  lastPermitId: number;
+  /** Set once by `registry.close()`: nothing is granted any more. */
+  isClosed: boolean;
 }

@@ -1,8 +1,18 @@
 // A permit is a granted share of a scheduler's byte budget; releasing it returns the charge
 // exactly once, however many times (and however) it is released.
 
-import type { Binding } from "./binding.js";
 import type { MediaDc, MediaDirection, MediaPriority } from "./kinds.js";
+
+/** What a permit is granted for. @internal */
+export interface PermitGrant {
+  readonly id: number;
+  readonly transferId: string;
+  readonly dc: MediaDc;
+  readonly direction: MediaDirection;
+  readonly priority: MediaPriority;
+  readonly bytes: number;
+  readonly chargedBytes: number;
+}
 
 /**
  * A granted charge against the byte budget of one (data centre, direction). Release it when the
@@ -28,40 +38,31 @@ export class MediaPermit implements Disposable, AsyncDisposable {
   readonly bytes: number;
   /** Bytes charged: `bytes` rounded up to a multiple of 64 KiB. */
   readonly chargedBytes: number;
-  readonly #binding: Binding;
-  readonly #grantedAt: number;
-  #isReleased = false;
+  #onRelease: ((permit: MediaPermit) => void) | undefined;
 
-  /** @internal Permits are made by schedulers only. */
-  constructor(
-    id: number,
-    binding: Binding,
-    priority: MediaPriority,
-    bytes: number,
-    chargedBytes: number,
-    grantedAt: number,
-  ) {
-    this.id = id;
-    this.transferId = binding.transferId;
-    this.dc = binding.scheduler.dc;
-    this.direction = binding.scheduler.direction;
-    this.priority = priority;
-    this.bytes = bytes;
-    this.chargedBytes = chargedBytes;
-    this.#binding = binding;
-    this.#grantedAt = grantedAt;
+  /** @internal Permits are made by schedulers only; `onRelease` runs once, at the first release. */
+  constructor(grant: PermitGrant, onRelease: (permit: MediaPermit) => void) {
+    this.id = grant.id;
+    this.transferId = grant.transferId;
+    this.dc = grant.dc;
+    this.direction = grant.direction;
+    this.priority = grant.priority;
+    this.bytes = grant.bytes;
+    this.chargedBytes = grant.chargedBytes;
+    this.#onRelease = onRelease;
   }
 
   /** Whether the charge was returned. */
   get isReleased(): boolean {
-    return this.#isReleased;
+    return this.#onRelease === undefined;
   }
 
   /** Returns the charge to the scheduler and lets the next waiter in (idempotent). */
   release(): void {
-    if (this.#isReleased) return;
-    this.#isReleased = true;
-    this.#binding.scheduler.returnCharge(this.#binding, this, this.#grantedAt);
+    const onRelease = this.#onRelease;
+    if (onRelease === undefined) return;
+    this.#onRelease = undefined;
+    onRelease(this);
   }
 
   /** Same as {@link MediaPermit.release}, for `using`. */

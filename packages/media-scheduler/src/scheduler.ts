@@ -1,29 +1,26 @@
 // One scheduler per (data centre, direction): a byte budget shared by deficit round robin between
 // the transfers bound to it, foreground first with a guaranteed periodic background grant.
 
-import type { Binding, Ring, Waiter } from "./binding.js";
-import { channels } from "./events.js";
-import type { RegistryHost } from "./host.js";
+import { safeLog } from "@telepace/core";
+import type { Binding, BindingOwner, Ring, Waiter } from "./binding.js";
+import { mediaChargeUnitBytes } from "./charge.js";
+import { publish } from "./events.js";
+import type { RegistryContext } from "./host.js";
 import type { MediaDc, MediaDirection, MediaSizeClass } from "./kinds.js";
 import { LinkedQueue } from "./linked-queue.js";
-import { mediaChargeUnitBytes, type ResolvedLimits } from "./options.js";
+import type { ResolvedLimits } from "./options.js";
 import { MediaPermit } from "./permit.js";
 import type { MediaSchedulerSnapshot, MediaSchedulerTransferSnapshot } from "./snapshot.js";
-
-/** Rounds `bytes` up to a whole number of 64 KiB charge units. @internal */
-export function chargeOf(bytes: number): number {
-  return Math.ceil(bytes / mediaChargeUnitBytes) * mediaChargeUnitBytes;
-}
 
 function newRing(priority: Ring["priority"]): Ring {
   return { priority, queue: new LinkedQueue<Binding>(), lastTurn: undefined };
 }
 
 /**
- * The byte budget of one (data centre, direction). Created lazily by a
- * {@link MediaSchedulerRegistry} when a transfer first binds to it and evicted once nothing is
- * bound, queued or live there. Read it through {@link MediaScheduler.snapshot}; transfers and
- * permits drive it.
+ * The byte budget of one (data centre, direction). Created lazily by the registry when a transfer
+ * first binds to it and evicted once nothing is bound, queued or live there. Internal: users see
+ * it only through snapshots; transfers reach it as the {@link BindingOwner} of their bindings and
+ * permits through their release callback.
  *
  * How a grant is chosen (all decisions are synchronous, at acquire, release, abort, close, rebind
  * and configure time; no timers):
@@ -35,12 +32,13 @@ function newRing(priority: Ring["priority"]): Ring {
  * 3. The request chosen next is never overtaken: if it does not fit the free bytes, the
  *    scheduler waits for releases, which reserves the capacity it needs.
  */
-export class MediaScheduler {
+export class Scheduler implements BindingOwner {
   /** The data centre whose budget this is. */
   readonly dc: MediaDc;
   /** The direction whose budget this is. */
   readonly direction: MediaDirection;
-  readonly #host: RegistryHost;
+  readonly #context: RegistryContext;
+  readonly #onEmpty: () => void;
   readonly #bindings = new Set<Binding>();
   readonly #foreground = newRing("foreground");
   readonly #background = newRing("background");
@@ -62,18 +60,24 @@ export class MediaScheduler {
   #releases = 0;
   #isDispatching = false;
 
-  /** @internal Schedulers are made by a registry only. */
-  constructor(dc: MediaDc, direction: MediaDirection, host: RegistryHost) {
+  /** `onEmpty` runs whenever the last binding is forgotten: the registry may evict it then. */
+  constructor(
+    dc: MediaDc,
+    direction: MediaDirection,
+    context: RegistryContext,
+    onEmpty: () => void,
+  ) {
     this.dc = dc;
     this.direction = direction;
-    this.#host = host;
-    const limits = host.limits[direction];
+    this.#context = context;
+    this.#onEmpty = onEmpty;
+    const limits = context.limits[direction];
     this.#maxBytes = limits.maxBytesInFlight;
     this.#slotLimits = {
       small: limits.maxActiveSmallTransfers,
       large: limits.maxActiveLargeTransfers,
     };
-    this.#backgroundInterval = host.limits.backgroundGrantInterval;
+    this.#backgroundInterval = context.limits.backgroundGrantInterval;
   }
 
   /** The byte budget in force. */
@@ -124,12 +128,11 @@ export class MediaScheduler {
     });
   }
 
-  /** @internal Registers a transfer here and returns its binding. */
   bind(transferId: string, sizeClass: MediaSizeClass, onRemoved: Binding["onRemoved"]): Binding {
     const binding: Binding = {
       transferId,
       sizeClass,
-      scheduler: this,
+      owner: this,
       onRemoved,
       waiters: new LinkedQueue<Waiter>(),
       queuedBytes: 0,
@@ -149,13 +152,11 @@ export class MediaScheduler {
     return binding;
   }
 
-  /** @internal Queues `waiter` at `waiter.binding` (a binding of this scheduler) and dispatches. */
   enqueue(waiter: Waiter): void {
     this.#push(waiter);
     this.#dispatch();
   }
 
-  /** @internal Removes a waiting acquire (its signal aborted) and rejects it with `reason`. */
   cancel(waiter: Waiter, reason: unknown): void {
     const binding = waiter.binding;
     const node = waiter.node;
@@ -163,73 +164,34 @@ export class MediaScheduler {
     const wasHead = binding.waiters.peek() === waiter;
     this.#unqueue(binding, waiter, node);
     this.#afterRemoval(binding, wasHead);
-    this.#host.counters.aborted++;
+    this.#context.counters.aborted++;
     waiter.reject(reason);
     this.#dispatch();
   }
 
-  /**
-   * @internal Rejects every waiting acquire of `binding` with `reason` (the transfer closed).
-   * `dispatch: false` when the whole registry closes: nothing may be granted in between.
-   */
-  rejectAll(binding: Binding, reason: unknown, dispatch: boolean): void {
+  close(binding: Binding, reason: unknown): void {
     const rejected = this.#drainWaiters(binding);
-    this.#host.counters.rejectedClosed += rejected.length;
+    this.#context.counters.rejectedClosed += rejected.length;
     for (const waiter of rejected) {
       waiter.unsubscribe();
       waiter.reject(reason);
     }
-    if (dispatch) this.#dispatch();
-  }
-
-  /** @internal Detaches every waiting acquire of `binding`, in order, for a rebind. */
-  takeWaiters(binding: Binding): Waiter[] {
-    const taken = this.#drainWaiters(binding);
+    this.#retire(binding);
     this.#dispatch();
-    return taken;
   }
 
-  /** @internal Queues waiters moved from another scheduler, keeping their order. */
-  adoptWaiters(binding: Binding, waiters: readonly Waiter[]): void {
-    for (const waiter of waiters) {
-      waiter.binding = binding;
-      this.#push(waiter);
+  moveTo(binding: Binding, to: Binding): number {
+    const moved = this.#drainWaiters(binding);
+    this.#retire(binding);
+    for (const waiter of moved) {
+      waiter.binding = to;
+      to.owner.enqueue(waiter);
     }
     this.#dispatch();
+    return moved.length;
   }
 
-  /** @internal The binding is no longer its transfer's current one: forget it once drained. */
-  retire(binding: Binding): void {
-    binding.isCurrent = false;
-    this.#removeIfDone(binding);
-  }
-
-  /** @internal Returns a permit's charge (called once per permit by the permit itself). */
-  returnCharge(binding: Binding, permit: MediaPermit, grantedAt: number): void {
-    const charge = permit.chargedBytes;
-    this.#activeBytes -= charge;
-    binding.livePermits--;
-    binding.liveBytes -= charge;
-    this.#releases++;
-    this.#host.counters.releases++;
-    if (channels.release.hasSubscribers) {
-      channels.release.publish({
-        type: "release",
-        dc: this.dc,
-        direction: this.direction,
-        transferId: binding.transferId,
-        permitId: permit.id,
-        chargedBytes: charge,
-        heldMs: this.#host.clock.now() - grantedAt,
-        activeBytes: this.#activeBytes,
-      });
-    }
-    this.#freeSlotIfIdle(binding);
-    this.#removeIfDone(binding);
-    this.#dispatch();
-  }
-
-  /** @internal Applies new limits to a running scheduler. */
+  /** Applies new limits (from `configure()`) to a running scheduler. */
   applyLimits(limits: ResolvedLimits): void {
     const own = limits[this.direction];
     this.#maxBytes = own.maxBytesInFlight;
@@ -238,6 +200,35 @@ export class MediaScheduler {
     this.#rejectOverBudget();
     this.#admit("small");
     this.#admit("large");
+    this.#dispatch();
+  }
+
+  // The binding is no longer its transfer's current one: forget it once drained.
+  #retire(binding: Binding): void {
+    binding.isCurrent = false;
+    this.#removeIfDone(binding);
+  }
+
+  // A permit's charge comes back (the permit calls this once, at its first release).
+  #returnCharge(binding: Binding, permit: MediaPermit, grantedAt: number): void {
+    const charge = permit.chargedBytes;
+    this.#activeBytes -= charge;
+    binding.livePermits--;
+    binding.liveBytes -= charge;
+    this.#releases++;
+    this.#context.counters.releases++;
+    publish("release", () => ({
+      type: "release",
+      dc: this.dc,
+      direction: this.direction,
+      transferId: binding.transferId,
+      permitId: permit.id,
+      chargedBytes: charge,
+      heldMs: this.#context.clock.now() - grantedAt,
+      activeBytes: this.#activeBytes,
+    }));
+    this.#freeSlotIfIdle(binding);
+    this.#removeIfDone(binding);
     this.#dispatch();
   }
 
@@ -258,8 +249,10 @@ export class MediaScheduler {
       if (removed > 0) this.#afterRemoval(binding, head !== binding.waiters.peek());
     }
     if (rejected.length === 0) return;
-    this.#host.counters.rejectedOverBudget += rejected.length;
-    this.#host.logger?.warn(
+    this.#context.counters.rejectedOverBudget += rejected.length;
+    safeLog(
+      this.#context.logger,
+      "warn",
       { dc: this.dc, direction: this.direction, rejected: rejected.length },
       "waiting acquires rejected: their charge exceeds the reconfigured budget",
     );
@@ -280,7 +273,7 @@ export class MediaScheduler {
     binding.queuedBytes += charge;
     this.#queuedBytes += charge;
     this.#queuedRequests++;
-    this.#host.queuedRequests++;
+    this.#context.queuedRequests++;
     // The quantum must cover the largest charge so every turn grants at least one request.
     if (charge > this.#quantum) this.#quantum = charge;
     if (binding.waiters.size === 1) this.#onBacklogged(binding);
@@ -292,7 +285,7 @@ export class MediaScheduler {
     binding.queuedBytes -= waiter.charge;
     this.#queuedBytes -= waiter.charge;
     this.#queuedRequests--;
-    this.#host.queuedRequests--;
+    this.#context.queuedRequests--;
   }
 
   #drainWaiters(binding: Binding): Waiter[] {
@@ -393,7 +386,7 @@ export class MediaScheduler {
       if (ring.lastTurn === binding) ring.lastTurn = undefined;
     }
     binding.onRemoved(binding);
-    if (this.#bindings.size === 0) this.#host.onSchedulerEmpty(this);
+    if (this.#bindings.size === 0) this.#onEmpty();
   }
 
   #nextRing(): Ring | undefined {
@@ -409,7 +402,8 @@ export class MediaScheduler {
   // Grants until the next request in line does not fit. Re-entrant calls (a diagnostics
   // subscriber releasing a permit) return at once: the running loop sees their effect.
   #dispatch(): void {
-    if (this.#isDispatching) return;
+    // Once the registry closes nothing is granted, not even between two transfers' closes.
+    if (this.#isDispatching || this.#context.isClosed) return;
     this.#isDispatching = true;
     try {
       for (;;) {
@@ -454,35 +448,37 @@ export class MediaScheduler {
     this.#activeBytes += charge;
     this.#grants++;
     this.#grantedBytes += charge;
-    this.#host.counters.grants++;
+    this.#context.counters.grants++;
     if (ring === this.#background) this.#foregroundSinceBackground = 0;
     else if (this.#background.queue.size > 0) this.#foregroundSinceBackground++;
     waiter.unsubscribe();
-    const now = this.#host.clock.now();
+    const now = this.#context.clock.now();
     const permit = new MediaPermit(
-      this.#host.nextPermitId(),
-      binding,
-      waiter.priority,
-      waiter.bytes,
-      charge,
-      now,
-    );
-    this.#afterRemoval(binding, true);
-    if (channels.grant.hasSubscribers) {
-      channels.grant.publish({
-        type: "grant",
+      {
+        id: ++this.#context.lastPermitId,
+        transferId: binding.transferId,
         dc: this.dc,
         direction: this.direction,
-        transferId: binding.transferId,
-        permitId: permit.id,
         priority: waiter.priority,
         bytes: waiter.bytes,
         chargedBytes: charge,
-        waitedMs: now - waiter.queuedAt,
-        activeBytes: this.#activeBytes,
-        maxBytesInFlight: this.#maxBytes,
-      });
-    }
+      },
+      (released) => this.#returnCharge(binding, released, now),
+    );
+    this.#afterRemoval(binding, true);
+    publish("grant", () => ({
+      type: "grant",
+      dc: this.dc,
+      direction: this.direction,
+      transferId: binding.transferId,
+      permitId: permit.id,
+      priority: waiter.priority,
+      bytes: waiter.bytes,
+      chargedBytes: charge,
+      waitedMs: now - waiter.queuedAt,
+      activeBytes: this.#activeBytes,
+      maxBytesInFlight: this.#maxBytes,
+    }));
     waiter.resolve(permit);
   }
 }

@@ -19,7 +19,7 @@ describe("cancellation", () => {
     await expect(transfer.acquire(UNIT, { signal: AbortSignal.abort(reason) })).rejects.toBe(
       reason,
     );
-    expect(transfer.scheduler.snapshot()).toMatchObject({ queuedRequests: 0, activeBytes: 0 });
+    expect(transfer.schedulerSnapshot()).toMatchObject({ queuedRequests: 0, activeBytes: 0 });
   });
 
   it("rejects with an AbortError when the signal carries no reason", async () => {
@@ -85,13 +85,13 @@ describe("cancellation", () => {
     const held = await a.acquire(UNIT);
     const controller = new AbortController();
     const waiting = track(b.acquire(UNIT, { signal: controller.signal }));
-    expect(a.scheduler.snapshot().transfersWaitingForSlot).toBe(1);
+    expect(a.schedulerSnapshot().transfersWaitingForSlot).toBe(1);
     controller.abort();
     await tick();
     expect(waiting.status).toBe("rejected");
-    expect(a.scheduler.snapshot()).toMatchObject({ transfersWaitingForSlot: 0, queuedRequests: 0 });
+    expect(a.schedulerSnapshot()).toMatchObject({ transfersWaitingForSlot: 0, queuedRequests: 0 });
     held.release();
-    expect(a.scheduler.snapshot().smallSlotsInUse).toBe(0);
+    expect(a.schedulerSnapshot().smallSlotsInUse).toBe(0);
   });
 
   it("removes its abort listener when the acquire is granted, rejected or aborted", async () => {
@@ -117,7 +117,7 @@ describe("cancellation", () => {
     const permit = await transfer.acquire(UNIT, { signal: controller.signal });
     controller.abort();
     expect(permit.isReleased).toBe(false);
-    expect(transfer.scheduler.activeBytes).toBe(UNIT);
+    expect(transfer.schedulerSnapshot().activeBytes).toBe(UNIT);
     permit.release();
   });
 
@@ -140,7 +140,7 @@ describe("cancellation", () => {
   it("refuses a signal that is not an AbortSignal", () => {
     const { open } = setup();
     expect(() => open().acquire(UNIT, { signal: {} as AbortSignal })).toThrow(
-      new TypeError("Expected `signal` to be an AbortSignal, got object"),
+      new TypeError("Expected `signal` to be an AbortSignal, got an object"),
     );
   });
 });
