@@ -22,8 +22,8 @@ function newRing(priority: Ring["priority"]): Ring {
  * it only through snapshots; transfers reach it as the {@link BindingOwner} of their bindings and
  * permits through their release callback.
  *
- * How a grant is chosen (all decisions are synchronous, at acquire, release, abort, close, rebind
- * and configure time; no timers):
+ * How a grant is chosen (decided once per turn, in a microtask after acquire, release, abort,
+ * close, rebind or configure; no timers):
  * 1. A transfer whose size class has no free active slot waits in a FIFO for one; it does not
  *    hold up anyone else.
  * 2. Among admitted transfers, deficit round robin in two rotations: foreground, and background.
@@ -59,6 +59,11 @@ export class Scheduler implements BindingOwner {
   #grantedBytes = 0;
   #releases = 0;
   #isDispatching = false;
+  #isScheduled = false;
+  readonly #runScheduled = (): void => {
+    this.#isScheduled = false;
+    this.#dispatch();
+  };
 
   /** `onEmpty` runs whenever the last binding is forgotten: the registry may evict it then. */
   constructor(
@@ -154,7 +159,7 @@ export class Scheduler implements BindingOwner {
 
   enqueue(waiter: Waiter): void {
     this.#push(waiter);
-    this.#dispatch();
+    this.#schedule();
   }
 
   cancel(waiter: Waiter, reason: unknown): void {
@@ -166,7 +171,7 @@ export class Scheduler implements BindingOwner {
     this.#afterRemoval(binding, wasHead);
     this.#context.counters.aborted++;
     waiter.reject(reason);
-    this.#dispatch();
+    this.#schedule();
   }
 
   close(binding: Binding, reason: unknown): void {
@@ -177,7 +182,7 @@ export class Scheduler implements BindingOwner {
       waiter.reject(reason);
     }
     this.#retire(binding);
-    this.#dispatch();
+    this.#schedule();
   }
 
   moveTo(binding: Binding, to: Binding): number {
@@ -187,7 +192,7 @@ export class Scheduler implements BindingOwner {
       waiter.binding = to;
       to.owner.enqueue(waiter);
     }
-    this.#dispatch();
+    this.#schedule();
     return moved.length;
   }
 
@@ -200,7 +205,7 @@ export class Scheduler implements BindingOwner {
     this.#rejectOverBudget();
     this.#admit("small");
     this.#admit("large");
-    this.#dispatch();
+    this.#schedule();
   }
 
   // The binding is no longer its transfer's current one: forget it once drained.
@@ -229,7 +234,7 @@ export class Scheduler implements BindingOwner {
     }));
     this.#freeSlotIfIdle(binding);
     this.#removeIfDone(binding);
-    this.#dispatch();
+    this.#schedule();
   }
 
   // A request that can never fit the shrunk budget would wait forever: reject it the way a fresh
@@ -397,6 +402,15 @@ export class Scheduler implements BindingOwner {
     return this.#foregroundSinceBackground >= this.#backgroundInterval
       ? this.#background
       : this.#foreground;
+  }
+
+  // Grant decisions are coalesced: every change (acquire, release, abort, close, rebind,
+  // configure) asks for one dispatch in a microtask, so acquires made in the same turn compete in
+  // the round robin instead of the first one taking the whole idle budget.
+  #schedule(): void {
+    if (this.#isScheduled) return;
+    this.#isScheduled = true;
+    queueMicrotask(this.#runScheduled);
   }
 
   // Grants until the next request in line does not fit. Re-entrant calls (a diagnostics

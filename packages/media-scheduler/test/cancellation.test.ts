@@ -3,7 +3,7 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { MediaSchedulerRegistry } from "../src/index.js";
-import { permitOf, tick, track, UNIT } from "./helpers.js";
+import { grantTurn, permitOf, tick, track, UNIT } from "./helpers.js";
 
 function setup() {
   const registry = new MediaSchedulerRegistry({ download: { maxBytesInFlight: UNIT } });
@@ -131,6 +131,7 @@ describe("cancellation", () => {
     queued.abort();
     const b = track(transfer.acquire(UNIT, { signal: justGranted.signal }));
     held.release();
+    await grantTurn();
     justGranted.abort();
     await tick();
     expect([a.status, b.status]).toEqual(["rejected", "rejected"]);

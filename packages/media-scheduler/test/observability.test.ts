@@ -5,7 +5,7 @@ import diagnosticsChannel from "node:diagnostics_channel";
 import { ManualClock } from "@telepace/core";
 import { describe, expect, it, vi } from "vitest";
 import { MediaSchedulerRegistry, mediaSchedulerChannels } from "../src/index.js";
-import { MiB, permitOf, recordEvents, tick, track, UNIT } from "./helpers.js";
+import { grantTurn, MiB, permitOf, recordEvents, tick, track, UNIT } from "./helpers.js";
 
 describe("snapshots", () => {
   it("describe every transfer at a scheduler: state, slot, queue, grants and deficit", async () => {
@@ -200,6 +200,7 @@ describe("diagnostics channels", () => {
     diagnosticsChannel.subscribe(mediaSchedulerChannels.grant, onGrant);
     try {
       first.release();
+      await grantTurn();
     } finally {
       diagnosticsChannel.unsubscribe(mediaSchedulerChannels.grant, onGrant);
     }

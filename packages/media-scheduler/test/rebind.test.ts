@@ -4,7 +4,7 @@
 import { ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
 import { type MediaPermit, MediaSchedulerRegistry } from "../src/index.js";
-import { permitOf, recordEvents, tick, track, UNIT } from "./helpers.js";
+import { grantTurn, permitOf, recordEvents, tick, track, UNIT } from "./helpers.js";
 
 describe("rebind", () => {
   it("moves waiting requests in their order and grants them at the new data centre", async () => {
@@ -138,6 +138,7 @@ describe("rebind", () => {
     await clock.advance(200);
     const recorder = recordEvents();
     blocker.release();
+    await grantTurn();
     recorder.stop();
     expect(recorder.events.find((e) => e.type === "grant")).toMatchObject({ waitedMs: 500, dc: 4 });
     await tick();

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { type MediaPermit, MediaSchedulerError, MediaSchedulerRegistry } from "../src/index.js";
-import { MiB, only, permitOf, tick, track, UNIT } from "./helpers.js";
+import { grantTurn, MiB, only, permitOf, tick, track, UNIT } from "./helpers.js";
 
 describe("what is being scheduled", () => {
   it("creates one scheduler per (data centre, direction) lazily, on the first open", () => {
@@ -224,7 +224,8 @@ describe("cancellation, migration and closure", () => {
     const held = await blocker.acquire(UNIT);
     const controller = new AbortController();
     const acquire = track(waiting.acquire(UNIT, { signal: controller.signal }));
-    held.release(); // grants to `waiting` synchronously …
+    held.release();
+    await grantTurn(); // grants to `waiting` …
     expect(waiting.schedulerSnapshot().activeBytes).toBe(UNIT);
     controller.abort(); // … and the caller gives up before it resumes
     await tick();
