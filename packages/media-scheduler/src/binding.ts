@@ -85,6 +85,8 @@ export interface Binding {
   ringNode: QueueNode<Binding> | undefined;
   /** Its node in the scheduler's slot queue while it waits for a size-class slot. */
   slotNode: QueueNode<Binding> | undefined;
+  /** Its node in the scheduler's queue of large transfers waiting for large-class bytes. */
+  largeBytesNode: QueueNode<Binding> | undefined;
   /** Whether it counts against its size class's active-transfer cap. */
   holdsSlot: boolean;
   /** False once the transfer rebinds elsewhere or closes: the binding only drains. */

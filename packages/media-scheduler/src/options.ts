@@ -30,6 +30,14 @@ export interface MediaDirectionLimits {
    * be active at once per data centre. An integer >= 1, or `Infinity` for no cap.
    */
   readonly maxActiveLargeTransfers?: number | undefined;
+  /**
+   * Bytes that large transfers may hold together per data centre; small transfers may use the
+   * rest of `maxBytesInFlight`, so they never wait behind large ones for bytes, and large
+   * transfers keep the link busy without filling it with their own requests. A large request is
+   * granted whenever no large bytes are live, so one larger than this still goes through.
+   * Bytes, an integer >= 65536, or `Infinity` for no separate cap (the whole budget).
+   */
+  readonly maxLargeBytesInFlight?: number | undefined;
 }
 
 /** Limits that {@link MediaSchedulerRegistry.configure} can change while transfers run. */
@@ -79,6 +87,7 @@ export interface ResolvedDirectionLimits {
   readonly maxBytesInFlight: number;
   readonly maxActiveSmallTransfers: number;
   readonly maxActiveLargeTransfers: number;
+  readonly maxLargeBytesInFlight: number;
 }
 
 /** Resolved registry limits: every field present (see {@link MediaSchedulerRegistry.limits}). */
@@ -95,11 +104,13 @@ export const mediaSchedulerDefaults = Object.freeze({
     maxBytesInFlight: 16 * 1024 * 1024,
     maxActiveSmallTransfers: 5,
     maxActiveLargeTransfers: 2,
+    maxLargeBytesInFlight: 4 * 1024 * 1024,
   }),
   upload: Object.freeze({
     maxBytesInFlight: 8 * 1024 * 1024,
     maxActiveSmallTransfers: Number.POSITIVE_INFINITY,
     maxActiveLargeTransfers: Number.POSITIVE_INFINITY,
+    maxLargeBytesInFlight: Number.POSITIVE_INFINITY,
   }),
   largeTransferThresholdBytes: 20 * 1024 * 1024,
   backgroundGrantInterval: 8,
@@ -119,6 +130,7 @@ const directionKeys = [
   "maxBytesInFlight",
   "maxActiveSmallTransfers",
   "maxActiveLargeTransfers",
+  "maxLargeBytesInFlight",
 ] as const;
 
 /** The keys `configure()` takes. @internal */
@@ -184,6 +196,15 @@ function resolveDirection(
       limits.maxActiveLargeTransfers,
       base.maxActiveLargeTransfers,
     ),
+    maxLargeBytesInFlight:
+      limits.maxLargeBytesInFlight === Number.POSITIVE_INFINITY
+        ? Number.POSITIVE_INFINITY
+        : checkOptionalNumber(
+            `${direction}.maxLargeBytesInFlight`,
+            limits.maxLargeBytesInFlight,
+            base.maxLargeBytesInFlight,
+            { integer: true, min: mediaChargeUnitBytes },
+          ),
   });
 }
 

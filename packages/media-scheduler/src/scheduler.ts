@@ -49,6 +49,10 @@ export class Scheduler implements BindingOwner {
   readonly #slotsInUse: Record<MediaSizeClass, number> = { small: 0, large: 0 };
   #slotLimits: Record<MediaSizeClass, number>;
   #maxBytes: number;
+  #maxLargeBytes: number;
+  #largeActiveBytes = 0;
+  // Large transfers whose next request does not fit the large-class bytes, in arrival order.
+  readonly #largeBytesQueue = new LinkedQueue<Binding>();
   #backgroundInterval: number;
   #activeBytes = 0;
   #queuedBytes = 0;
@@ -78,6 +82,7 @@ export class Scheduler implements BindingOwner {
     this.#onEmpty = onEmpty;
     const limits = context.limits[direction];
     this.#maxBytes = limits.maxBytesInFlight;
+    this.#maxLargeBytes = limits.maxLargeBytesInFlight;
     this.#slotLimits = {
       small: limits.maxActiveSmallTransfers,
       large: limits.maxActiveLargeTransfers,
@@ -114,7 +119,9 @@ export class Scheduler implements BindingOwner {
       dc: this.dc,
       direction: this.direction,
       maxBytesInFlight: this.#maxBytes,
+      maxLargeBytesInFlight: this.#maxLargeBytes,
       activeBytes: this.#activeBytes,
+      largeActiveBytes: this.#largeActiveBytes,
       queuedBytes: this.#queuedBytes,
       queuedRequests: this.#queuedRequests,
       maxActiveSmallTransfers: this.#slotLimits.small,
@@ -122,6 +129,7 @@ export class Scheduler implements BindingOwner {
       smallSlotsInUse: this.#slotsInUse.small,
       largeSlotsInUse: this.#slotsInUse.large,
       transfersWaitingForSlot: this.#slotQueues.small.size + this.#slotQueues.large.size,
+      transfersWaitingForLargeBytes: this.#largeBytesQueue.size,
       activeTransfers,
       queuedTransfers,
       quantumBytes: this.#quantum,
@@ -150,6 +158,7 @@ export class Scheduler implements BindingOwner {
       ring: undefined,
       ringNode: undefined,
       slotNode: undefined,
+      largeBytesNode: undefined,
       holdsSlot: false,
       isCurrent: true,
     };
@@ -200,9 +209,11 @@ export class Scheduler implements BindingOwner {
   applyLimits(limits: ResolvedLimits): void {
     const own = limits[this.direction];
     this.#maxBytes = own.maxBytesInFlight;
+    this.#maxLargeBytes = own.maxLargeBytesInFlight;
     this.#slotLimits = { small: own.maxActiveSmallTransfers, large: own.maxActiveLargeTransfers };
     this.#backgroundInterval = limits.backgroundGrantInterval;
     this.#rejectOverBudget();
+    this.#readmitLarge();
     this.#admit("small");
     this.#admit("large");
     this.#schedule();
@@ -218,6 +229,10 @@ export class Scheduler implements BindingOwner {
   #returnCharge(binding: Binding, permit: MediaPermit, grantedAt: number): void {
     const charge = permit.chargedBytes;
     this.#activeBytes -= charge;
+    if (binding.sizeClass === "large") {
+      this.#largeActiveBytes -= charge;
+      this.#readmitLarge();
+    }
     binding.livePermits--;
     binding.liveBytes -= charge;
     this.#releases++;
@@ -329,6 +344,10 @@ export class Scheduler implements BindingOwner {
 
   #onDrained(binding: Binding): void {
     if (binding.ring !== undefined) this.#leaveRing(binding);
+    if (binding.largeBytesNode !== undefined) {
+      this.#largeBytesQueue.remove(binding.largeBytesNode);
+      binding.largeBytesNode = undefined;
+    }
     if (binding.slotNode !== undefined) {
       this.#slotQueues[binding.sizeClass].remove(binding.slotNode);
       binding.slotNode = undefined;
@@ -364,6 +383,32 @@ export class Scheduler implements BindingOwner {
     binding.deficit = 0;
     binding.isTurnOpen = false;
     if (ring === this.#background && ring.queue.size === 0) this.#foregroundSinceBackground = 0;
+  }
+
+  // Whether a large transfer's request must wait for large-class bytes. A request is never held
+  // back while no large bytes are live, so one larger than the class cap still goes through.
+  #isLargeCapped(binding: Binding, charge: number): boolean {
+    return (
+      binding.sizeClass === "large" &&
+      this.#largeActiveBytes > 0 &&
+      this.#largeActiveBytes + charge > this.#maxLargeBytes
+    );
+  }
+
+  // Large-class bytes came back: the first waiting large transfer whose request now fits goes
+  // back into its rotation (in arrival order, none overtaking another).
+  #readmitLarge(): void {
+    let room = this.#maxLargeBytes - this.#largeActiveBytes;
+    for (;;) {
+      const binding = this.#largeBytesQueue.peek();
+      if (binding === undefined) return;
+      const head = binding.waiters.peek() as Waiter;
+      if (this.#largeActiveBytes > 0 && head.charge > room) return;
+      room -= head.charge;
+      this.#largeBytesQueue.shift();
+      binding.largeBytesNode = undefined;
+      this.#joinRing(binding);
+    }
   }
 
   #freeSlotIfIdle(binding: Binding): void {
@@ -425,6 +470,13 @@ export class Scheduler implements BindingOwner {
         if (ring === undefined) return;
         const binding = ring.queue.peek() as Binding;
         const head = binding.waiters.peek() as Waiter;
+        if (this.#isLargeCapped(binding, head.charge)) {
+          // Large transfers hold all the bytes their class may: this one steps out of the
+          // rotation until large bytes come back, so small transfers are not held up behind it.
+          this.#leaveRing(binding);
+          binding.largeBytesNode = this.#largeBytesQueue.push(binding);
+          continue;
+        }
         if (!binding.isTurnOpen) {
           // A transfer that just had its turn (and drained and came back) goes behind the others.
           if (binding === ring.lastTurn && ring.queue.size > 1) {
@@ -460,6 +512,7 @@ export class Scheduler implements BindingOwner {
     binding.grants++;
     binding.grantedBytes += charge;
     this.#activeBytes += charge;
+    if (binding.sizeClass === "large") this.#largeActiveBytes += charge;
     this.#grants++;
     this.#grantedBytes += charge;
     this.#context.counters.grants++;
@@ -500,7 +553,7 @@ export class Scheduler implements BindingOwner {
 function snapshotBinding(binding: Binding): MediaSchedulerTransferSnapshot {
   const head = binding.waiters.peek();
   let state: MediaSchedulerTransferSnapshot["state"];
-  if (head !== undefined) state = binding.ring === undefined ? "waiting-for-slot" : "queued";
+  if (head !== undefined) state = binding.slotNode === undefined ? "queued" : "waiting-for-slot";
   else state = binding.livePermits > 0 ? "active" : "idle";
   return Object.freeze({
     transferId: binding.transferId,

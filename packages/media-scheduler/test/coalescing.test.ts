@@ -4,7 +4,7 @@
 import { ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
 import { type MediaPermit, MediaSchedulerRegistry } from "../src/index.js";
-import { grantTurn, jainIndex, tick, track, UNIT } from "./helpers.js";
+import { grantTurn, jainIndex, permitOf, tick, track, UNIT } from "./helpers.js";
 
 describe("coalesced grants", () => {
   it("share an idle budget between transfers that asked in the same turn", async () => {
@@ -51,10 +51,10 @@ describe("coalesced grants", () => {
     // first, and `a`'s 2-unit request then waits for `b`'s unit to come back.
     await tick();
     expect(waiting.map((w) => w.status)).toEqual(["pending", "fulfilled"]);
-    (waiting[1]?.value as MediaPermit).release();
+    permitOf(waiting[1]).release();
     await tick();
     expect(waiting[0]?.status).toBe("fulfilled");
-    (waiting[0]?.value as MediaPermit).release();
+    permitOf(waiting[0]).release();
   });
 });
 

@@ -365,6 +365,7 @@ describe("the original's unwritten rules", () => {
       maxBytesInFlight: 16 * MiB,
       maxActiveSmallTransfers: 3,
       maxActiveLargeTransfers: 1,
+      maxLargeBytesInFlight: 4 * MiB,
     });
     for (const a of acquires) permitOf(a).release();
   });

@@ -6,18 +6,20 @@ import { MediaSchedulerRegistry, mediaSchedulerDefaults } from "../src/index.js"
 import { MiB, UNIT } from "./helpers.js";
 
 describe("registry options", () => {
-  it("default to the seed's limits", () => {
+  it("default to the seed's limits, with large downloads holding at most 4 MiB", () => {
     const registry = new MediaSchedulerRegistry();
     expect(registry.limits).toEqual({
       download: {
         maxBytesInFlight: 16 * MiB,
         maxActiveSmallTransfers: 5,
         maxActiveLargeTransfers: 2,
+        maxLargeBytesInFlight: 4 * MiB,
       },
       upload: {
         maxBytesInFlight: 8 * MiB,
         maxActiveSmallTransfers: Number.POSITIVE_INFINITY,
         maxActiveLargeTransfers: Number.POSITIVE_INFINITY,
+        maxLargeBytesInFlight: Number.POSITIVE_INFINITY,
       },
       backgroundGrantInterval: 8,
       maxQueuedAcquires: 16_384,
