@@ -3,17 +3,6 @@
 
 import type { MediaDc, MediaDirection, MediaPriority } from "./kinds.js";
 
-/** What a permit is granted for. @internal */
-export interface PermitGrant {
-  readonly id: number;
-  readonly transferId: string;
-  readonly dc: MediaDc;
-  readonly direction: MediaDirection;
-  readonly priority: MediaPriority;
-  readonly bytes: number;
-  readonly chargedBytes: number;
-}
-
 /**
  * A granted charge against the byte budget of one (data centre, direction). Release it when the
  * chunk's request is done — best with `using`/`await using`, so an exception cannot leak it.
@@ -40,15 +29,27 @@ export class MediaPermit implements Disposable, AsyncDisposable {
   readonly chargedBytes: number;
   #onRelease: ((permit: MediaPermit) => void) | undefined;
 
-  /** @internal Permits are made by schedulers only; `onRelease` runs once, at the first release. */
-  constructor(grant: PermitGrant, onRelease: (permit: MediaPermit) => void) {
-    this.id = grant.id;
-    this.transferId = grant.transferId;
-    this.dc = grant.dc;
-    this.direction = grant.direction;
-    this.priority = grant.priority;
-    this.bytes = grant.bytes;
-    this.chargedBytes = grant.chargedBytes;
+  /**
+   * @internal Permits are made by schedulers only; `onRelease` runs once, at the first release.
+   * Positional arguments: a permit is made per grant, on the hot path.
+   */
+  constructor(
+    id: number,
+    transferId: string,
+    dc: MediaDc,
+    direction: MediaDirection,
+    priority: MediaPriority,
+    bytes: number,
+    chargedBytes: number,
+    onRelease: (permit: MediaPermit) => void,
+  ) {
+    this.id = id;
+    this.transferId = transferId;
+    this.dc = dc;
+    this.direction = direction;
+    this.priority = priority;
+    this.bytes = bytes;
+    this.chargedBytes = chargedBytes;
     this.#onRelease = onRelease;
   }
 

@@ -521,15 +521,13 @@ export class Scheduler implements BindingOwner {
     waiter.unsubscribe();
     const now = this.#context.clock.now();
     const permit = new MediaPermit(
-      {
-        id: ++this.#context.lastPermitId,
-        transferId: binding.transferId,
-        dc: this.dc,
-        direction: this.direction,
-        priority: waiter.priority,
-        bytes: waiter.bytes,
-        chargedBytes: charge,
-      },
+      ++this.#context.lastPermitId,
+      binding.transferId,
+      this.dc,
+      this.direction,
+      waiter.priority,
+      waiter.bytes,
+      charge,
       (released) => this.#returnCharge(binding, released, now),
     );
     this.#afterRemoval(binding, true);

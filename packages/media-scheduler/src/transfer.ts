@@ -50,6 +50,8 @@ export interface TransferContext {
 
 function noop(): void {}
 
+const bytesRule = Object.freeze({ integer: true, min: 1 });
+
 /**
  * One file transfer registered with a {@link MediaSchedulerRegistry}, bound to the scheduler of
  * its (data centre, direction). Acquire a permit before each chunk request; the scheduler shares
@@ -273,7 +275,7 @@ export class MediaTransfer implements Disposable {
   }
 
   #checkCharge(bytes: number): number {
-    checkNumber("bytes", bytes, { integer: true, min: 1 });
+    checkNumber("bytes", bytes, bytesRule);
     const charge = chargeOf(bytes);
     const budget = this.#context.registry.limits[this.direction].maxBytesInFlight;
     if (charge > budget) {
