@@ -4,14 +4,22 @@
 // takes no CPU beyond the gates themselves and the link is a true ceiling.
 
 import type { Clock, Timer } from "@telepace/core";
+import { seededRandom } from "../random.js";
 
 /** Options of {@link TimedLink}. */
 export interface TimedLinkOptions {
   readonly clock: Clock;
   /** Bandwidth shared by every response in flight, bytes per second. */
   readonly bytesPerSecond: number;
-  /** From sending a request to its first response byte, ms. */
+  /** From sending a request to its first response byte, ms (the mean, with jitter). */
   readonly roundTripMs: number;
+  /**
+   * Each round trip is drawn uniformly from `roundTripMs × (1 ± roundTripJitter)`, seeded, so
+   * responses started together do not move in lockstep. A fraction in [0, 1). @defaultValue 0
+   */
+  readonly roundTripJitter?: number;
+  /** Seed of the jitter. @defaultValue 1 */
+  readonly seed?: number;
 }
 
 interface Flow {
@@ -27,6 +35,8 @@ export class TimedLink {
   readonly #clock: Clock;
   readonly #bytesPerMs: number;
   readonly #roundTripMs: number;
+  readonly #jitter: number;
+  readonly #random: () => number;
   readonly #flows = new Set<Flow>();
   readonly #delivered = new Map<number, number>();
   #lastUpdate = 0;
@@ -48,6 +58,11 @@ export class TimedLink {
     this.#clock = options.clock;
     this.#bytesPerMs = options.bytesPerSecond / 1000;
     this.#roundTripMs = options.roundTripMs;
+    this.#jitter = options.roundTripJitter ?? 0;
+    if (!(this.#jitter >= 0 && this.#jitter < 1)) {
+      throw new RangeError(`Expected \`roundTripJitter\` to be in [0, 1), got ${this.#jitter}`);
+    }
+    this.#random = seededRandom(options.seed ?? 1);
     this.#lastUpdate = options.clock.now();
   }
 
@@ -74,7 +89,8 @@ export class TimedLink {
    * `onFirstByte` runs when the response starts to flow.
    */
   async fetch(bytes: number, tag: number, onFirstByte?: () => void): Promise<void> {
-    await this.#clock.sleep(this.#roundTripMs);
+    const jitter = this.#jitter === 0 ? 0 : this.#jitter * (2 * this.#random() - 1);
+    await this.#clock.sleep(this.#roundTripMs * (1 + jitter));
     onFirstByte?.();
     if (bytes <= 0) return;
     await new Promise<void>((resolve) => {

@@ -32,13 +32,15 @@ export interface TransfersConfig {
     readonly sizeBytes: number;
     readonly budgetBytes: number;
   };
+  /** The mixed workload again at these mean round trips, ms, for the round-trip table. */
+  readonly roundTripsMs: readonly number[];
   readonly grants: GrantConfig;
   readonly seed: number;
 }
 
 /** The full-size configuration `pnpm bench` uses. */
 export const transfersConfig: TransfersConfig = {
-  link: { bytesPerSecond: 64 * MiB, roundTripMs: 5 },
+  link: { bytesPerSecond: 64 * MiB, roundTripMs: 5, roundTripJitter: 0.5 },
   mixed: {
     large: { count: 3, sizeBytes: 20 * MiB }, // the Bot API's download limit
     small: {
@@ -50,7 +52,8 @@ export const transfersConfig: TransfersConfig = {
     },
   },
   equal: { count: 8, sizeBytes: 4 * MiB, budgetBytes: 2 * MiB },
-  grants: { transfers: 1_000, grantsPerTransfer: 20, repeats: 3 },
+  roundTripsMs: [5, 30, 50],
+  grants: { transfers: 1_000, grantsPerTransfer: 20, repeats: 5 },
   seed: 7,
 };
 
@@ -161,6 +164,15 @@ export interface FairnessFigures {
   readonly completionMs: Summary;
 }
 
+/** The ids of the round-trip table's contenders, in its column order. */
+const ROUND_TRIP_IDS = ["defaults", "recommended", "originalLimits", "pQueueFifo"] as const;
+
+/** The mixed scenario at one mean round trip. */
+export interface RoundTripFigures {
+  readonly roundTripMs: number;
+  readonly mixed: readonly MixedFigures[];
+}
+
 /** The headline ratios, as `areas.transfers.summary` in results/latest.json. */
 export interface TransfersSummary {
   /** Equal files, slot caps off: Jain's index from the first grant to the first finish. */
@@ -226,10 +238,19 @@ export async function runTransfers(config: TransfersConfig = transfersConfig): P
   const startedAt = performance.now();
   const mixedFiles = mixedPlans(config.mixed, config.seed);
   const equalFiles = equalPlans(config.equal.count, config.equal.sizeBytes, 20 * MiB);
-  const mixed: MixedFigures[] = [];
-  for (const contender of mixedContenders()) {
-    const run = await simulate(contender.make, mixedFiles, config.link);
-    mixed.push(mixedFigures(contender.id, run, config.link));
+  const runMixed = async (link: LinkModel, ids?: readonly string[]): Promise<MixedFigures[]> => {
+    const rows: MixedFigures[] = [];
+    for (const contender of mixedContenders()) {
+      if (ids !== undefined && !ids.includes(contender.id)) continue;
+      rows.push(mixedFigures(contender.id, await simulate(contender.make, mixedFiles, link), link));
+    }
+    return rows;
+  };
+  const mixed = await runMixed(config.link);
+  const byRoundTrip: RoundTripFigures[] = [];
+  for (const roundTripMs of config.roundTripsMs) {
+    const rows = await runMixed({ ...config.link, roundTripMs }, ROUND_TRIP_IDS);
+    byRoundTrip.push({ roundTripMs, mixed: rows });
   }
   const fairness: FairnessFigures[] = [];
   for (const contender of fairnessContenders(config)) {
@@ -326,6 +347,35 @@ export async function runTransfers(config: TransfersConfig = transfersConfig): P
       ],
     },
     {
+      title: `Transfers, the mixed load at longer round trips (±${config.link.roundTripJitter * 100}% jitter): small p99 vs p-queue first come first served, and throughput vs link`,
+      columns: [
+        { header: "round trip", align: "left" },
+        { header: "defaults p99" },
+        { header: "recommended p99" },
+        { header: "original limits p99" },
+        { header: "defaults throughput" },
+        { header: "recommended throughput" },
+        { header: "original limits throughput" },
+      ],
+      rows: byRoundTrip.map(({ roundTripMs, mixed: rows }) => {
+        const base = byId(rows, "pQueueFifo").smallCompletionMs.p99;
+        const p99 = (id: string) => formatRatio(ratio(byId(rows, id).smallCompletionMs.p99, base));
+        const throughput = (id: string) => formatRatio(byId(rows, id).throughputVsLink);
+        return [
+          `${roundTripMs} ms`,
+          p99("defaults"),
+          p99("recommended"),
+          p99("originalLimits"),
+          throughput("defaults"),
+          throughput("recommended"),
+          throughput("originalLimits"),
+        ];
+      }),
+      notes: [
+        "with longer round trips each small file takes longer, and 5 active small transfers no longer keep up with one arriving every 6 ms: lift that cap (the recommended configuration)",
+      ],
+    },
+    {
       title: "Transfers, summary (areas.transfers.summary)",
       columns: [{ header: "figure", align: "left" }, { header: "value" }],
       rows: Object.entries(summary).map(([key, value]) => [key, formatFixed(value as number, 3)]),
@@ -340,6 +390,7 @@ export async function runTransfers(config: TransfersConfig = transfersConfig): P
       config: { ...config, chunkBytes: CHUNK_BYTES, pQueueConcurrency: P_QUEUE_CONCURRENCY },
       summary,
       mixed,
+      byRoundTrip,
       fairness,
       grants,
     },

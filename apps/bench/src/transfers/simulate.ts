@@ -9,7 +9,10 @@ import { TimedLink } from "./link.js";
 /** The link every run shares. */
 export interface LinkModel {
   readonly bytesPerSecond: number;
+  /** Mean round trip, ms. */
   readonly roundTripMs: number;
+  /** Round trips vary uniformly by ± this fraction (seeded). */
+  readonly roundTripJitter: number;
 }
 
 /** One file's download as measured. */
@@ -47,7 +50,7 @@ export async function simulate(
   model: LinkModel,
 ): Promise<GateRun> {
   const clock = new ManualClock();
-  const link = new TimedLink({ clock, ...model });
+  const link = new TimedLink({ clock, ...model, seed: 1 });
   const gate = makeGate(clock);
   const received = (): number[] => files.map((_, index) => link.deliveredTo(index));
   const flowing = new Set<number>();
