@@ -283,7 +283,7 @@ export async function runTransfers(config: TransfersConfig = transfersConfig): P
   const fairBase = fairness[0] as FairnessFigures;
   const tables: Table[] = [
     {
-      title: `Transfers, small files while large ones run: ${config.mixed.large.count} × ${mb(config.mixed.large.sizeBytes)} from t=0, ${config.mixed.small.count} small files of ${config.mixed.small.minBytes / KiB}–${config.mixed.small.maxBytes / KiB} KiB one every ${config.mixed.small.intervalMs} ms, ${mb(link.bytesPerSecond)}/s link with ${link.roundTripMs} ms round trips (simulated time)`,
+      title: `Transfers, small files while large ones run: ${config.mixed.large.count} × ${mb(config.mixed.large.sizeBytes)} from t=0, ${config.mixed.small.count} small files of ${config.mixed.small.minBytes / KiB}–${config.mixed.small.maxBytes / KiB} KiB one every ${config.mixed.small.intervalMs} ms, ${mb(link.bytesPerSecond)}/s link with ${link.roundTripMs} ms ± ${link.roundTripJitter * 100}% round trips (simulated time)`,
       columns: [
         { header: "gate", align: "left" },
         { header: "small p50 vs p-queue FIFO" },
