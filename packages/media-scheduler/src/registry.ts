@@ -15,9 +15,9 @@ import {
   safeLog,
   systemClock,
 } from "@telepace/core";
+import type { MutableCounters, RegistryContext } from "./context.js";
 import { MediaSchedulerError } from "./errors.js";
 import { publish } from "./events.js";
-import type { MutableCounters, RegistryContext } from "./host.js";
 import {
   checkDc,
   checkDirection,
@@ -231,14 +231,14 @@ export class MediaSchedulerRegistry implements AsyncDisposable {
     for (const map of [this.#schedulers.download, this.#schedulers.upload]) {
       for (const scheduler of map.values()) schedulers.push(scheduler.snapshot());
     }
-    const host = this.#context;
+    const context = this.#context;
     return Object.freeze({
       isClosed: this.#context.isClosed,
       openTransfers: this.#transfers.size,
-      queuedRequests: host.queuedRequests,
-      maxQueuedAcquires: host.limits.maxQueuedAcquires,
-      backgroundGrantInterval: host.limits.backgroundGrantInterval,
-      counters: Object.freeze({ ...host.counters }),
+      queuedRequests: context.queuedRequests,
+      maxQueuedAcquires: context.limits.maxQueuedAcquires,
+      backgroundGrantInterval: context.limits.backgroundGrantInterval,
+      counters: Object.freeze({ ...context.counters }),
       schedulers: Object.freeze(schedulers),
     });
   }

@@ -4,8 +4,8 @@
 import { safeLog } from "@telepace/core";
 import type { Binding, BindingOwner, Ring, Waiter } from "./binding.js";
 import { mediaChargeUnitBytes } from "./charge.js";
+import type { RegistryContext } from "./context.js";
 import { publish } from "./events.js";
-import type { RegistryContext } from "./host.js";
 import type { MediaDc, MediaDirection, MediaSizeClass } from "./kinds.js";
 import { LinkedQueue } from "./linked-queue.js";
 import type { ResolvedLimits } from "./options.js";

@@ -4,9 +4,9 @@
 import { abortReason, checkNumber, checkSignal, onAbort, safeLog } from "@telepace/core";
 import type { Binding, BindingOwner, Waiter } from "./binding.js";
 import { chargeOf, mediaChargeUnitBytes } from "./charge.js";
+import type { RegistryContext } from "./context.js";
 import { MediaSchedulerError } from "./errors.js";
 import { publish } from "./events.js";
-import type { RegistryContext } from "./host.js";
 import {
   checkDc,
   checkPriority,
@@ -123,13 +123,13 @@ export class MediaTransfer implements Disposable {
     const signal = checkSignal("signal", options?.signal);
     if (this.#isClosed) return Promise.reject(this.#closedError());
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    const host = this.#context.registry;
-    if (host.queuedRequests >= host.limits.maxQueuedAcquires) {
-      host.counters.rejectedQueueFull++;
+    const shared = this.#context.registry;
+    if (shared.queuedRequests >= shared.limits.maxQueuedAcquires) {
+      shared.counters.rejectedQueueFull++;
       return Promise.reject(
         new MediaSchedulerError(
           "ERR_QUEUE_FULL",
-          `${host.queuedRequests} acquires are already waiting (maxQueuedAcquires is ${host.limits.maxQueuedAcquires})`,
+          `${shared.queuedRequests} acquires are already waiting (maxQueuedAcquires is ${shared.limits.maxQueuedAcquires})`,
         ),
       );
     }
@@ -139,7 +139,7 @@ export class MediaTransfer implements Disposable {
         bytes,
         charge,
         priority,
-        queuedAt: host.clock.now(),
+        queuedAt: shared.clock.now(),
         resolve,
         reject,
         unsubscribe: noop,
@@ -160,7 +160,7 @@ export class MediaTransfer implements Disposable {
       if (!signal.aborted) return permit;
       // Granted, but the caller gave up before it could take the permit: give the bytes back.
       permit.release();
-      host.counters.aborted++;
+      shared.counters.aborted++;
       throw abortReason(signal);
     });
   }
