@@ -161,3 +161,124 @@ describe("maxLargeBytesInFlight", () => {
     );
   });
 });
+
+type Step =
+  | { kind: "acquire"; transfer: number; units: number; abortable: boolean }
+  | { kind: "abort"; index: number }
+  | { kind: "release"; index: number }
+  | { kind: "rebind"; transfer: number; dc: number }
+  | { kind: "close"; transfer: number }
+  | { kind: "configure"; largeUnits: number };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant("acquire" as const),
+      transfer: fc.nat(),
+      units: fc.integer({ min: 1, max: 3 }),
+      abortable: fc.boolean(),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("abort" as const), index: fc.nat() }) },
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant("release" as const), index: fc.nat() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("rebind" as const),
+      transfer: fc.nat(),
+      dc: fc.integer({ min: 1, max: 2 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("close" as const), transfer: fc.nat() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("configure" as const),
+      largeUnits: fc.integer({ min: 1, max: 4 }),
+    }),
+  },
+);
+
+describe("maxLargeBytesInFlight under random interleavings", () => {
+  it("holds the class cap, conserves bytes and never deadlocks", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 20, maxLength: 60 }), async (steps) => {
+        let largeUnits = 2;
+        let highestLargeUnits = largeUnits;
+        const registry = new MediaSchedulerRegistry({
+          download: {
+            maxBytesInFlight: 6 * UNIT,
+            maxLargeBytesInFlight: largeUnits * UNIT,
+            maxActiveLargeTransfers: 2,
+          },
+        });
+        // Three large transfers (unknown size) and two small ones.
+        const transfers = [undefined, undefined, undefined, 1, 1].map((sizeBytes) =>
+          registry.open({ dc: 1, direction: "download", sizeBytes }),
+        );
+        const held: MediaPermit[] = [];
+        const pending: { controller: AbortController | undefined; settled: boolean }[] = [];
+        for (const next of steps) {
+          const transfer = transfers[("transfer" in next ? next.transfer : 0) % transfers.length];
+          if (transfer === undefined) continue;
+          if (next.kind === "acquire" && !transfer.isClosed) {
+            const controller = next.abortable ? new AbortController() : undefined;
+            const entry = { controller, settled: false };
+            pending.push(entry);
+            transfer.acquire(next.units * UNIT, { signal: controller?.signal }).then(
+              (permit) => {
+                entry.settled = true;
+                held.push(permit);
+              },
+              () => {
+                entry.settled = true;
+              },
+            );
+          } else if (next.kind === "abort") {
+            const open = pending.filter((p) => !p.settled && p.controller !== undefined);
+            open[next.index % Math.max(1, open.length)]?.controller?.abort();
+          } else if (next.kind === "release") {
+            held.splice(next.index % Math.max(1, held.length), 1)[0]?.release();
+          } else if (next.kind === "rebind" && !transfer.isClosed) {
+            transfer.rebind(next.dc);
+          } else if (next.kind === "close") {
+            transfer.close();
+          } else if (next.kind === "configure") {
+            largeUnits = next.largeUnits;
+            highestLargeUnits = Math.max(highestLargeUnits, largeUnits);
+            registry.configure({ download: { maxLargeBytesInFlight: largeUnits * UNIT } });
+          }
+          await tick();
+          for (const scheduler of registry.snapshot().schedulers) {
+            const live = held.filter((p) => p.dc === scheduler.dc);
+            const largeLive = live.filter(
+              (p) => transfers.find((t) => t.id === p.transferId)?.sizeClass === "large",
+            );
+            expect(scheduler.activeBytes).toBe(live.reduce((sum, p) => sum + p.chargedBytes, 0));
+            expect(scheduler.largeActiveBytes).toBe(
+              largeLive.reduce((sum, p) => sum + p.chargedBytes, 0),
+            );
+            // Past the cap only by one request granted while no large bytes were live, or by
+            // permits granted before configure() lowered it.
+            if (largeLive.length > 1) {
+              expect(scheduler.largeActiveBytes).toBeLessThanOrEqual(highestLargeUnits * UNIT);
+            }
+            // No deadlock: with nothing live, nothing waits.
+            if (scheduler.activeBytes === 0) expect(scheduler.queuedRequests).toBe(0);
+            if (scheduler.largeActiveBytes === 0)
+              expect(scheduler.transfersWaitingForLargeBytes).toBe(0);
+          }
+        }
+        const closing = registry.close();
+        await tick();
+        for (const permit of held.splice(0)) permit.release();
+        await closing;
+        await tick();
+        expect(pending.every((p) => p.settled)).toBe(true);
+        expect(registry.size).toBe(0);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
