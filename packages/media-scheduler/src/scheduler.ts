@@ -26,10 +26,13 @@ function newRing(priority: Ring["priority"]): Ring {
  * close, rebind or configure; no timers):
  * 1. A transfer whose size class has no free active slot waits in a FIFO for one; it does not
  *    hold up anyone else.
- * 2. Among admitted transfers, deficit round robin in two rotations: foreground, and background.
+ * 2. A large transfer whose next request would take large transfers past
+ *    `maxLargeBytesInFlight` steps out of the rotation until large bytes come back, so small
+ *    transfers are never held up behind it.
+ * 3. Among the others, deficit round robin in two rotations: foreground, and background.
  *    The background rotation gets the next grant after `backgroundGrantInterval` foreground grants
  *    made while it had a request waiting, or whenever no foreground request waits.
- * 3. The request chosen next is never overtaken: if it does not fit the free bytes, the
+ * 4. The request chosen next is never overtaken: if it does not fit the free bytes, the
  *    scheduler waits for releases, which reserves the capacity it needs.
  */
 export class Scheduler implements BindingOwner {
