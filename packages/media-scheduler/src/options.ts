@@ -44,12 +44,12 @@ export interface MediaDirectionLimits {
 export interface MediaSchedulerLimits {
   /**
    * Download limits.
-   * @defaultValue `{ maxBytesInFlight: 16 MiB, maxActiveSmallTransfers: 5, maxActiveLargeTransfers: 2 }`
+   * @defaultValue `{ maxBytesInFlight: 16 MiB, maxActiveSmallTransfers: 5, maxActiveLargeTransfers: 2, maxLargeBytesInFlight: 4 MiB }`
    */
   readonly download?: MediaDirectionLimits | undefined;
   /**
    * Upload limits.
-   * @defaultValue `{ maxBytesInFlight: 8 MiB, maxActiveSmallTransfers: Infinity, maxActiveLargeTransfers: Infinity }`
+   * @defaultValue `{ maxBytesInFlight: 8 MiB, maxActiveSmallTransfers: Infinity, maxActiveLargeTransfers: Infinity, maxLargeBytesInFlight: Infinity }`
    */
   readonly upload?: MediaDirectionLimits | undefined;
   /**
@@ -98,7 +98,10 @@ export interface ResolvedLimits {
   readonly maxQueuedAcquires: number;
 }
 
-/** The defaults of every option, as the seed states them (the queue bound is telepace's own). */
+/**
+ * The defaults of every option: the original scheduler's limits, plus telepace's own queue bound
+ * and the 4 MiB that large downloads may hold together.
+ */
 export const mediaSchedulerDefaults = Object.freeze({
   download: Object.freeze({
     maxBytesInFlight: 16 * 1024 * 1024,
@@ -117,12 +120,13 @@ export const mediaSchedulerDefaults = Object.freeze({
   maxQueuedAcquires: 16_384,
 }) satisfies ResolvedLimits & { largeTransferThresholdBytes: number };
 
-function checkSlotLimit(name: string, value: unknown, fallback: number): number {
+// An integer >= min, or Infinity for "no cap".
+function checkCap(name: string, value: unknown, fallback: number, min: number): number {
   if (value === undefined) return fallback;
   if (value === Number.POSITIVE_INFINITY) return value;
-  const message = `Expected \`${name}\` to be an integer >= 1 or Infinity, got ${describeValue(value)}`;
+  const message = `Expected \`${name}\` to be an integer >= ${min} or Infinity, got ${describeValue(value)}`;
   if (typeof value !== "number") throw new TypeError(message);
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(message);
+  if (!Number.isSafeInteger(value) || value < min) throw new RangeError(message);
   return value;
 }
 
@@ -186,25 +190,24 @@ function resolveDirection(
       base.maxBytesInFlight,
       { integer: true, min: mediaChargeUnitBytes },
     ),
-    maxActiveSmallTransfers: checkSlotLimit(
+    maxActiveSmallTransfers: checkCap(
       `${direction}.maxActiveSmallTransfers`,
       limits.maxActiveSmallTransfers,
       base.maxActiveSmallTransfers,
+      1,
     ),
-    maxActiveLargeTransfers: checkSlotLimit(
+    maxActiveLargeTransfers: checkCap(
       `${direction}.maxActiveLargeTransfers`,
       limits.maxActiveLargeTransfers,
       base.maxActiveLargeTransfers,
+      1,
     ),
-    maxLargeBytesInFlight:
-      limits.maxLargeBytesInFlight === Number.POSITIVE_INFINITY
-        ? Number.POSITIVE_INFINITY
-        : checkOptionalNumber(
-            `${direction}.maxLargeBytesInFlight`,
-            limits.maxLargeBytesInFlight,
-            base.maxLargeBytesInFlight,
-            { integer: true, min: mediaChargeUnitBytes },
-          ),
+    maxLargeBytesInFlight: checkCap(
+      `${direction}.maxLargeBytesInFlight`,
+      limits.maxLargeBytesInFlight,
+      base.maxLargeBytesInFlight,
+      mediaChargeUnitBytes,
+    ),
   });
 }
 

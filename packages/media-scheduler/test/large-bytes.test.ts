@@ -101,7 +101,7 @@ describe("maxLargeBytesInFlight", () => {
   it("validates the option and takes Infinity for no separate cap", () => {
     expect(() => new MediaSchedulerRegistry({ download: { maxLargeBytesInFlight: 1000 } })).toThrow(
       new RangeError(
-        "Expected `download.maxLargeBytesInFlight` to be an integer >= 65536, got 1000",
+        "Expected `download.maxLargeBytesInFlight` to be an integer >= 65536 or Infinity, got 1000",
       ),
     );
     const registry = new MediaSchedulerRegistry({
