@@ -52,6 +52,16 @@ describe("transfer close", () => {
 });
 
 describe("registry close", () => {
+  it("checks its options whole before closing anything", () => {
+    const registry = new MediaSchedulerRegistry();
+    expect(() => registry.close({ timeOutMs: 5 } as never)).toThrow(
+      new TypeError("Unknown option `timeOutMs` in `options` (did you mean `timeoutMs`?)"),
+    );
+    expect(() => registry.close({ timeoutMs: -1 })).toThrow(RangeError);
+    expect(() => registry.close({ signal: {} as AbortSignal })).toThrow(TypeError);
+    expect(registry.isClosed).toBe(false);
+  });
+
   it("resolves at once when nothing is live, and again on every call", async () => {
     const registry = new MediaSchedulerRegistry();
     registry.open({ dc: 1, direction: "download" });

@@ -15,7 +15,7 @@ describe("configure", () => {
     registry.configure({ upload: { maxBytesInFlight: 2 * UNIT } });
     await tick();
     expect(waiting.status).toBe("fulfilled");
-    expect(transfer.scheduler.snapshot().maxBytesInFlight).toBe(2 * UNIT);
+    expect(transfer.schedulerSnapshot().maxBytesInFlight).toBe(2 * UNIT);
     held.release();
     permitOf(waiting).release();
   });
@@ -26,7 +26,7 @@ describe("configure", () => {
     const held = await Promise.all([1, 2, 3, 4].map(() => transfer.acquire(UNIT)));
     const waiting = track(transfer.acquire(UNIT));
     registry.configure({ upload: { maxBytesInFlight: 2 * UNIT } });
-    expect(transfer.scheduler.activeBytes).toBe(4 * UNIT);
+    expect(transfer.schedulerSnapshot().activeBytes).toBe(4 * UNIT);
     held[0]?.release();
     held[1]?.release();
     await tick();
@@ -40,7 +40,7 @@ describe("configure", () => {
   });
 
   it("rejects waiting acquires that can no longer fit, with RangeError, and warns", async () => {
-    const logger = { debug: vi.fn(), warn: vi.fn() };
+    const logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
     const registry = new MediaSchedulerRegistry({ logger, upload: { maxBytesInFlight: 4 * UNIT } });
     const transfer = registry.open({ dc: 1, direction: "upload", sizeBytes: 1 });
     const held = await transfer.acquire(4 * UNIT);
@@ -78,7 +78,7 @@ describe("configure", () => {
     held[1]?.release();
     await tick();
     expect(waiting.status).toBe("pending");
-    expect(active[0]?.scheduler.snapshot().smallSlotsInUse).toBe(1);
+    expect(active[0]?.schedulerSnapshot().smallSlotsInUse).toBe(1);
     held[2]?.release();
     await tick();
     expect(waiting.status).toBe("fulfilled");

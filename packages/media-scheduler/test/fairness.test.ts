@@ -120,8 +120,7 @@ describe("fairness between transfers", () => {
         async (n, budgetUnits, requestSizes, releaseOrder) => {
           const requests = requestSizes.slice(0, n);
           const { registry, transfers, log } = await backlogged(budgetUnits, requests);
-          const scheduler = transfers[0]?.scheduler;
-          const quantum = scheduler?.snapshot().quantumBytes ?? 0;
+          const quantum = transfers[0]?.schedulerSnapshot().quantumBytes ?? 0;
           const largest = Math.max(...requests.flat()) * UNIT;
           expect(quantum).toBe(largest);
           for (const index of releaseOrder) {

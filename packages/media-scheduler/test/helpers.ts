@@ -19,6 +19,14 @@ export function tick(): Promise<void> {
   return new Promise((resolve) => realSetImmediate(resolve));
 }
 
+/**
+ * Lets the scheduler's coalesced grant decision run (it waits one microtask after the change that
+ * asked for it), but not the continuations of the callers it grants to.
+ */
+export function grantTurn(): Promise<void> {
+  return Promise.resolve();
+}
+
 /** Tracks a promise's settlement without awaiting it. */
 export interface Tracked<T> {
   readonly promise: Promise<T>;

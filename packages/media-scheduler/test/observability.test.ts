@@ -5,7 +5,7 @@ import diagnosticsChannel from "node:diagnostics_channel";
 import { ManualClock } from "@telepace/core";
 import { describe, expect, it, vi } from "vitest";
 import { MediaSchedulerRegistry, mediaSchedulerChannels } from "../src/index.js";
-import { MiB, permitOf, recordEvents, tick, track, UNIT } from "./helpers.js";
+import { grantTurn, MiB, permitOf, recordEvents, tick, track, UNIT } from "./helpers.js";
 
 describe("snapshots", () => {
   it("describe every transfer at a scheduler: state, slot, queue, grants and deficit", async () => {
@@ -21,12 +21,14 @@ describe("snapshots", () => {
     const held = await active.acquire(2 * UNIT);
     const q = track(queued.acquire(UNIT, { priority: "background" }));
     const s = track(slotless.acquire(UNIT));
-    const snapshot = active.scheduler.snapshot();
+    const snapshot = active.schedulerSnapshot();
     expect(snapshot).toEqual({
       dc: 1,
       direction: "download",
       maxBytesInFlight: 2 * UNIT,
+      maxLargeBytesInFlight: 4 * MiB,
       activeBytes: 2 * UNIT,
+      largeActiveBytes: 0,
       queuedBytes: 2 * UNIT,
       queuedRequests: 2,
       maxActiveSmallTransfers: 2,
@@ -34,6 +36,7 @@ describe("snapshots", () => {
       smallSlotsInUse: 2,
       largeSlotsInUse: 0,
       transfersWaitingForSlot: 1,
+      transfersWaitingForLargeBytes: 0,
       activeTransfers: 1,
       queuedTransfers: 2,
       quantumBytes: 2 * UNIT,
@@ -200,20 +203,21 @@ describe("diagnostics channels", () => {
     diagnosticsChannel.subscribe(mediaSchedulerChannels.grant, onGrant);
     try {
       first.release();
+      await grantTurn();
     } finally {
       diagnosticsChannel.unsubscribe(mediaSchedulerChannels.grant, onGrant);
     }
     await tick();
     // The running dispatch saw the re-entrant release and granted the second waiter too.
     expect(waiting.map((w) => w.status)).toEqual(["fulfilled", "fulfilled"]);
-    expect(transfer.scheduler.snapshot()).toMatchObject({ activeBytes: 2 * UNIT, releases: 2 });
+    expect(transfer.schedulerSnapshot()).toMatchObject({ activeBytes: 2 * UNIT, releases: 2 });
     for (const w of waiting) permitOf(w).release();
   });
 });
 
 describe("logger", () => {
   it("gets debug lines for scheduler creation, rebind and eviction", async () => {
-    const logger = { debug: vi.fn(), warn: vi.fn() };
+    const logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
     const registry = new MediaSchedulerRegistry({ logger });
     const transfer = registry.open({ dc: 2, direction: "download", sizeBytes: 1 });
     transfer.rebind(4);
@@ -230,8 +234,47 @@ describe("logger", () => {
 
   it("must be pino-compatible", () => {
     expect(() => new MediaSchedulerRegistry({ logger: { debug() {} } as never })).toThrow(
-      new TypeError("Expected `logger` to have debug() and warn() methods (pino-compatible)"),
+      new TypeError(
+        "Expected `logger` to be an object with `debug`, `info`, `warn`, `error`, got an object without `info`, `warn`, `error`",
+      ),
     );
+    expect(() => new MediaSchedulerRegistry({ logger: undefined })).not.toThrow();
+  });
+
+  it.each([
+    [
+      "throws",
+      () => {
+        throw new Error("logger down");
+      },
+    ],
+    ["returns a rejected promise", () => Promise.reject(new Error("transport down"))],
+  ])("that %s breaks nothing", async (_, method) => {
+    const unhandled = vi.fn();
+    process.on("unhandledRejection", unhandled);
+    try {
+      const logger = { debug: method, info: method, warn: method, error: method };
+      const registry = new MediaSchedulerRegistry({
+        logger,
+        upload: { maxBytesInFlight: 2 * UNIT },
+      });
+      const transfer = registry.open({ dc: 2, direction: "upload", sizeBytes: 1 });
+      const held = await transfer.acquire(UNIT);
+      const waiting = track(transfer.acquire(2 * UNIT));
+      registry.configure({ upload: { maxBytesInFlight: UNIT } });
+      await tick();
+      expect(waiting.status).toBe("rejected");
+      expect(waiting.reason).toBeInstanceOf(RangeError);
+      transfer.rebind(3);
+      held.release();
+      transfer.close();
+      await registry.close();
+      await tick();
+      expect(registry.size).toBe(0);
+      expect(unhandled).not.toHaveBeenCalled();
+    } finally {
+      process.off("unhandledRejection", unhandled);
+    }
   });
 });
 

@@ -46,7 +46,7 @@ describe("background starvation bound", () => {
     const afterBackgroundQueued = grants.slice(8);
     expect(afterBackgroundQueued.join("")).toBe("ffffffffB");
     // While capacity drained for it, the foreground requests that would have fit were held back.
-    const scheduler = background.scheduler.snapshot();
+    const scheduler = background.schedulerSnapshot();
     // One request was queued when background arrived, and each of the 8 releases while capacity
     // was reserved queued another without granting it.
     expect(scheduler.activeBytes).toBe(8 * UNIT);
@@ -137,7 +137,7 @@ describe("background starvation bound", () => {
       priority: "background",
     });
     const permits = await Promise.all([1, 2, 3, 4].map(() => background.acquire(UNIT)));
-    expect(background.scheduler.activeBytes).toBe(4 * UNIT);
+    expect(background.schedulerSnapshot().activeBytes).toBe(4 * UNIT);
     for (const permit of permits) permit.release();
   });
 });
