@@ -1,0 +1,3 @@
+export { JournalError, type JournalErrorCode } from "./errors.js";
+export { type FileJournalSnapshot, FileUpdateJournal } from "./file-update-journal.js";
+export { type FileUpdateJournalOptions, fileUpdateJournalDefaults } from "./options.js";
