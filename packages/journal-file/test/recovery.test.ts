@@ -1,0 +1,169 @@
+// Reading a damaged log back: a torn tail is cut at every possible byte, a flipped bit in the last
+// record is cut like a torn write, and damage anywhere else is ERR_JOURNAL_CORRUPT with the file
+// left untouched.
+
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { crc32 } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { FileUpdateJournal, JournalError } from "../src/index.js";
+import { logPath, temporaryDirectory } from "./helpers.js";
+import { contractUpdate } from "./journal-contract.js";
+
+const updates = (...ids: number[]) => ids.map(contractUpdate);
+const idsOf = (list: readonly { update_id: number }[]) => list.map((update) => update.update_id);
+
+/** A journal holding [1, 2] and state `k`, then a last record appending [3, 4]. */
+async function journalWithLastRecord(): Promise<{
+  directory: string;
+  bytes: Buffer;
+  lastStart: number;
+  middleStart: number;
+}> {
+  const directory = await temporaryDirectory();
+  const journal = await FileUpdateJournal.open(directory);
+  await journal.append(updates(1, 2));
+  await journal.putState("k", { step: 1 });
+  const lastStart = journal.snapshot().fileBytes;
+  await journal.append(updates(3, 4));
+  await journal.close();
+  // Every record before the last one counts as the middle: the base record after the 8-byte header
+  // too.
+  return { directory, bytes: await readFile(logPath(directory)), lastStart, middleStart: 8 };
+}
+
+async function openError(directory: string): Promise<unknown> {
+  return FileUpdateJournal.open(directory).then(
+    async (journal) => {
+      await journal.close();
+      return undefined;
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe("a torn tail", () => {
+  it("is cut at every byte offset of the last record, keeping every record before it", async () => {
+    const { directory, bytes, lastStart } = await journalWithLastRecord();
+    for (let length = lastStart; length < bytes.length; length++) {
+      await writeFile(logPath(directory), bytes.subarray(0, length));
+      const journal = await FileUpdateJournal.open(directory);
+      expect(idsOf(await journal.unfinished())).toEqual([1, 2]);
+      expect(await journal.highestUpdateId()).toBe(2);
+      expect(await journal.state()).toEqual(new Map([["k", { step: 1 }]]));
+      expect(journal.snapshot()).toMatchObject({
+        recoveredTailBytes: length - lastStart,
+        fileBytes: lastStart,
+      });
+      await journal.close();
+      expect((await stat(logPath(directory))).size).toBe(lastStart);
+    }
+  });
+
+  it("leaves a log that takes appends again, and they survive the next reopen", async () => {
+    const { directory, bytes, lastStart } = await journalWithLastRecord();
+    await writeFile(logPath(directory), bytes.subarray(0, lastStart + 5));
+    let journal = await FileUpdateJournal.open(directory);
+    // The cut batch was never acknowledged, so its ids are new again.
+    expect(idsOf((await journal.append(updates(3, 5))).appended)).toEqual([3, 5]);
+    await journal.close();
+    journal = await FileUpdateJournal.open(directory);
+    expect(journal.snapshot().recoveredTailBytes).toBe(0);
+    expect(idsOf(await journal.unfinished())).toEqual([1, 2, 3, 5]);
+    await journal.close();
+  });
+
+  it("is cut when the file ends in zeros (a size extended before its data reached the disk)", async () => {
+    const { directory, bytes } = await journalWithLastRecord();
+    await writeFile(logPath(directory), Buffer.concat([bytes, Buffer.alloc(4096)]));
+    const journal = await FileUpdateJournal.open(directory);
+    expect(idsOf(await journal.unfinished())).toEqual([1, 2, 3, 4]);
+    expect(journal.snapshot()).toMatchObject({ recoveredTailBytes: 4096, fileBytes: bytes.length });
+    await journal.close();
+  });
+
+  it("is logged at warn with the bytes cut", async () => {
+    const { directory, bytes } = await journalWithLastRecord();
+    await writeFile(logPath(directory), bytes.subarray(0, bytes.length - 3));
+    const lines: { fields: Record<string, unknown>; message: string }[] = [];
+    const warn = (fields: Record<string, unknown>, message: string) => {
+      lines.push({ fields, message });
+    };
+    const journal = await FileUpdateJournal.open(directory, {
+      logger: { debug() {}, info() {}, warn, error() {} },
+    });
+    await journal.close();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.fields).toMatchObject({ directory, cutBytes: expect.any(Number) });
+  });
+});
+
+describe("a flipped bit", () => {
+  it("in the last record is cut like a torn write (the two cannot be told apart)", async () => {
+    const { directory, bytes, lastStart } = await journalWithLastRecord();
+    for (let offset = lastStart; offset < bytes.length; offset++) {
+      const damaged = Buffer.from(bytes);
+      damaged[offset] = (damaged[offset] as number) ^ (1 << (offset % 8));
+      await writeFile(logPath(directory), damaged);
+      const journal = await FileUpdateJournal.open(directory);
+      expect(idsOf(await journal.unfinished())).toEqual([1, 2]);
+      expect(journal.snapshot().recoveredTailBytes).toBe(bytes.length - lastStart);
+      await journal.close();
+    }
+  });
+
+  it("in a middle record is ERR_JOURNAL_CORRUPT, at every byte, and the file is not changed", async () => {
+    const { directory, bytes, middleStart, lastStart } = await journalWithLastRecord();
+    for (let offset = middleStart; offset < lastStart; offset++) {
+      const damaged = Buffer.from(bytes);
+      damaged[offset] = (damaged[offset] as number) ^ (1 << (offset % 8));
+      await writeFile(logPath(directory), damaged);
+      const error = await openError(directory);
+      expect(error).toBeInstanceOf(JournalError);
+      expect((error as JournalError).code).toBe("ERR_JOURNAL_CORRUPT");
+      expect(await readFile(logPath(directory))).toEqual(damaged);
+    }
+    // The lock was released by every failed open.
+    await writeFile(logPath(directory), bytes);
+    const journal = await FileUpdateJournal.open(directory);
+    expect(idsOf(await journal.unfinished())).toEqual([1, 2, 3, 4]);
+    await journal.close();
+  });
+
+  it("in the file header is ERR_JOURNAL_CORRUPT", async () => {
+    const { directory, bytes } = await journalWithLastRecord();
+    const damaged = Buffer.from(bytes);
+    damaged[2] = (damaged[2] as number) ^ 4;
+    await writeFile(logPath(directory), damaged);
+    const error = await openError(directory);
+    expect((error as JournalError).code).toBe("ERR_JOURNAL_CORRUPT");
+    expect((error as Error).message).toContain("header");
+  });
+});
+
+describe("a record this version cannot read", () => {
+  it("is ERR_JOURNAL_CORRUPT even with a valid checksum, even at the end", async () => {
+    const { directory, bytes } = await journalWithLastRecord();
+    const payload = Buffer.from([9, ...Buffer.from("{}")]);
+    const frame = Buffer.alloc(8 + payload.length);
+    frame.writeUInt32LE(payload.length, 0);
+    payload.copy(frame, 8);
+    frame.writeUInt32LE(crc32(payload, crc32(frame.subarray(0, 4))), 4);
+    await writeFile(logPath(directory), Buffer.concat([bytes, frame]));
+    const error = await openError(directory);
+    expect((error as JournalError).code).toBe("ERR_JOURNAL_CORRUPT");
+    expect((error as Error).message).toContain(`byte ${bytes.length}`);
+  });
+});
+
+describe("a crash during compaction", () => {
+  it("leaves a temporary file that the next open removes, keeping the old log", async () => {
+    const { directory, bytes } = await journalWithLastRecord();
+    const temporary = join(directory, "journal.log.compacting");
+    await writeFile(temporary, bytes.subarray(0, 20));
+    const journal = await FileUpdateJournal.open(directory);
+    expect(idsOf(await journal.unfinished())).toEqual([1, 2, 3, 4]);
+    await journal.close();
+    await expect(stat(temporary)).rejects.toMatchObject({ code: "ENOENT" });
+  });
+});
