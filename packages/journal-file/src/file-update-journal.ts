@@ -20,7 +20,7 @@ import { LogWriter } from "./log-writer.js";
 import { type FileUpdateJournalOptions, type ResolvedOptions, resolveOptions } from "./options.js";
 import { encodeRecord, type JournalRecord } from "./record-codec.js";
 
-/** A {@link JournalSnapshot} of a {@link FileUpdateJournal}. */
+/** The `JournalSnapshot` (of `@telepace/update-dispatch`) of a {@link FileUpdateJournal}. */
 export interface FileJournalSnapshot extends JournalSnapshot {
   readonly kind: "file";
   readonly isDurable: true;
@@ -60,9 +60,10 @@ interface Counters {
 }
 
 /**
- * A durable {@link UpdateJournal} for one process on one machine, kept in a directory: an
- * append-only log of checksummed records (batches, finishes, state changes), a lock file, and a
- * temporary file while it compacts. Open it with {@link FileUpdateJournal.open}.
+ * A durable `UpdateJournal` (of `@telepace/update-dispatch`) for one process on one machine,
+ * kept in a directory: an append-only log of checksummed records (batches, finishes, state
+ * changes), a lock file, and a temporary file while it compacts. Open it with
+ * {@link FileUpdateJournal.open}.
  *
  * - `append` resolves after its batch is written and `fdatasync`ed: it survives `kill -9` and a
  *   power cut. Appends, finishes and state changes queued together share one write and one sync.
@@ -110,6 +111,7 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
       throw ioError(`create the journal directory ${directory}`, error);
     }
     const lock = await acquireLock(paths.lock);
+    let journal: FileUpdateJournal | undefined;
     try {
       if (lock.takenOverFrom !== undefined) {
         safeLog(
@@ -130,12 +132,15 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
           "journal log ended in a torn write; cut it off",
         );
       }
-      const journal = new FileUpdateJournal(directory, paths, model, lock, resolved, recovery);
+      journal = new FileUpdateJournal(directory, paths, model, lock, resolved, recovery);
       if (recovery.file.size >= resolved.compactAfterBytes) await journal.compact();
       return journal;
     } catch (error) {
-      await lock.release().catch(() => {});
-      throw error;
+      // Closing the journal releases the lock too.
+      await (journal?.close() ?? lock.release()).catch(() => {});
+      throw error instanceof JournalError
+        ? error
+        : ioError(`open the journal in ${directory}`, error);
     }
   }
 

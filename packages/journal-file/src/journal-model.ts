@@ -59,6 +59,8 @@ export class JournalModel {
       case "delete":
         this.state.delete(record.key);
         break;
+      case "synced":
+        break;
     }
   }
 

@@ -1,11 +1,11 @@
-// Reading a log back on open: replay every intact record, cut a torn tail (an unfinished last
-// write), and refuse damage anywhere else rather than silently lose synced records.
+// Reading a log back on open: replay every intact record, cut a torn tail (what a crash left of
+// writes no sync had covered), and refuse damage to synced records rather than silently lose them.
 
 import { type FileHandle, open } from "node:fs/promises";
 import { ioError, JournalError } from "./errors.js";
 import type { JournalModel } from "./journal-model.js";
 import { type JournalPaths, type LogFile, replaceLog } from "./log-file.js";
-import { encodeRecord, FILE_HEADER, findIntactFrameAfter, readRecord } from "./record-codec.js";
+import { encodeRecord, FILE_HEADER, findSyncCovering, readRecord } from "./record-codec.js";
 
 /** What {@link recoverLog} found. */
 export interface Recovery {
@@ -39,11 +39,12 @@ async function openOrCreate(
 }
 
 /**
- * Opens (or creates) the log and replays it into `model`. A damaged record with no intact record
- * after it is the torn tail of a write that a crash interrupted: the log is truncated there and
- * synced. A damaged record followed by an intact one, a record with a valid checksum that this
- * version cannot read, or a missing file header is `ERR_JOURNAL_CORRUPT`, and the file is left
- * as it is.
+ * Opens (or creates) the log and replays it into `model`. At the first damaged record: when no
+ * intact record after it says a completed sync covered it (a `synced` record), it is the torn
+ * tail of writes a crash interrupted, and the log is truncated there. When one does, the damage
+ * is to synced data and `open` fails with `ERR_JOURNAL_CORRUPT`, leaving the file as it is; so
+ * does a record with a valid checksum that this version cannot read, or a missing header.
+ * The log is synced either way, so that what is in it now is durable.
  */
 export async function recoverLog(paths: JournalPaths, model: JournalModel): Promise<Recovery> {
   let opened: { handle: FileHandle; isNew: boolean };
@@ -77,20 +78,22 @@ export async function recoverLog(paths: JournalPaths, model: JournalModel): Prom
           `the record at byte ${offset} has a valid checksum but cannot be read`,
         );
       }
-      const intact = findIntactFrameAfter(bytes, offset);
-      if (intact !== undefined) {
+      const covering = findSyncCovering(bytes, offset);
+      if (covering !== undefined) {
         throw corrupt(
           paths.log,
-          `the record at byte ${offset} is damaged (${step.damage}) and intact records follow at byte ${intact}`,
+          `the record at byte ${offset} is damaged (${step.damage}) although the record at byte ${covering} says it had been synced`,
         );
       }
-      try {
-        await handle.truncate(offset);
-        await handle.datasync();
-      } catch (error) {
-        throw ioError(`cut the torn tail of ${paths.log}`, error);
-      }
       break;
+    }
+    try {
+      if (offset < bytes.length) await handle.truncate(offset);
+      // What a crashed process wrote may still be only in the page cache: sync it before
+      // this process's records say it is durable.
+      await handle.datasync();
+    } catch (error) {
+      throw ioError(`sync the journal log ${paths.log}`, error);
     }
     return { file: { handle, size: offset, records }, cutBytes: bytes.length - offset, isNew };
   } catch (error) {

@@ -1,5 +1,7 @@
 // Group commit over the log: the records queued while the previous write runs go out together in
 // one write with at most one fdatasync, and a compaction replaces the log between two groups.
+// The first group after a sync starts with a `synced` record, so recovery can tell damage a
+// crash left (never synced) from damage to synced data.
 
 import { createDeferred, type Deferred } from "@telepace/core";
 import { ioError, JournalError } from "./errors.js";
@@ -57,11 +59,16 @@ export class LogWriter {
   #compactionInFlight: Deferred<void>[] = [];
   #isCompactionDue = false;
   #sizeAfterCompaction = 0;
+  /** The log size when the last fdatasync completed: every byte before it is on disk. */
+  #durableEnd: number;
+  /** The `durableEnd` the log's last `synced` record states (0: none since the log was written). */
+  #markedEnd = 0;
   #isRunning = false;
   #idle: Deferred<void> | undefined;
   #failure: JournalError | undefined;
   readonly counters: LogWriterCounters = { writes: 0, syncs: 0, compactions: 0 };
 
+  /** @param file - the log, open and synced (everything in it is durable). */
   constructor(
     paths: JournalPaths,
     file: LogFile,
@@ -70,6 +77,7 @@ export class LogWriter {
   ) {
     this.#paths = paths;
     this.#file = file;
+    this.#durableEnd = file.size;
     this.#compactAfterBytes = compactAfterBytes;
     this.#hooks = hooks;
   }
@@ -126,13 +134,36 @@ export class LogWriter {
     return request.promise;
   }
 
-  /** Waits for the queue to empty, then closes the file. */
+  /**
+   * Waits for the queue to empty, syncs what is unsynced (finishes), ends the log with a
+   * `synced` record covering everything, and closes the file.
+   */
   async close(): Promise<void> {
     if (this.#isRunning) {
       this.#idle ??= createDeferred();
       await this.#idle.promise;
     }
-    await this.#file.handle.close();
+    const file = this.#file;
+    try {
+      if (this.#failure === undefined && file.size > this.#markedEnd) {
+        if (file.size > this.#durableEnd) await file.handle.datasync();
+        this.#durableEnd = file.size;
+        const mark = this.#markFrame() as Buffer;
+        await writeFully(file.handle, mark, file.size);
+        await file.handle.datasync();
+        file.size += mark.length;
+        file.records += 1;
+      }
+    } finally {
+      await file.handle.close();
+    }
+  }
+
+  /** A `synced` record when a sync completed since the last one, else `undefined`. */
+  #markFrame(): Buffer | undefined {
+    if (this.#durableEnd <= this.#markedEnd) return undefined;
+    this.#markedEnd = this.#durableEnd;
+    return encodeRecord({ type: "synced", durableEnd: this.#durableEnd });
   }
 
   #group(): Group {
@@ -173,6 +204,11 @@ export class LogWriter {
       group.frames.push(frame);
       group.bytes += frame.length;
     }
+    const mark = this.#markFrame();
+    if (mark !== undefined) {
+      group.frames.unshift(mark);
+      group.bytes += mark.length;
+    }
     const file = this.#file;
     const buffer =
       group.frames.length === 1
@@ -183,6 +219,7 @@ export class LogWriter {
     if (group.needsSync) {
       await file.handle.datasync();
       this.counters.syncs += 1;
+      this.#durableEnd = file.size + buffer.length;
     }
     file.size += buffer.length;
     file.records += group.frames.length;
@@ -206,6 +243,8 @@ export class LogWriter {
     this.#file = await replaceLog(this.#paths, this.#hooks.liveFrames());
     this.counters.compactions += 1;
     this.#sizeAfterCompaction = this.#file.size;
+    this.#durableEnd = this.#file.size;
+    this.#markedEnd = 0;
     this.#inFlight = undefined;
     await before.handle.close().catch(() => {});
     group?.done.resolve();

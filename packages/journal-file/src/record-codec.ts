@@ -28,9 +28,14 @@ export type JournalRecord =
   | { readonly type: "append"; readonly updates: readonly Update[] }
   | { readonly type: "finish"; readonly updateIds: readonly number[] }
   | { readonly type: "put"; readonly key: string; readonly value: JournalStateValue }
-  | { readonly type: "delete"; readonly key: string };
+  | { readonly type: "delete"; readonly key: string }
+  /**
+   * Every byte before `durableEnd` was covered by a completed fdatasync when this was written:
+   * damage there is not a crash's doing (see `recoverLog`).
+   */
+  | { readonly type: "synced"; readonly durableEnd: number };
 
-const typeCodes = { base: 1, append: 2, finish: 3, put: 4, delete: 5 } as const;
+const typeCodes = { base: 1, append: 2, finish: 3, put: 4, delete: 5, synced: 6 } as const;
 
 function bodyOf(record: JournalRecord): unknown {
   switch (record.type) {
@@ -44,6 +49,8 @@ function bodyOf(record: JournalRecord): unknown {
       return [record.key, record.value];
     case "delete":
       return record.key;
+    case "synced":
+      return record.durableEnd;
   }
 }
 
@@ -89,7 +96,7 @@ export type ReadStep =
   | { readonly ok: true; readonly record: JournalRecord; readonly end: number }
   | { readonly ok: false; readonly damage: DamageKind };
 
-function isUpdateId(value: unknown): value is number {
+function isNonNegativeInteger(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
@@ -100,8 +107,8 @@ function isRanges(value: unknown): value is IdRanges {
       (range) =>
         Array.isArray(range) &&
         range.length === 2 &&
-        isUpdateId(range[0]) &&
-        isUpdateId(range[1]) &&
+        isNonNegativeInteger(range[0]) &&
+        isNonNegativeInteger(range[1]) &&
         range[0] <= range[1],
     )
   );
@@ -113,7 +120,7 @@ function decodeBody(type: number, body: unknown): JournalRecord | undefined {
       const base = body as { highestUpdateId?: unknown; seen?: unknown } | null;
       const highest = base?.highestUpdateId;
       if (typeof base !== "object" || base === null || !isRanges(base.seen)) return undefined;
-      if (highest !== null && !isUpdateId(highest)) return undefined;
+      if (highest !== null && !isNonNegativeInteger(highest)) return undefined;
       return { type: "base", highestUpdateId: highest ?? undefined, seen: base.seen };
     }
     case typeCodes.append: {
@@ -123,12 +130,12 @@ function decodeBody(type: number, body: unknown): JournalRecord | undefined {
           (update) =>
             typeof update === "object" &&
             update !== null &&
-            isUpdateId((update as { update_id?: unknown }).update_id),
+            isNonNegativeInteger((update as { update_id?: unknown }).update_id),
         );
       return valid ? { type: "append", updates: body as Update[] } : undefined;
     }
     case typeCodes.finish:
-      return Array.isArray(body) && body.every(isUpdateId)
+      return Array.isArray(body) && body.every(isNonNegativeInteger)
         ? { type: "finish", updateIds: body }
         : undefined;
     case typeCodes.put:
@@ -137,6 +144,8 @@ function decodeBody(type: number, body: unknown): JournalRecord | undefined {
         : undefined;
     case typeCodes.delete:
       return typeof body === "string" ? { type: "delete", key: body } : undefined;
+    case typeCodes.synced:
+      return isNonNegativeInteger(body) ? { type: "synced", durableEnd: body } : undefined;
     default:
       return undefined;
   }
@@ -176,14 +185,29 @@ export function readRecord(bytes: Buffer, offset: number): ReadStep {
   return record === undefined ? { ok: false, damage: "unreadable" } : { ok: true, record, end };
 }
 
-/**
- * The first offset after `from` where an intact frame starts, if any. A damaged record followed by
- * an intact one is damage in the middle of the log (synced data would be lost by cutting there);
- * a damaged record with nothing intact after it is the torn tail of an unfinished write.
- */
+/** The first offset after `from` where an intact frame (plausible length, matching CRC) starts. */
 export function findIntactFrameAfter(bytes: Buffer, from: number): number | undefined {
   for (let offset = from + 1; offset + RECORD_HEADER_BYTES < bytes.length; offset++) {
     if (frameAt(bytes, offset).ok === "frame") return offset;
+  }
+  return undefined;
+}
+
+/**
+ * Whether an intact record after the damage at `damagedAt` says a completed sync covered it, and
+ * where. A crash can only damage bytes no sync had covered yet; damage a sync had covered is
+ * corruption of synced data.
+ */
+export function findSyncCovering(bytes: Buffer, damagedAt: number): number | undefined {
+  let offset = findIntactFrameAfter(bytes, damagedAt);
+  while (offset !== undefined) {
+    const step = readRecord(bytes, offset);
+    if (!step.ok) {
+      offset = findIntactFrameAfter(bytes, offset);
+      continue;
+    }
+    if (step.record.type === "synced" && step.record.durableEnd > damagedAt) return offset;
+    offset = step.end;
   }
   return undefined;
 }
