@@ -158,18 +158,24 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
     this.#lock = lock;
     this.#logger = options.logger;
     this.#recoveredTailBytes = recovery.cutBytes;
-    this.#writer = new LogWriter(paths, recovery.file, options.compactAfterBytes, {
-      liveFrames: () => this.#model.liveRecords().map(encodeRecord),
-      onFailure: (error) =>
-        safeLog(
-          this.#logger,
-          "error",
-          { directory, code: error.code, cause: (error.cause as { code?: unknown })?.code },
-          "journal write failed; it accepts no more writes until reopened",
-        ),
-      onCompacted: (before, after) =>
-        safeLog(this.#logger, "debug", { directory, before, after }, "journal compacted"),
-    });
+    this.#writer = new LogWriter(
+      paths,
+      recovery.file,
+      recovery.endsCovered,
+      options.compactAfterBytes,
+      {
+        liveFrames: () => this.#model.liveRecords().map(encodeRecord),
+        onFailure: (error) =>
+          safeLog(
+            this.#logger,
+            "error",
+            { directory, code: error.code, cause: (error.cause as { code?: unknown })?.code },
+            "journal write failed; it accepts no more writes until reopened",
+          ),
+        onCompacted: (before, after) =>
+          safeLog(this.#logger, "debug", { directory, before, after }, "journal compacted"),
+      },
+    );
   }
 
   /** Whether `close()` was called. */

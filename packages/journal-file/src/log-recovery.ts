@@ -14,6 +14,8 @@ export interface Recovery {
   readonly cutBytes: number;
   /** Whether the log did not exist and was created. */
   readonly isNew: boolean;
+  /** Whether the log ends with a `synced` record covering everything before it (a clean close). */
+  readonly endsCovered: boolean;
 }
 
 function corrupt(path: string, detail: string): JournalError {
@@ -64,11 +66,13 @@ export async function recoverLog(paths: JournalPaths, model: JournalModel): Prom
     }
     let offset = FILE_HEADER.length;
     let records = 0;
+    let endsCovered = false;
     while (offset < bytes.length) {
       const step = readRecord(bytes, offset);
       if (step.ok) {
         model.apply(step.record);
         records += 1;
+        endsCovered = step.record.type === "synced" && step.record.durableEnd === offset;
         offset = step.end;
         continue;
       }
@@ -95,7 +99,8 @@ export async function recoverLog(paths: JournalPaths, model: JournalModel): Prom
     } catch (error) {
       throw ioError(`sync the journal log ${paths.log}`, error);
     }
-    return { file: { handle, size: offset, records }, cutBytes: bytes.length - offset, isNew };
+    const cutBytes = bytes.length - offset;
+    return { file: { handle, size: offset, records }, cutBytes, isNew, endsCovered };
   } catch (error) {
     await handle.close().catch(() => {});
     throw error instanceof JournalError

@@ -63,21 +63,28 @@ export class LogWriter {
   #durableEnd: number;
   /** The `durableEnd` the log's last `synced` record states (0: none since the log was written). */
   #markedEnd = 0;
+  /** The log size when it last ended with a `synced` record covering all of it. */
+  #coveredSize = 0;
   #isRunning = false;
   #idle: Deferred<void> | undefined;
   #failure: JournalError | undefined;
   readonly counters: LogWriterCounters = { writes: 0, syncs: 0, compactions: 0 };
 
-  /** @param file - the log, open and synced (everything in it is durable). */
+  /**
+   * @param file - the log, open and synced (everything in it is durable).
+   * @param endsCovered - whether it ends with a `synced` record covering all of it.
+   */
   constructor(
     paths: JournalPaths,
     file: LogFile,
+    endsCovered: boolean,
     compactAfterBytes: number,
     hooks: LogWriterHooks,
   ) {
     this.#paths = paths;
     this.#file = file;
     this.#durableEnd = file.size;
+    this.#coveredSize = endsCovered ? file.size : 0;
     this.#compactAfterBytes = compactAfterBytes;
     this.#hooks = hooks;
   }
@@ -145,7 +152,7 @@ export class LogWriter {
     }
     const file = this.#file;
     try {
-      if (this.#failure === undefined && file.size > this.#markedEnd) {
+      if (this.#failure === undefined && file.size > this.#coveredSize) {
         if (file.size > this.#durableEnd) await file.handle.datasync();
         this.#durableEnd = file.size;
         const mark = this.#markFrame() as Buffer;
@@ -153,6 +160,7 @@ export class LogWriter {
         await file.handle.datasync();
         file.size += mark.length;
         file.records += 1;
+        this.#coveredSize = file.size;
       }
     } finally {
       await file.handle.close();
@@ -245,6 +253,7 @@ export class LogWriter {
     this.#sizeAfterCompaction = this.#file.size;
     this.#durableEnd = this.#file.size;
     this.#markedEnd = 0;
+    this.#coveredSize = 0;
     this.#inFlight = undefined;
     await before.handle.close().catch(() => {});
     group?.done.resolve();

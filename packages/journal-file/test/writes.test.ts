@@ -220,6 +220,16 @@ describe("a failed write or sync", () => {
 });
 
 describe("the log file", () => {
+  it("does not grow when a journal is opened and closed with nothing written", async () => {
+    const directory = await temporaryDirectory();
+    const journal = await FileUpdateJournal.open(directory);
+    await journal.append(updates(1));
+    await journal.close();
+    const size = (await readFile(logPath(directory))).length;
+    for (let round = 0; round < 3; round++) await (await FileUpdateJournal.open(directory)).close();
+    expect((await readFile(logPath(directory))).length).toBe(size);
+  });
+
   it("starts with the journal header", async () => {
     const directory = await temporaryDirectory();
     const journal = await FileUpdateJournal.open(directory);
