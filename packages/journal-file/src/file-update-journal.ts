@@ -3,7 +3,7 @@
 
 import { mkdir, rm } from "node:fs/promises";
 import type { Update } from "@grammyjs/types";
-import { type Logger, safeLog } from "@telepace/core";
+import { describeValue, type Logger, safeLog } from "@telepace/core";
 import type {
   AppendResult,
   JournalSnapshot,
@@ -100,7 +100,7 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
   ): Promise<FileUpdateJournal> {
     if (typeof directory !== "string" || directory.length === 0) {
       throw new TypeError(
-        `Expected \`directory\` to be a non-empty string, got ${typeof directory === "string" ? '""' : typeof directory}`,
+        `Expected \`directory\` to be a non-empty string, got ${describeValue(directory)}`,
       );
     }
     const resolved = resolveOptions(options);

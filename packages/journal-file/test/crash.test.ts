@@ -45,6 +45,7 @@ async function runAndKill(
   let stderr = "";
   let buffered = "";
   let acks = 0;
+  let isKilledOnPlan = false;
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
   });
@@ -56,12 +57,20 @@ async function runAndKill(
       const [kind = "", ids = ""] = line.split(" ");
       lines.push({ kind, ids: ids.split(",").map(Number) });
       if (kind === "acked" && ++acks === options.acks) {
+        isKilledOnPlan = true;
         setTimeout(() => child.kill("SIGKILL"), options.delayMs);
       }
     }
   });
+  // Whatever happens, the child does not outlive the test (it would append forever).
+  const backstop = setTimeout(() => child.kill("SIGKILL"), 20_000);
   const [code, signal] = (await once(child, "exit")) as [number | null, string | null];
-  expect({ code, signal, stderr }).toMatchObject({ code: null, signal: "SIGKILL" });
+  clearTimeout(backstop);
+  expect({ code, signal, stderr, isKilledOnPlan }).toMatchObject({
+    code: null,
+    signal: "SIGKILL",
+    isKilledOnPlan: true,
+  });
   return { lines, stderr };
 }
 
