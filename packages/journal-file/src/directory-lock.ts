@@ -19,7 +19,7 @@ function isAlive(pid: number): boolean {
 async function readHolder(path: string): Promise<number | undefined> {
   try {
     const text = (await readFile(path, "utf8")).trim();
-    return /^\d+$/.test(text) ? Number(text) : Number.NaN;
+    return /^[1-9]\d*$/.test(text) ? Number(text) : Number.NaN;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;

@@ -6,8 +6,9 @@ import type { JournalStateValue } from "@telepace/update-dispatch";
 import type { JournalRecord } from "./record-codec.js";
 import { UpdateIdSet } from "./update-id-set.js";
 
-/** How many updates a compacted log puts in one append record. */
+/** At most this many updates, and about this many bytes, go in one append record when compacting. */
 const UPDATES_PER_RECORD = 100;
+const BYTES_PER_RECORD = 1024 * 1024;
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
@@ -69,10 +70,22 @@ export class JournalModel {
     const records: JournalRecord[] = [
       { type: "base", highestUpdateId: this.highestUpdateId, seen: this.seen.ranges() },
     ];
-    const updates = [...this.unfinished.values()];
-    for (let start = 0; start < updates.length; start += UPDATES_PER_RECORD) {
-      records.push({ type: "append", updates: updates.slice(start, start + UPDATES_PER_RECORD) });
+    let chunk: Update[] = [];
+    let chunkBytes = 0;
+    for (const update of this.unfinished.values()) {
+      const bytes = JSON.stringify(update).length;
+      if (
+        chunk.length === UPDATES_PER_RECORD ||
+        (chunk.length > 0 && chunkBytes + bytes > BYTES_PER_RECORD)
+      ) {
+        records.push({ type: "append", updates: chunk });
+        chunk = [];
+        chunkBytes = 0;
+      }
+      chunk.push(update);
+      chunkBytes += bytes;
     }
+    if (chunk.length > 0) records.push({ type: "append", updates: chunk });
     for (const [key, value] of this.state) records.push({ type: "put", key, value });
     return records;
   }

@@ -52,6 +52,8 @@ export async function writeFully(
 
 /** Makes a rename or a new file in `directory` durable (its entry, not just its bytes). */
 export async function syncDirectory(directory: string): Promise<void> {
+  // Windows cannot open a directory as a file; NTFS journals the rename itself.
+  if (process.platform === "win32") return;
   const handle = await open(directory, "r");
   try {
     await handle.sync();

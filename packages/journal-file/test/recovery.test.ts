@@ -7,11 +7,7 @@ import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { FileUpdateJournal, JournalError } from "../src/index.js";
-import { logPath, temporaryDirectory } from "./helpers.js";
-import { contractUpdate } from "./journal-contract.js";
-
-const updates = (...ids: number[]) => ids.map(contractUpdate);
-const idsOf = (list: readonly { update_id: number }[]) => list.map((update) => update.update_id);
+import { idsOf, logPath, temporaryDirectory, updates } from "./helpers.js";
 
 /**
  * A journal holding [1, 2] and state `k`, then a last group appending [3, 4]: the log as a crash

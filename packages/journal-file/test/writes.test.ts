@@ -3,14 +3,12 @@
 // failed write or sync does.
 
 import { type FileHandle, open, readFile } from "node:fs/promises";
+import type { Update } from "@grammyjs/types";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { FileUpdateJournal, JournalError } from "../src/index.js";
-import { logPath, temporaryDirectory } from "./helpers.js";
-import { contractUpdate } from "./journal-contract.js";
+import { idsOf, logPath, temporaryDirectory, updates } from "./helpers.js";
 
-const updates = (...ids: number[]) => ids.map(contractUpdate);
 const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
-const idsOf = (list: readonly { update_id: number }[]) => list.map((update) => update.update_id);
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -123,6 +121,20 @@ describe("compaction", () => {
     expect(idsOf(await journal.unfinished())).toEqual([199]);
     expect(await journal.highestUpdateId()).toBe(199);
     expect((await journal.append(updates(5, 200))).duplicates).toBe(1);
+    await journal.close();
+  });
+
+  it("spreads large unfinished updates over records of about 1 MiB", async () => {
+    const directory = await temporaryDirectory();
+    let journal = await FileUpdateJournal.open(directory);
+    const large = range(1, 5).map((id) => ({ ...updates(id)[0], big: "x".repeat(400_000) }));
+    await journal.append(large as Update[]);
+    await journal.compact();
+    // The base record, then appends of 2, 2 and 1 updates.
+    expect(journal.snapshot().records).toBe(4);
+    await journal.close();
+    journal = await FileUpdateJournal.open(directory);
+    expect(await journal.unfinished()).toEqual(large);
     await journal.close();
   });
 
