@@ -11,6 +11,7 @@ import type {
   UpdateJournal,
 } from "@telepace/update-dispatch";
 import { checkStateKey, checkStateValue, checkUpdateId, checkUpdates } from "./arguments.js";
+import { publish } from "./diagnostics.js";
 import { acquireLock, type DirectoryLock } from "./directory-lock.js";
 import { ioError, JournalError } from "./errors.js";
 import { JournalModel } from "./journal-model.js";
@@ -132,6 +133,14 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
           "journal log ended in a torn write; cut it off",
         );
       }
+      publish("opened", () => ({
+        type: "opened",
+        directory,
+        fileBytes: recovery.file.size,
+        records: recovery.file.records,
+        cutBytes: recovery.cutBytes,
+        takenOverFrom: lock.takenOverFrom ?? null,
+      }));
       journal = new FileUpdateJournal(directory, paths, model, lock, resolved, recovery);
       if (recovery.file.size >= resolved.compactAfterBytes) await journal.compact();
       return journal;
@@ -165,15 +174,28 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
       options.compactAfterBytes,
       {
         liveFrames: () => this.#model.liveRecords().map(encodeRecord),
-        onFailure: (error) =>
+        onFailure: (error) => {
+          const cause = (error.cause as { code?: unknown } | undefined)?.code;
+          const systemCode = typeof cause === "string" ? cause : null;
           safeLog(
             this.#logger,
             "error",
-            { directory, code: error.code, cause: (error.cause as { code?: unknown })?.code },
+            { directory, code: error.code, cause: systemCode },
             "journal write failed; it accepts no more writes until reopened",
-          ),
-        onCompacted: (before, after) =>
-          safeLog(this.#logger, "debug", { directory, before, after }, "journal compacted"),
+          );
+          publish("failed", () => ({ type: "failed", directory, code: error.code, systemCode }));
+        },
+        onCompacted: (beforeBytes, afterBytes) => {
+          safeLog(
+            this.#logger,
+            "debug",
+            { directory, beforeBytes, afterBytes },
+            "journal compacted",
+          );
+          publish("compacted", () => ({ type: "compacted", directory, beforeBytes, afterBytes }));
+        },
+        onWritten: (bytes, records, isSynced) =>
+          publish("written", () => ({ type: "written", directory, bytes, records, isSynced })),
       },
     );
   }

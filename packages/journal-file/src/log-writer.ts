@@ -33,6 +33,8 @@ export interface LogWriterHooks {
   onFailure(error: JournalError): void;
   /** Told about each finished compaction. */
   onCompacted(before: number, after: number): void;
+  /** Told about each write of a group. */
+  onWritten(bytes: number, records: number, isSynced: boolean): void;
 }
 
 /** Counters of a {@link LogWriter}. */
@@ -233,6 +235,7 @@ export class LogWriter {
     file.records += group.frames.length;
     this.#inFlight = undefined;
     group.done.resolve();
+    this.#hooks.onWritten(buffer.length, group.frames.length, group.needsSync);
     if (file.size >= this.#compactAfterBytes && file.size >= 2 * this.#sizeAfterCompaction) {
       this.#isCompactionDue = true;
     }
