@@ -1,32 +1,8 @@
 // The principal table: each active principal with its FIFO of accepted updates and the calls
 // waiting for room in it, and the principals waiting to become active, first come, first served.
 
-import type { Update } from "@grammyjs/types";
-import type { KeyKind } from "./dispatch-key.js";
+import type { Entry, Waiter, WaiterGroup } from "./entry.js";
 import type { ProcessorRun } from "./processor-run.js";
-import type { EnqueueResult } from "./results.js";
-
-/** One accepted (or waiting) update. */
-export interface Entry {
-  readonly update: Update;
-  /** The update_id when it is a safe integer; other updates are dispatched but not tracked. */
-  readonly updateId: number | undefined;
-  readonly keyId: string;
-  readonly keyKind: KeyKind;
-  /** Enqueue order: the ready queue serves the oldest first, leftovers keep per-key order. */
-  readonly seq: number;
-  readonly enqueuedAt: number;
-}
-
-/** An `enqueue(…, { wait: true })` call waiting for capacity. */
-export interface Waiter {
-  readonly entry: Entry;
-  readonly resolve: (result: EnqueueResult) => void;
-  unsubscribe: () => void;
-}
-
-/** Waiting calls in call order; a Set so that withdrawing one is O(1). */
-export type WaiterGroup = Set<Waiter>;
 
 /** An active principal: accepted updates not yet started, its running update, and waiters. */
 export interface Principal {
@@ -39,7 +15,7 @@ export interface Principal {
    */
   waiters: WaiterGroup | undefined;
   /** The processor call running for this principal; at most one. */
-  run: ProcessorRun | undefined;
+  run: ProcessorRun<Principal> | undefined;
 }
 
 /** Active principals and the principals waiting to become active. */

@@ -2,18 +2,18 @@
 // once, whatever the processor returns, throws or calls back.
 
 import type { Clock, Timer } from "@telepace/core";
+import type { Entry } from "./entry.js";
 import { UpdateDispatchError } from "./errors.js";
 import type { UpdateProcessor } from "./options.js";
-import type { Entry, Principal } from "./principal-table.js";
 import type { ProcessOutcome } from "./results.js";
 import type { SignalPool } from "./signal-pool.js";
 
 /** What a run reports to the dispatcher. */
-export interface RunHost {
+export interface RunHost<P> {
   /** The run's outcome was decided; called once per run. */
-  ended(run: ProcessorRun, outcome: ProcessOutcome): void;
+  ended(run: ProcessorRun<P>, outcome: ProcessOutcome): void;
   /** A run the dispatcher gave up on (timed out or interrupted) settled after all. */
-  settledLate(run: ProcessorRun): void;
+  settledLate(run: ProcessorRun<P>): void;
 }
 
 const RUNNING = 0;
@@ -38,13 +38,13 @@ async function observe(promise: Promise<unknown>): Promise<void> {
   }
 }
 
-/** A processor call for one entry of one principal. */
-export class ProcessorRun {
+/** A processor call for one entry of one principal (`P`, the dispatcher's principal record). */
+export class ProcessorRun<P> {
   readonly entry: Entry;
-  readonly principal: Principal;
+  readonly principal: P;
   /** Clock time the processor was called. */
   readonly startedAt: number;
-  readonly #host: RunHost;
+  readonly #host: RunHost<P>;
   readonly #signals: SignalPool;
   readonly #controller: AbortController;
   #timer: Timer | undefined;
@@ -52,9 +52,9 @@ export class ProcessorRun {
 
   constructor(
     entry: Entry,
-    principal: Principal,
+    principal: P,
     startedAt: number,
-    host: RunHost,
+    host: RunHost<P>,
     signals: SignalPool,
   ) {
     this.entry = entry;

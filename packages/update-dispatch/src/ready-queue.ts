@@ -2,7 +2,8 @@
 // order of that oldest waiting update, so a free processor slot always takes the oldest work.
 
 import { BinaryHeap } from "@telepace/core";
-import type { Entry, Principal } from "./principal-table.js";
+import type { Entry } from "./entry.js";
+import type { Principal } from "./principal-table.js";
 
 // A principal's head does not change while it is ready: only starting it (after it left this
 // queue) or close (which clears this queue) takes it off.

@@ -7,6 +7,7 @@ import { abortReason, type Clock, type LogLevel, safeLog } from "@telepace/core"
 import { AbortSubscriptions } from "./abort-subscriptions.js";
 import { publish } from "./diagnostics.js";
 import { dispatchKeyOf, KEY_KINDS } from "./dispatch-key.js";
+import type { Entry, Waiter, WaiterGroup } from "./entry.js";
 import { UpdateDispatchError } from "./errors.js";
 import { IdleWaiters } from "./idle-waiters.js";
 import {
@@ -21,13 +22,7 @@ import {
   type UpdateDispatcherOptions,
   type UpdateProcessor,
 } from "./options.js";
-import {
-  type Entry,
-  type Principal,
-  PrincipalTable,
-  type Waiter,
-  type WaiterGroup,
-} from "./principal-table.js";
+import { type Principal, PrincipalTable } from "./principal-table.js";
 import { ProcessorRun, type RunHost } from "./processor-run.js";
 import { ReadyQueue } from "./ready-queue.js";
 import {
@@ -107,7 +102,7 @@ export class UpdateDispatcher implements AsyncDisposable {
   readonly #callerSignals = new AbortSubscriptions();
   readonly #idle: IdleWaiters;
   readonly #signals: SignalPool;
-  readonly #runHost: RunHost = {
+  readonly #runHost: RunHost<Principal> = {
     ended: (run, outcome) => this.#runEnded(run, outcome),
     settledLate: (run) => {
       this.#abandoned--;
@@ -430,7 +425,7 @@ export class UpdateDispatcher implements AsyncDisposable {
     run.start(this.#processor, this.#options.timeoutMs, this.#clock);
   }
 
-  #runEnded(run: ProcessorRun, outcome: ProcessOutcome): void {
+  #runEnded(run: ProcessorRun<Principal>, outcome: ProcessOutcome): void {
     this.#inFlight--;
     const { principal } = run;
     principal.run = undefined;
@@ -455,7 +450,7 @@ export class UpdateDispatcher implements AsyncDisposable {
     this.#checkIdle();
   }
 
-  #record(run: ProcessorRun, outcome: ProcessOutcome): void {
+  #record(run: ProcessorRun<Principal>, outcome: ProcessOutcome): void {
     const { entry, startedAt } = run;
     const { updateId } = entry;
     switch (outcome) {
@@ -496,7 +491,7 @@ export class UpdateDispatcher implements AsyncDisposable {
   #terminate(isDrained: boolean): CloseResult {
     this.#ready.clear();
     const unstarted: Entry[] = [];
-    const runs: ProcessorRun[] = [];
+    const runs: ProcessorRun<Principal>[] = [];
     for (const principal of this.#principals.takeAll()) {
       unstarted.push(...principal.queue);
       principal.queue.length = 0;
