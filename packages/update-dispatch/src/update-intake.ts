@@ -43,7 +43,6 @@ import { type UpdateProcessor, updateDispatcherDefaults } from "./options.js";
 import { classifyPollingFailure } from "./polling-failure.js";
 import { reportingEnds } from "./processing-end.js";
 import type { CloseResult } from "./results.js";
-import type { UpdateDispatchSnapshot } from "./snapshot.js";
 import { UpdateDispatcher } from "./update-dispatcher.js";
 import { validUpdateId } from "./update-id.js";
 import type { UpdateJournal } from "./update-journal.js";
