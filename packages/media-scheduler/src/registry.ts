@@ -109,7 +109,7 @@ export class MediaSchedulerRegistry implements AsyncDisposable {
 
   /**
    * @throws {TypeError} for options that are not an object, an unknown key (naming the closest
-   * valid one) or a value of the wrong type; {@link RangeError} for a value out of range.
+   * valid one) or a value of the wrong type; `RangeError` for a value out of range.
    */
   constructor(options?: MediaSchedulerRegistryOptions) {
     const given = checkKeys("options", options, registryOptionKeys);
