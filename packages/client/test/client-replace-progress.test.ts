@@ -1,8 +1,9 @@
 import type { ServerResponse } from "node:http";
 import type { OutboxDelivered } from "@telepace/outbox";
+import { eventually } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { apiError, message, ok, type RecordedRequest } from "./support/bot-server.js";
-import { connect, eventually } from "./support/client.js";
+import { connect } from "./support/client.js";
 
 /** A handler that answers edits only when the test releases them. */
 function holdingEdits() {
@@ -34,7 +35,9 @@ describe("seed: replace-progress (sendMessage with replaceMessageId)", { timeout
     const server = holdingEdits();
     const { server: api, client } = await connect(server.handler);
     const inFlight = client.editMessageText(1, 10, "progress 10%");
-    await eventually(() => expect(api.methods).toEqual(["editMessageText"]));
+    await eventually("the edit reached the server", () =>
+      expect(api.methods).toEqual(["editMessageText"]),
+    );
     const stale = client.editMessageText(1, 10, "progress 90%");
     const final = client.sendMessage(1, "final answer", {}, { replaceMessageId: 10 });
     expect(await stale).toEqual({ status: "superseded", reason: "dropped", attempts: 0 });
@@ -67,7 +70,9 @@ describe("seed: replace-progress (sendMessage with replaceMessageId)", { timeout
     const server = holdingEdits();
     const { server: api, client } = await connect(server.handler);
     const inFlight = client.editMessageText(1, 10, "progress");
-    await eventually(() => expect(api.methods).toEqual(["editMessageText"]));
+    await eventually("the edit reached the server", () =>
+      expect(api.methods).toEqual(["editMessageText"]),
+    );
     const first = client.sendMessage(1, "final v1", {}, { replaceMessageId: 10 });
     const second = client.sendMessage(1, "final v2", {}, { replaceMessageId: 10 });
     expect(await first).toMatchObject({ status: "superseded", reason: "coalesced" });
@@ -86,7 +91,9 @@ describe("seed: a delete drops pending edits (client)", { timeout: 20_000 }, () 
     const server = holdingEdits();
     const { server: api, client } = await connect(server.handler);
     const first = client.editMessageText(1, 10, "first");
-    await eventually(() => expect(api.methods).toEqual(["editMessageText"]));
+    await eventually("the edit reached the server", () =>
+      expect(api.methods).toEqual(["editMessageText"]),
+    );
     const second = client.editMessageText(1, 10, "second");
     const deleted = client.deleteMessage(1, 10);
     expect(await second).toMatchObject({ status: "superseded", reason: "dropped" });
@@ -100,12 +107,14 @@ describe("seed: a delete drops pending edits (client)", { timeout: 20_000 }, () 
     const server = holdingEdits();
     const { server: api, client } = await connect(server.handler);
     const first = client.editMessageText(1, 10, "first");
-    await eventually(() => expect(api.methods).toEqual(["editMessageText"]));
+    await eventually("the edit reached the server", () =>
+      expect(api.methods).toEqual(["editMessageText"]),
+    );
     const second = client.editMessageText(1, 10, "second");
     const third = client.editMessageText(1, 10, "third");
     const send = client.sendMessage(1, "news");
     server.release();
-    await eventually(() =>
+    await eventually("the superseding edit and the send arrived", () =>
       expect(api.methods).toEqual(["editMessageText", "sendMessage", "editMessageText"]),
     );
     server.release();
