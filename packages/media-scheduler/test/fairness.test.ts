@@ -1,10 +1,11 @@
 // Deficit round robin done right: equal shares for equal transfers (Jain's index), byte fairness
 // for unequal chunk sizes, the lag bound Q + 2M under random release orders, and no banked credit.
 
+import { jainIndex } from "@telepace/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type MediaPermit, MediaSchedulerRegistry, type MediaTransfer } from "../src/index.js";
-import { jainIndex, tick, UNIT } from "./helpers.js";
+import { tick, UNIT } from "./helpers.js";
 
 /** Grants in the order they were made, and the permits not yet released. */
 class GrantLog {

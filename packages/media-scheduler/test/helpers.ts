@@ -1,6 +1,6 @@
-// Shared test helpers: units, a macrotask flush, and a recorder for the diagnostics channels.
+// Shared test helpers: units, a macrotask flush, and the diagnostics recorder of this package.
 
-import diagnosticsChannel from "node:diagnostics_channel";
+import { type ChannelRecorder, recordChannels } from "@telepace/testing";
 import {
   type MediaPermit,
   type MediaSchedulerEvent,
@@ -59,26 +59,8 @@ export function permitOf(tracked: Tracked<MediaPermit> | undefined): MediaPermit
 }
 
 /** Records every event published on the package's channels until `stop()`. */
-export function recordEvents(): { events: MediaSchedulerEvent[]; stop: () => void } {
-  const events: MediaSchedulerEvent[] = [];
-  const listener = (message: unknown): void => {
-    events.push(message as MediaSchedulerEvent);
-  };
-  const names = Object.values(mediaSchedulerChannels);
-  for (const name of names) diagnosticsChannel.subscribe(name, listener);
-  return {
-    events,
-    stop: () => {
-      for (const name of names) diagnosticsChannel.unsubscribe(name, listener);
-    },
-  };
-}
-
-/** Jain's fairness index of `xs`: 1 when all equal, 1/n when one gets everything. */
-export function jainIndex(xs: readonly number[]): number {
-  const sum = xs.reduce((a, b) => a + b, 0);
-  const squares = xs.reduce((a, b) => a + b * b, 0);
-  return squares === 0 ? 1 : (sum * sum) / (xs.length * squares);
+export function recordEvents(): ChannelRecorder<MediaSchedulerEvent> {
+  return recordChannels<MediaSchedulerEvent>(mediaSchedulerChannels);
 }
 
 /** The single element of `xs` (fails the test when there is not exactly one). */
