@@ -2,7 +2,7 @@
 // ran at once, and gates that hold an update's processor until the test releases it.
 
 import type { Update } from "@grammyjs/types";
-import { createDeferred, type Deferred, type Logger, ManualClock } from "@telepace/core";
+import { createDeferred, type Deferred, ManualClock } from "@telepace/core";
 import type { UpdateProcessor } from "../src/index.js";
 
 export interface Recorder {
@@ -57,22 +57,4 @@ export function recorder(): Recorder {
 /** Lets every pending promise continuation run (one macrotask turn). */
 export function settle(): Promise<void> {
   return new ManualClock().flush();
-}
-
-export interface LogCall {
-  readonly level: "debug" | "info" | "warn" | "error";
-  readonly metadata: Readonly<Record<string, unknown>>;
-  readonly message: string;
-}
-
-/** A pino-shaped logger that records every call. */
-export function spyLogger(): Logger & { readonly calls: LogCall[] } {
-  const calls: LogCall[] = [];
-  return {
-    calls,
-    debug: (metadata, message) => calls.push({ level: "debug", metadata, message }),
-    info: (metadata, message) => calls.push({ level: "info", metadata, message }),
-    warn: (metadata, message) => calls.push({ level: "warn", metadata, message }),
-    error: (metadata, message) => calls.push({ level: "error", metadata, message }),
-  };
 }
