@@ -2,9 +2,10 @@
 // connection resets, malformed bodies, a random 5xx rate and latency, on API calls and downloads.
 
 import { ManualClock } from "@telepace/core";
+import { eventually } from "@telepace/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotApiSim, start } from "../src/index.js";
-import { call, raw, until } from "./helpers.js";
+import { call, raw } from "./helpers.js";
 
 let sim: BotApiSim;
 
@@ -133,7 +134,7 @@ describe("setLatency", () => {
       settled = true;
       return r;
     });
-    await until(() => clock.pendingTimers === 1);
+    await eventually("one timer is pending", () => clock.pendingTimers === 1);
     await clock.advance(4999);
     expect(settled).toBe(false);
     await clock.advance(1);

@@ -150,12 +150,3 @@ export function pngOfSize(width: number, height: number): Buffer {
   bytes.writeUInt32BE(height, 20);
   return bytes;
 }
-
-/** Waits (in real time, for real I/O) until `predicate` holds; fails after `timeoutMs`. */
-export async function until(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!predicate()) {
-    if (performance.now() > deadline) throw new Error("condition not reached in time");
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
