@@ -1,4 +1,5 @@
-// Shared test helpers: units, a macrotask flush, and the diagnostics recorder of this package.
+// Shared test helpers: units, a macrotask flush, promise tracking, a grant log and the diagnostics
+// recorder of this package.
 
 import { type ChannelRecorder, recordChannels } from "@telepace/testing";
 import {
@@ -48,6 +49,40 @@ export function track<T>(promise: Promise<T>): Tracked<T> {
     },
   );
   return tracked;
+}
+
+/** Grants in the order they were made, and the permits not yet released. */
+export class GrantLog {
+  readonly grants: MediaPermit[] = [];
+  readonly held: MediaPermit[] = [];
+
+  /**
+   * @param onRejected - sees each watched acquire that rejects; by default they are expected (a
+   * transfer closed at the end of a test).
+   */
+  constructor(private readonly onRejected: (error: unknown) => void = () => {}) {}
+
+  watch(acquire: Promise<MediaPermit>): void {
+    acquire.then((permit) => {
+      this.grants.push(permit);
+      this.held.push(permit);
+    }, this.onRejected);
+  }
+
+  /** Releases the held permit at `index` (modulo the number held). */
+  release(index: number): void {
+    const [permit] = this.held.splice(index % this.held.length, 1);
+    permit?.release();
+  }
+
+  /** Grants per transfer id among the first `count` grants. */
+  countBy(ids: readonly string[], count: number, weigh: (p: MediaPermit) => number): number[] {
+    const totals = new Map(ids.map((id) => [id, 0]));
+    for (const permit of this.grants.slice(0, count)) {
+      totals.set(permit.transferId, (totals.get(permit.transferId) ?? 0) + weigh(permit));
+    }
+    return ids.map((id) => totals.get(id) ?? 0);
+  }
 }
 
 /** The permit of a fulfilled tracked acquire (fails the test otherwise). */
