@@ -2,9 +2,10 @@
 // compete in the round robin, so the first transfer to ask cannot take the whole idle budget.
 
 import { ManualClock } from "@telepace/core";
+import { jainIndex } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { type MediaPermit, MediaSchedulerRegistry } from "../src/index.js";
-import { grantTurn, jainIndex, permitOf, tick, track, UNIT } from "./helpers.js";
+import { grantTurn, permitOf, tick, track, UNIT } from "./helpers.js";
 
 describe("coalesced grants", () => {
   it("share an idle budget between transfers that asked in the same turn", async () => {

@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type MediaPermit, MediaSchedulerRegistry } from "../src/index.js";
-import { MiB, permitOf, tick, track, UNIT } from "./helpers.js";
+import { GrantLog, MiB, permitOf, tick, track, UNIT } from "./helpers.js";
 
 function setup(largeUnits: number, budgetUnits = 8) {
   const registry = new MediaSchedulerRegistry({
@@ -119,18 +119,9 @@ describe("maxLargeBytesInFlight", () => {
         fc.array(fc.nat(), { minLength: 60, maxLength: 60 }),
         async (largeUnits, smallSizes, releaseOrder) => {
           const { registry, large, small } = setup(largeUnits, 6);
-          const held: MediaPermit[] = [];
-          const grants: string[] = [];
-          const watch = (acquire: Promise<MediaPermit>) =>
-            acquire.then(
-              (permit) => {
-                held.push(permit);
-                grants.push(permit.transferId);
-              },
-              () => undefined,
-            );
-          for (let i = 0; i < 30; i++) watch(large.acquire(UNIT));
-          for (const units of smallSizes) watch(small.acquire(units * UNIT));
+          const log = new GrantLog();
+          for (let i = 0; i < 30; i++) log.watch(large.acquire(UNIT));
+          for (const units of smallSizes) log.watch(small.acquire(units * UNIT));
           await tick();
           let sinceLarge = 0;
           let longestWithoutLarge = 0;
@@ -139,11 +130,10 @@ describe("maxLargeBytesInFlight", () => {
             const snapshot = large.schedulerSnapshot();
             expect(snapshot.largeActiveBytes).toBeLessThanOrEqual(largeUnits * UNIT);
             expect(snapshot.activeBytes).toBeLessThanOrEqual(6 * UNIT);
-            const [permit] = held.splice(index % Math.max(1, held.length), 1);
-            permit?.release();
+            log.release(index);
             await tick();
-            for (; counted < grants.length; counted++) {
-              if (grants[counted] === large.id) sinceLarge = 0;
+            for (; counted < log.grants.length; counted++) {
+              if (log.grants[counted]?.transferId === large.id) sinceLarge = 0;
               else longestWithoutLarge = Math.max(longestWithoutLarge, ++sinceLarge);
             }
           }
@@ -152,7 +142,7 @@ describe("maxLargeBytesInFlight", () => {
             expect(longestWithoutLarge).toBeLessThanOrEqual(30);
           expect(large.snapshot().grants).toBeGreaterThan(0);
           const closing = registry.close();
-          for (const permit of held.splice(0)) permit.release();
+          for (const permit of log.held.splice(0)) permit.release();
           await closing;
           expect(registry.size).toBe(0);
         },

@@ -1,9 +1,9 @@
 // Observability: frozen snapshots at three levels, monotonic counters, diagnostics_channel
 // events with clock-based durations, the optional logger, and no secret in any of them.
 
-import diagnosticsChannel from "node:diagnostics_channel";
 import { ManualClock } from "@telepace/core";
-import { describe, expect, it, vi } from "vitest";
+import { recordChannels, spyLogger, unhandledRejectionsOf } from "@telepace/testing";
+import { describe, expect, it } from "vitest";
 import { MediaSchedulerRegistry, mediaSchedulerChannels } from "../src/index.js";
 import { grantTurn, MiB, permitOf, recordEvents, tick, track, UNIT } from "./helpers.js";
 
@@ -200,12 +200,10 @@ describe("diagnostics channels", () => {
       // Re-enters the scheduler while it is granting.
       if ((message as { permitId: number }).permitId === 3) second.release();
     };
-    diagnosticsChannel.subscribe(mediaSchedulerChannels.grant, onGrant);
-    try {
+    {
+      using _grants = recordChannels({ grant: mediaSchedulerChannels.grant }, onGrant);
       first.release();
       await grantTurn();
-    } finally {
-      diagnosticsChannel.unsubscribe(mediaSchedulerChannels.grant, onGrant);
     }
     await tick();
     // The running dispatch saw the re-entrant release and granted the second waiter too.
@@ -217,19 +215,23 @@ describe("diagnostics channels", () => {
 
 describe("logger", () => {
   it("gets debug lines for scheduler creation, rebind and eviction", async () => {
-    const logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+    const logger = spyLogger();
     const registry = new MediaSchedulerRegistry({ logger });
     const transfer = registry.open({ dc: 2, direction: "download", sizeBytes: 1 });
     transfer.rebind(4);
     transfer.close();
-    expect(logger.debug.mock.calls).toEqual([
-      [{ dc: 2, direction: "download" }, "media scheduler created"],
-      [{ dc: 4, direction: "download" }, "media scheduler created"],
-      [{ dc: 2, direction: "download" }, "media scheduler evicted"],
-      [{ transferId: "download-1", fromDc: 2, toDc: 4, moved: 0 }, "media transfer rebound"],
-      [{ dc: 4, direction: "download" }, "media scheduler evicted"],
+    // Debug lines only: nothing at warn or above.
+    expect(logger.calls.map(({ level, fields, message }) => [level, fields, message])).toEqual([
+      ["debug", { dc: 2, direction: "download" }, "media scheduler created"],
+      ["debug", { dc: 4, direction: "download" }, "media scheduler created"],
+      ["debug", { dc: 2, direction: "download" }, "media scheduler evicted"],
+      [
+        "debug",
+        { transferId: "download-1", fromDc: 2, toDc: 4, moved: 0 },
+        "media transfer rebound",
+      ],
+      ["debug", { dc: 4, direction: "download" }, "media scheduler evicted"],
     ]);
-    expect(logger.warn).not.toHaveBeenCalled();
   });
 
   it("must be pino-compatible", () => {
@@ -250,10 +252,8 @@ describe("logger", () => {
     ],
     ["returns a rejected promise", () => Promise.reject(new Error("transport down"))],
   ])("that %s breaks nothing", async (_, method) => {
-    const unhandled = vi.fn();
-    process.on("unhandledRejection", unhandled);
-    try {
-      const logger = { debug: method, info: method, warn: method, error: method };
+    const logger = spyLogger({ answer: method });
+    const rejections = await unhandledRejectionsOf(async () => {
       const registry = new MediaSchedulerRegistry({
         logger,
         upload: { maxBytesInFlight: 2 * UNIT },
@@ -271,10 +271,9 @@ describe("logger", () => {
       await registry.close();
       await tick();
       expect(registry.size).toBe(0);
-      expect(unhandled).not.toHaveBeenCalled();
-    } finally {
-      process.off("unhandledRejection", unhandled);
-    }
+    });
+    expect(logger.calls.length).toBeGreaterThan(0);
+    expect(rejections).toEqual([]);
   });
 });
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { UpdateDispatcher } from "../src/index.js";
 import { groupMessage, privateMessage } from "./fixtures.js";
-import { recorder, settle } from "./harness.js";
+import { fullPrincipal, recorder, settle } from "./harness.js";
 
 describe("per-principal queue bound", () => {
   it("accepts 1 running + 32 waiting for a busy key and rejects the 33rd waiting update", async () => {
@@ -53,11 +53,7 @@ describe("per-principal queue bound", () => {
   });
 
   it("a rejected update is never processed", async () => {
-    const rec = recorder();
-    const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
-    const gate = rec.gate(1);
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.enqueue(privateMessage(2, 42));
+    const { rec, dispatcher, gate } = await fullPrincipal();
     expect((await dispatcher.enqueue(privateMessage(3, 42))).status).toBe("rejected");
     gate.resolve();
     await dispatcher.drain();

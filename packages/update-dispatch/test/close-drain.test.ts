@@ -4,7 +4,7 @@ import { ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
 import { UpdateDispatchError, UpdateDispatcher } from "../src/index.js";
 import { privateMessage } from "./fixtures.js";
-import { recorder, settle } from "./harness.js";
+import { fullPrincipal, recorder, settle } from "./harness.js";
 
 describe("drain", () => {
   it("resolves idle at once when nothing is pending", async () => {
@@ -171,11 +171,7 @@ describe("close", () => {
   });
 
   it("answers waiting calls `closed`, and their updates hold the watermark", async () => {
-    const rec = recorder();
-    const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
-    const gate = rec.gate(1);
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.enqueue(privateMessage(2, 42));
+    const { rec, dispatcher, gate } = await fullPrincipal();
     const waiting = dispatcher.enqueue(privateMessage(3, 42), { wait: true });
     await dispatcher.enqueue(privateMessage(4, 7));
     const closing = dispatcher.close();

@@ -2,10 +2,11 @@
 // and the key goes on with its next update.
 
 import type { Update } from "@grammyjs/types";
+import { spyLogger } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { UpdateDispatcher, type UpdateProcessor } from "../src/index.js";
 import { privateMessage } from "./fixtures.js";
-import { settle, spyLogger } from "./harness.js";
+import { settle } from "./harness.js";
 
 const SECRET = "s3cr3t-payload-4f1c";
 
@@ -116,7 +117,7 @@ describe("failure isolation", () => {
     });
     expect(logger.calls).toHaveLength(1);
     expect(logger.calls[0]?.level).toBe(level);
-    expect(logger.calls[0]?.metadata).toEqual({ updateId: 1 });
+    expect(logger.calls[0]?.fields).toEqual({ updateId: 1 });
   });
 
   it("logs contain neither the error nor the update content", async () => {
@@ -136,7 +137,7 @@ describe("failure isolation", () => {
     expect(logged).not.toContain("hello");
     expect(logged).not.toContain("user 42");
     for (const call of logger.calls) {
-      expect(Object.keys(call.metadata)).toEqual(["updateId"]);
+      expect(Object.keys(call.fields)).toEqual(["updateId"]);
       expect(typeof call.message).toBe("string");
     }
     expect(new Set(logger.calls.map((call) => call.message)).size).toBe(2);
@@ -149,7 +150,7 @@ describe("failure isolation", () => {
     await dispatcher.enqueue(update);
     await dispatcher.drain();
     expect(logger.calls).toEqual([
-      { level: "warn", metadata: { updateId: null }, message: expect.any(String) },
+      { level: "warn", fields: { updateId: null }, message: expect.any(String) },
     ]);
   });
 
@@ -176,10 +177,11 @@ describe("failure isolation", () => {
   });
 
   it("a logger that throws does not break dispatch", async () => {
-    const down = () => {
-      throw new Error("logger down");
-    };
-    const broken = { debug: down, info: down, warn: down, error: down };
+    const broken = spyLogger({
+      answer: () => {
+        throw new Error("logger down");
+      },
+    });
     const seen: number[] = [];
     const dispatcher = new UpdateDispatcher(
       (update) => {
@@ -198,8 +200,7 @@ describe("failure isolation", () => {
   });
 
   it("a logger whose methods return rejected promises is contained too", async () => {
-    const rejecting = () => Promise.reject(new Error("transport down"));
-    const logger = { debug: rejecting, info: rejecting, warn: rejecting, error: rejecting };
+    const logger = spyLogger({ answer: () => Promise.reject(new Error("transport down")) });
     const dispatcher = new UpdateDispatcher(
       () => {
         throw new Error("boom");

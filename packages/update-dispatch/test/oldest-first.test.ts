@@ -3,10 +3,10 @@
 // the dispatcher's own diagnostics events (published synchronously where each thing happens)
 // over random schedules driven by a ManualClock.
 
-import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { ManualClock } from "@telepace/core";
+import { recordChannels } from "@telepace/testing";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { dispatchKeyOf } from "../src/dispatch-key.js";
 import {
   type UpdateDispatchEvent,
@@ -118,14 +118,6 @@ interface PrincipalModel {
   isRunning: boolean;
 }
 
-const names = Object.values(updateDispatchChannels);
-let listener: ((message: unknown) => void) | undefined;
-
-afterEach(() => {
-  if (listener !== undefined) for (const name of names) unsubscribe(name, listener);
-  listener = undefined;
-});
-
 describe("randomised schedules (ready queue)", () => {
   it("serve the oldest waiting update first, keep per-principal order and leave no slot idle", async () => {
     await fc.assert(
@@ -156,8 +148,7 @@ describe("randomised schedules (ready queue)", () => {
           let startedCount = 0;
           let acceptedCount = 0;
 
-          const onEvent = (message: unknown): void => {
-            const event = message as UpdateDispatchEvent;
+          const onEvent = (event: UpdateDispatchEvent): void => {
             const id = event.updateId as number;
             const self = model(keyOf.get(id) as string);
             if (event.type === "accepted") {
@@ -183,8 +174,7 @@ describe("randomised schedules (ready queue)", () => {
               running--;
             }
           };
-          listener = onEvent;
-          for (const name of names) subscribe(name, onEvent);
+          using _events = recordChannels(updateDispatchChannels, onEvent);
 
           const processor: UpdateProcessor = (update, signal) => {
             const behaviour = behaviours.get(update.update_id) as Behaviour;

@@ -7,7 +7,7 @@ import { ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
 import { UpdateDispatcher, type UpdateProcessor } from "../src/index.js";
 import { privateMessage } from "./fixtures.js";
-import { recorder, settle } from "./harness.js";
+import { fullPrincipal, recorder, settle } from "./harness.js";
 
 const abortListeners = (signal: AbortSignal): number => getEventListeners(signal, "abort").length;
 
@@ -125,11 +125,7 @@ describe("caller signals", () => {
   });
 
   it("aborting the shared signal withdraws every waiting call and leaves no listener", async () => {
-    const rec = recorder();
-    const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
-    const gate = rec.gate(1);
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.enqueue(privateMessage(2, 42));
+    const { rec, dispatcher, gate } = await fullPrincipal();
     const controller = new AbortController();
     const { signal } = controller;
     const waiting = Array.from({ length: 100 }, (_, index) =>

@@ -1,8 +1,8 @@
 // snapshot() and the diagnostics_channel events.
 
-import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { ManualClock } from "@telepace/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { recordChannels } from "@telepace/testing";
+import { describe, expect, it } from "vitest";
 import {
   type UpdateDispatchEvent,
   UpdateDispatcher,
@@ -87,14 +87,7 @@ describe("snapshot", () => {
 });
 
 describe("diagnostics channels", () => {
-  const events: UpdateDispatchEvent[] = [];
-  const listener = (message: unknown) => events.push(message as UpdateDispatchEvent);
   const names = Object.values(updateDispatchChannels);
-
-  afterEach(() => {
-    for (const name of names) unsubscribe(name, listener);
-    events.length = 0;
-  });
 
   it("are named telepace:update-dispatch:<event>", () => {
     expect(names).toEqual([
@@ -106,7 +99,8 @@ describe("diagnostics channels", () => {
   });
 
   it("publish accepted, rejected, started and finished with safe metadata only", async () => {
-    for (const name of names) subscribe(name, listener);
+    using recorder = recordChannels<UpdateDispatchEvent>(updateDispatchChannels);
+    const { events } = recorder;
     const clock = new ManualClock();
     const dispatcher = new UpdateDispatcher(
       async (update) => {

@@ -3,10 +3,10 @@
 
 import type { Update } from "@grammyjs/types";
 import { createDeferred, ManualClock } from "@telepace/core";
+import { spyLogger } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { UpdateDispatchError, UpdateDispatcher } from "../src/index.js";
 import { privateMessage } from "./fixtures.js";
-import { spyLogger } from "./harness.js";
 
 describe("per-update timeout", () => {
   it("aborts the processor's signal with ERR_UPDATE_TIMEOUT and frees the key", async () => {
@@ -44,7 +44,7 @@ describe("per-update timeout", () => {
     });
     expect(dispatcher.watermark).toBe(2);
     expect(logger.calls).toEqual([
-      { level: "warn", metadata: { updateId: 1 }, message: expect.stringContaining("timed out") },
+      { level: "warn", fields: { updateId: 1 }, message: expect.stringContaining("timed out") },
     ]);
   });
 
@@ -86,7 +86,7 @@ describe("per-update timeout", () => {
       succeeded: 0,
       abandoned: 0,
     });
-    expect(logger.calls.map((call) => [call.level, call.metadata])).toEqual([
+    expect(logger.calls.map((call) => [call.level, call.fields])).toEqual([
       ["warn", { updateId: 1 }],
       ["debug", { updateId: 1 }],
     ]);

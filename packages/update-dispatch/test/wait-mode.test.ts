@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { type EnqueueResult, UpdateDispatcher } from "../src/index.js";
 import { privateMessage } from "./fixtures.js";
-import { recorder, settle } from "./harness.js";
+import { fullPrincipal, recorder, settle } from "./harness.js";
 
 function track(promise: Promise<EnqueueResult>): { result: EnqueueResult | undefined } {
   const box: { result: EnqueueResult | undefined } = { result: undefined };
@@ -15,11 +15,7 @@ function track(promise: Promise<EnqueueResult>): { result: EnqueueResult | undef
 
 describe("wait mode", () => {
   it("waits for room in a full principal queue, then is accepted and processed in order", async () => {
-    const rec = recorder();
-    const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
-    const gate = rec.gate(1);
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.enqueue(privateMessage(2, 42));
+    const { rec, dispatcher, gate } = await fullPrincipal();
     const third = track(dispatcher.enqueue(privateMessage(3, 42), { wait: true }));
     const fourth = track(dispatcher.enqueue(privateMessage(4, 42), { wait: true }));
     await settle();
@@ -98,11 +94,7 @@ describe("wait mode", () => {
   });
 
   it("aborting a waiting call withdraws the update and rejects with the signal's reason", async () => {
-    const rec = recorder();
-    const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
-    const gate = rec.gate(1);
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.enqueue(privateMessage(2, 42));
+    const { rec, dispatcher, gate } = await fullPrincipal();
     const controller = new AbortController();
     const waiting = dispatcher.enqueue(privateMessage(3, 42), {
       wait: true,
@@ -154,11 +146,7 @@ describe("wait mode", () => {
   });
 
   it("a signal that aborts after acceptance changes nothing", async () => {
-    const rec = recorder();
-    const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
-    const gate = rec.gate(1);
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.enqueue(privateMessage(2, 42));
+    const { rec, dispatcher, gate } = await fullPrincipal();
     const controller = new AbortController();
     const waiting = track(
       dispatcher.enqueue(privateMessage(3, 42), { wait: true, signal: controller.signal }),
