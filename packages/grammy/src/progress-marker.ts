@@ -6,9 +6,15 @@ import { checkNumber } from "@telepace/core";
 /** The key of the marker (a symbol: never serialised, never clashes with a Bot API field). */
 export const REPLACES_PROGRESS: unique symbol = Symbol("telepace.replacesProgress");
 
-/** Spread into a send's `other` parameter: the send replaces that progress message. */
+/**
+ * Spread into a send's `other` parameter: the send replaces that progress message. The field
+ * `disable_notification?: never` is never set; it only makes TypeScript accept the marker alone as
+ * the `other` of a send (every send has that option, and grammY's `other` types have only optional
+ * fields) and refuse it on methods that are no sends.
+ */
 export interface ReplacingProgress {
   readonly [REPLACES_PROGRESS]: number;
+  readonly disable_notification?: never;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type UpdateJournal,
 } from "@telepace/update-dispatch";
 import { type Bot, BotError, type Context } from "grammy";
+import { checkPeerOptions } from "./peer-options.js";
 import type { GrammySignal } from "./replace-progress.js";
 
 /** Options of {@link run}. */
@@ -80,6 +81,19 @@ const OPTION_NAMES = [
   "logger",
 ] as const satisfies readonly (keyof RunOptions)[];
 
+// Names from bot.start() and grammY runner's run(), and what does that here.
+const PEER_OPTIONS: Readonly<Record<string, string>> = Object.freeze({
+  timeout: "`pollTimeoutSeconds`",
+  limit: "`pollLimit`",
+  allowed_updates: "`allowedUpdates`",
+  drop_pending_updates:
+    "`await bot.api.deleteWebhook({ drop_pending_updates: true })` before `run()`",
+  onStart: "`await bot.init()` before `run()`, then `bot.botInfo`",
+  source: "`pollLimit`, `pollTimeoutSeconds` and `maxUnfinished`",
+  runner: "`pollTimeoutSeconds` and `allowedUpdates`",
+  sink: "`dispatcher` (`maxConcurrency`, `timeoutMs`, per-principal bounds)",
+});
+
 /** A middleware error goes to `bot.catch`'s handler; anything else is the dispatcher's to log. */
 async function handle<C extends Context>(bot: Bot<C>, update: Update): Promise<void> {
   try {
@@ -103,6 +117,7 @@ async function handle<C extends Context>(bot: Bot<C>, update: Update): Promise<v
  * process.once("SIGINT", () => void runner.stop());
  */
 export function run<C extends Context>(bot: Bot<C>, options?: RunOptions): RunnerHandle {
+  checkPeerOptions(options, PEER_OPTIONS);
   const given = checkOptions("options", options, OPTION_NAMES) as RunOptions;
   const intake = new UpdateIntake((update) => handle(bot, update), {
     getUpdates: (params, { signal }) =>

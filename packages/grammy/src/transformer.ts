@@ -14,6 +14,7 @@ import { bridgeSignal } from "./abort-bridge.js";
 import { ApiFailure, type FailedEnvelope, networkFailureOf } from "./failures.js";
 import { editKeysOf, type OperationPlan, planOperation } from "./operation-plan.js";
 import { type Envelope, responseOf } from "./outcome-response.js";
+import { checkPeerOptions } from "./peer-options.js";
 import { replacedMessageOf, withoutMarker } from "./progress-marker.js";
 
 /** Options of {@link telepace}: those of the outbox underneath. */
@@ -57,16 +58,6 @@ const installed = new WeakSet<object>();
 /** Whether `transformer` was made by {@link telepace}. */
 export function isTelepaceTransformer(transformer: unknown): boolean {
   return typeof transformer === "function" && installed.has(transformer);
-}
-
-function checkPeerOptions(options: unknown): void {
-  if (typeof options !== "object" || options === null) return;
-  for (const key of Object.keys(options)) {
-    const instead = PEER_OPTIONS[key];
-    if (instead !== undefined && Object.hasOwn(PEER_OPTIONS, key)) {
-      throw new TypeError(`Unknown option \`${key}\` in \`options\` (use ${instead})`);
-    }
-  }
 }
 
 function attempt(
@@ -121,7 +112,7 @@ function operation(
  * await pace.close();
  */
 export function telepace(options?: TelepaceOptions): TelepaceTransformer {
-  checkPeerOptions(options);
+  checkPeerOptions(options, PEER_OPTIONS);
   const outbox = new TelegramOutbox(options);
 
   const transform = async (
