@@ -1,6 +1,6 @@
-// run(bot): long polling for a grammY bot through telepace's UpdateIntake — updates are stored in a
-// journal before their offset is confirmed, then run through `bot.handleUpdate` in per-principal
-// order, different principals in parallel, with bounded memory and a graceful stop.
+// run(bot): long polling for a grammY bot through telepace's UpdateIntake. Updates are stored in
+// a journal before their offset is confirmed, then run through `bot.handleUpdate` in
+// per-principal order, principals in parallel, with bounded memory and a graceful stop.
 
 import type { Update } from "@grammyjs/types";
 import { type Clock, checkOptions, type Logger } from "@telepace/core";
@@ -29,7 +29,10 @@ export interface RunOptions {
    * `maxActivePrincipals` (256), `timeoutMs` (none), … as in `@telepace/update-dispatch`.
    */
   readonly dispatcher?: IntakeDispatcherOptions | undefined;
-  /** Stored updates not finished yet; at the bound fetching pauses. Integer >= 1. @defaultValue 1000 */
+  /**
+   * Stored updates not finished yet; at the bound fetching pauses. Integer >= 1.
+   * @defaultValue 1000
+   */
   readonly maxUnfinished?: number | undefined;
   /** `limit` of each getUpdates. Integer 1–100. @defaultValue 100 */
   readonly pollLimit?: number | undefined;
@@ -105,10 +108,11 @@ async function handle<C extends Context>(bot: Bot<C>, update: Update): Promise<v
 }
 
 /**
- * Runs `bot` by long polling through an {@link UpdateIntake}: each batch from getUpdates is
- * stored in the journal, the next poll confirms it, and `bot.handleUpdate` processes updates in
- * per-principal order (one person in one chat), different principals in parallel, under the
- * dispatcher's bounds. Middleware errors go to `bot.catch`. Calls `bot.init()` first.
+ * Runs `bot` by long polling through an `UpdateIntake` (`@telepace/update-dispatch`): each batch
+ * from getUpdates is stored in the journal, the next poll confirms it, and `bot.handleUpdate`
+ * processes updates in per-principal order (one person in one chat), different principals in
+ * parallel, under the dispatcher's bounds. Middleware errors go to `bot.catch`. Calls
+ * `bot.init()` first.
  *
  * @throws {TypeError|RangeError} naming the option, when an option is invalid.
  *

@@ -22,7 +22,7 @@ export interface TelepaceOptions extends TelegramOutboxOptions {}
 
 /**
  * A grammY transformer (install it with `bot.api.config.use(…)`) that owns a
- * {@link TelegramOutbox}.
+ * `TelegramOutbox` (`@telepace/outbox`).
  */
 export interface TelepaceTransformer extends Transformer, AsyncDisposable {
   /** The outbox every write goes through. */
@@ -94,10 +94,10 @@ function operation(
 
 /**
  * Makes the transformer that replaces transformer-throttler and auto-retry: every Bot API write
- * goes through a {@link TelegramOutbox} — paced per chat under a global budget, edits coalesced
- * per message, deletes dropping their message's pending edits, 429s freezing only their chat,
- * 5xx and network failures retried where a repeat cannot duplicate a message. Reads (getUpdates,
- * getMe, getFile, getChat…) pass straight through.
+ * goes through a `TelegramOutbox` (`@telepace/outbox`) — paced per chat under a global budget,
+ * edits coalesced per message, deletes dropping their message's pending edits, 429s freezing only
+ * their chat, 5xx and network failures retried where a repeat cannot duplicate a message. Reads
+ * (getUpdates, getMe, getFile, getChat…) pass straight through.
  *
  * Answers are what grammY expects: the envelope (an API failure becomes the usual `GrammyError`),
  * `true` for an edit that changed nothing or was replaced by a newer one, the original

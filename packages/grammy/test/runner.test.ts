@@ -3,7 +3,8 @@
 
 import { createDeferred } from "@telepace/core";
 import { eventually } from "@telepace/testing";
-import { MemoryUpdateJournal } from "@telepace/update-dispatch";
+import { MemoryUpdateJournal, PollingStoppedError } from "@telepace/update-dispatch";
+import { Bot } from "grammy";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunnerHandle, run } from "../src/index.js";
 import { type Fixture, fixture } from "./support.js";
@@ -110,7 +111,7 @@ describe("run(bot)", () => {
       expect(sim.transcript(chat.id).messages.at(-1)).toMatchObject({ text: "fine" }),
     );
     expect(caught).toHaveLength(1);
-    expect(runner.snapshot().finished).toBe(2);
+    await eventually("both finished", () => runner?.snapshot().finished === 2);
   });
 
   it("checks its options whole", () => {
@@ -120,5 +121,35 @@ describe("run(bot)", () => {
     expect(() => run({} as never, { sink: { concurrency: 8 } } as never)).toThrow(
       "Unknown option `sink` in `options` (use `dispatcher`",
     );
+  });
+});
+
+describe("run(bot) when it cannot finish or cannot poll", () => {
+  it("stop() gives up at stopTimeoutMs and leaves the update in the journal", async () => {
+    const journal = new MemoryUpdateJournal();
+    f = await fixture();
+    const { sim, bot } = f;
+    const user = sim.users.create();
+    const chat = sim.chats.createPrivate(user);
+    bot.on("message", () => new Promise<void>(() => {}));
+    runner = run(bot, { journal, pollTimeoutSeconds: 1, stopTimeoutMs: 50 });
+    sim.sendText(user, chat, "never finishes");
+    await eventually("stored", () => runner?.snapshot().unfinished === 1);
+    expect(await runner.stop()).toEqual({ status: "timed-out", unfinished: 1 });
+    expect(await journal.unfinished()).toHaveLength(1);
+  });
+
+  it("task() rejects with PollingStoppedError when another poller takes over", async () => {
+    f = await fixture();
+    runner = run(f.bot, { pollTimeoutSeconds: 5 });
+    await eventually("polling", () => runner?.snapshot().state === "polling");
+    await sleep(20);
+    const rival = new Bot(f.sim.token, { client: { apiRoot: f.sim.apiRoot } });
+    const rivalPoll = rival.api.getUpdates({ timeout: 0 }).catch(() => []);
+    const error = await runner.task().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PollingStoppedError);
+    expect(error).toMatchObject({ code: "ERR_POLLING_CONFLICT" });
+    expect(runner.isRunning()).toBe(false);
+    await rivalPoll;
   });
 });
