@@ -1,16 +1,9 @@
 // The transfer comparison: downloads over a simulated shared link gated by the media scheduler,
 // by p-queue or by nothing; fairness between equal files; grant overhead.
 
+import { jainIndex } from "@telepace/testing";
 import type { AreaResult } from "../report.js";
-import {
-  formatCount,
-  formatFixed,
-  formatRatio,
-  jainIndex,
-  ratio,
-  type Summary,
-  summarize,
-} from "../stats.js";
+import { formatCount, formatFixed, formatRatio, ratio, type Summary, summarize } from "../stats.js";
 import type { Table } from "../table.js";
 import { CHUNK_BYTES, equalPlans, type MixedPlan, mixedPlans } from "./files.js";
 import { type GateFactory, noLimitGate, pQueueGate, schedulerGate } from "./gates.js";
