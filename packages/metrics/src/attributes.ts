@@ -5,7 +5,7 @@
 export const metricAttributes = Object.freeze({
   /** {@link ChatKind} of an outbox chat. */
   chatKind: "telepace.chat.kind",
-  /** An outbox chat's pacing key; only with the `perChat` option, for its busiest chats. */
+  /** An outbox chat's pacing key; only with `maxPerChatSeries`, for the busiest chats. */
   chatId: "telepace.chat.id",
   /** Where a 429 applied: `chat` or `global`. */
   rateLimitScope: "telepace.rate_limit.scope",

@@ -25,14 +25,14 @@ export interface TelepaceInstrumentation extends Disposable {
  *
  * @throws {TypeError | RangeError} when an option is unknown or invalid, naming it.
  * @example
- * const stop = instrumentTelepace({
+ * const metrics = instrumentTelepace({
  *   meter: meterProvider.getMeter("my-bot"),
  *   outbox: client.outbox,
  *   intake,
  *   mediaRegistry,
  * });
  * // … on shutdown:
- * stop.stop();
+ * metrics.stop();
  */
 export function instrumentTelepace(options: TelepaceMetricsOptions): TelepaceInstrumentation {
   const resolved = resolveMetricsOptions(options);
