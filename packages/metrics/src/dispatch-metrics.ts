@@ -3,23 +3,32 @@
 // refusals from its diagnostics events.
 
 import type { BatchObservableResult, Meter, ObservableResult } from "@opentelemetry/api";
-import type {
-  KeyKind,
-  UpdateDispatchEvent,
-  UpdateDispatcher,
-  UpdateDispatchSnapshot,
-} from "@telepace/update-dispatch";
+import type { KeyKind, UpdateDispatchEvent } from "@telepace/update-dispatch";
 import { metricAttributes } from "./attributes.js";
 import { dispatchChannelNames, subscribeEvents } from "./channels.js";
 import { histogramBuckets, seconds } from "./histogram-buckets.js";
 
-/** What the metrics read of a dispatcher: an `UpdateDispatcher`. */
-export type UpdateDispatcherSource = Pick<UpdateDispatcher, "snapshot">;
+/**
+ * What the metrics read of a dispatcher: the part of `UpdateDispatcher.snapshot()` they use, so
+ * an `UpdateDispatcher` fits without this package depending on it.
+ */
+export interface UpdateDispatcherSource {
+  snapshot(): DispatcherSnapshotView;
+}
+
+/** The fields of `@telepace/update-dispatch`'s `UpdateDispatchSnapshot` the metrics read. */
+export interface DispatcherSnapshotView {
+  /** Queued updates by principal kind. */
+  readonly queuedByKind: Readonly<Record<string, number>>;
+  readonly activePrincipals: number;
+  readonly waiting: number;
+  readonly abandoned: number;
+}
 
 /** Registers the dispatcher's instruments over `snapshots` (summed); returns their stop. */
 export function instrumentDispatch(
   meter: Meter,
-  snapshots: readonly (() => UpdateDispatchSnapshot)[],
+  snapshots: readonly (() => DispatcherSnapshotView)[],
 ): () => void {
   const stopObserving = observeSnapshots(meter, snapshots);
   const stopListening = listenToEvents(meter);
@@ -31,7 +40,7 @@ export function instrumentDispatch(
 
 function observeSnapshots(
   meter: Meter,
-  snapshots: readonly (() => UpdateDispatchSnapshot)[],
+  snapshots: readonly (() => DispatcherSnapshotView)[],
 ): () => void {
   const depth = meter.createObservableGauge("telepace.dispatch.queue.depth", {
     description: "Accepted updates not started yet, by principal kind",

@@ -1,8 +1,7 @@
 // instrumentTelepace: one call that records every given component's snapshot and diagnostics
 // events to an OpenTelemetry Meter, and one handle that stops all of it.
 
-import type { UpdateDispatchSnapshot } from "@telepace/update-dispatch";
-import { instrumentDispatch } from "./dispatch-metrics.js";
+import { type DispatcherSnapshotView, instrumentDispatch } from "./dispatch-metrics.js";
 import { instrumentIntake } from "./intake-metrics.js";
 import { instrumentMedia } from "./media-metrics.js";
 import { resolveMetricsOptions, type TelepaceMetricsOptions } from "./options.js";
@@ -41,7 +40,7 @@ export function instrumentTelepace(options: TelepaceMetricsOptions): TelepaceIns
   try {
     if (outbox !== undefined) stops.push(instrumentOutbox({ ...resolved, outbox }));
     if (intake !== undefined) stops.push(instrumentIntake(meter, intake));
-    const dispatchers: (() => UpdateDispatchSnapshot)[] = [];
+    const dispatchers: (() => DispatcherSnapshotView)[] = [];
     if (dispatcher !== undefined) dispatchers.push(() => dispatcher.snapshot());
     if (intake !== undefined) dispatchers.push(() => intake.snapshot().dispatcher);
     if (dispatchers.length > 0) stops.push(instrumentDispatch(meter, dispatchers));

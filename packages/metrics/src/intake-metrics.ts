@@ -2,12 +2,28 @@
 // counters, and getUpdates durations from its diagnostics events.
 
 import type { BatchObservableResult, Meter } from "@opentelemetry/api";
-import type { UpdateIntake, UpdateIntakeEvent } from "@telepace/update-dispatch";
+import type { UpdateIntakeEvent } from "@telepace/update-dispatch";
 import { intakeChannelNames, subscribeEvents } from "./channels.js";
+import type { DispatcherSnapshotView } from "./dispatch-metrics.js";
 import { histogramBuckets, seconds } from "./histogram-buckets.js";
 
-/** What the metrics read of an intake: an `UpdateIntake`. */
-export type UpdateIntakeSource = Pick<UpdateIntake, "snapshot">;
+/**
+ * What the metrics read of an intake: the part of `UpdateIntake.snapshot()` they use, so an
+ * `UpdateIntake` fits without this package depending on it.
+ */
+export interface UpdateIntakeSource {
+  snapshot(): {
+    readonly offsetLag: number;
+    readonly unfinished: number;
+    readonly polls: number;
+    readonly fetched: number;
+    readonly appended: number;
+    readonly duplicates: number;
+    readonly rateLimited: number;
+    readonly backoffs: number;
+    readonly dispatcher: DispatcherSnapshotView;
+  };
+}
 
 /** Registers the intake's instruments; returns the function that stops them all. */
 export function instrumentIntake(meter: Meter, intake: UpdateIntakeSource): () => void {

@@ -3,13 +3,30 @@
 // its diagnostics events.
 
 import type { BatchObservableResult, Meter } from "@opentelemetry/api";
-import type { MediaSchedulerEvent, MediaSchedulerRegistry } from "@telepace/media-scheduler";
+import type { MediaSchedulerEvent } from "@telepace/media-scheduler";
 import { metricAttributes } from "./attributes.js";
 import { mediaChannelNames, subscribeEvents } from "./channels.js";
 import { histogramBuckets, seconds } from "./histogram-buckets.js";
 
-/** What the metrics read of a media registry: a `MediaSchedulerRegistry`. */
-export type MediaRegistrySource = Pick<MediaSchedulerRegistry, "snapshot">;
+/**
+ * What the metrics read of a media registry: the part of `MediaSchedulerRegistry.snapshot()` they
+ * use, so a `MediaSchedulerRegistry` fits without this package depending on it.
+ */
+export interface MediaRegistrySource {
+  snapshot(): {
+    readonly openTransfers: number;
+    readonly counters: { readonly grants: number };
+    readonly schedulers: readonly {
+      readonly dc: number | string;
+      readonly direction: string;
+      readonly activeBytes: number;
+      readonly queuedBytes: number;
+      readonly maxBytesInFlight: number;
+      readonly activeTransfers: number;
+      readonly queuedRequests: number;
+    }[];
+  };
+}
 
 /** Registers the registry's instruments; returns the function that stops them all. */
 export function instrumentMedia(meter: Meter, registry: MediaRegistrySource): () => void {

@@ -4,14 +4,43 @@
 
 import type { Attributes, BatchObservableResult, Meter, Observable } from "@opentelemetry/api";
 import type { Clock } from "@telepace/core";
-import type { OutboxEvent, OutboxSnapshot, TelegramOutbox } from "@telepace/outbox";
+import type { OutboxEvent } from "@telepace/outbox";
 import { type ChatKind, chatKindOf, metricAttributes } from "./attributes.js";
 import { outboxChannelNames, subscribeEvents } from "./channels.js";
 import { histogramBuckets, seconds } from "./histogram-buckets.js";
 import { OutboxWaits } from "./outbox-waits.js";
 
-/** What the metrics read of an outbox: a `TelegramOutbox`, or a `TelegramClient`'s `outbox`. */
-export type OutboxSource = Pick<TelegramOutbox, "snapshot">;
+/**
+ * What the metrics read of an outbox: the part of `TelegramOutbox.snapshot()` they use, so a
+ * `TelegramOutbox` (or a `TelegramClient`'s `outbox`) fits without this package depending on it.
+ */
+export interface OutboxSource {
+  snapshot(): OutboxSnapshotView;
+}
+
+/** The fields of `@telepace/outbox`'s `OutboxSnapshot` the metrics read. */
+export interface OutboxSnapshotView {
+  readonly chats: readonly {
+    readonly chat: string | undefined;
+    readonly pending: number;
+    readonly inFlight: boolean;
+    readonly frozenForMs: number;
+  }[];
+  readonly globalFrozenForMs: number;
+  readonly counters: {
+    readonly enqueued: number;
+    readonly coalesced: number;
+    readonly superseded: number;
+    readonly executed: number;
+    readonly delivered: number;
+    readonly notModified: number;
+    readonly retries: number;
+    readonly failed: number;
+    readonly closed: number;
+    readonly rejected: number;
+    readonly aborted: number;
+  };
+}
 
 /** What {@link instrumentOutbox} needs. */
 export interface OutboxMetricsConfig {
@@ -123,7 +152,7 @@ interface KindFigures {
   frozen: number;
 }
 
-function perKind(snapshot: OutboxSnapshot): Map<ChatKind, KindFigures> {
+function perKind(snapshot: OutboxSnapshotView): Map<ChatKind, KindFigures> {
   const byKind = new Map<ChatKind, KindFigures>();
   for (const kind of CHAT_KINDS) byKind.set(kind, { pending: 0, inFlight: 0, frozen: 0 });
   for (const chat of snapshot.chats) {
@@ -143,7 +172,7 @@ function perKind(snapshot: OutboxSnapshot): Map<ChatKind, KindFigures> {
 function observeDepth(
   result: BatchObservableResult,
   depth: Observable,
-  snapshot: OutboxSnapshot,
+  snapshot: OutboxSnapshotView,
   byKind: ReadonlyMap<ChatKind, KindFigures>,
   maxPerChatSeries: number,
 ): void {
