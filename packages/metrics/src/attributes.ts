@@ -1,7 +1,10 @@
 // The attribute keys every telepace metric uses, and the one derived attribute: a chat's kind,
 // which keeps per-chat figures to a handful of series however many chats a bot talks to.
 
-/** The attribute keys of telepace's metrics (OpenTelemetry style; Prometheus labels replace `.` with `_`). */
+/**
+ * The attribute keys of telepace's metrics, OpenTelemetry style (Prometheus labels replace `.`
+ * with `_`).
+ */
 export const metricAttributes = Object.freeze({
   /** {@link ChatKind} of an outbox chat. */
   chatKind: "telepace.chat.kind",

@@ -1,6 +1,7 @@
-// The diagnostics_channel names this package listens on, built from the `telepace:<package>:<event>`
-// convention so that listening never loads the packages that publish (they are optional peers);
-// the type checks keep each list equal to the package's own event union.
+// The diagnostics_channel names this package listens on, built from the
+// `telepace:<package>:<event>` convention so that listening never loads the packages that publish
+// (this package does not depend on them); type checks keep each list equal to the package's own
+// event union.
 
 import diagnosticsChannel from "node:diagnostics_channel";
 import { channelNames } from "@telepace/core";

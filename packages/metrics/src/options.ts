@@ -37,7 +37,8 @@ export interface TelepaceMetricsOptions {
   readonly mediaRegistry?: MediaRegistrySource | undefined;
   /**
    * How many of the busiest outbox chats get a `telepace.chat.id` series of their own on
-   * `telepace.outbox.queue.depth`; the others are summed per chat kind as `telepace.chat.id="other"`.
+   * `telepace.outbox.queue.depth`; the others are summed per chat kind as
+   * `telepace.chat.id="other"`.
    * Chat ids are unbounded, so every series costs your metrics backend: keep it small. Integer
    * 0–1000; 0 reports chat kinds only.
    * @defaultValue 0
@@ -49,7 +50,10 @@ export interface TelepaceMetricsOptions {
    * @defaultValue 10 000 (the outbox's default `maxPending`)
    */
   readonly maxTrackedWaits?: number | undefined;
-  /** The clock outbox queue waits are measured on: share the outbox's. @defaultValue the system clock */
+  /**
+   * The clock outbox queue waits are measured on: share the outbox's.
+   * @defaultValue the system clock
+   */
   readonly clock?: Clock | undefined;
 }
 

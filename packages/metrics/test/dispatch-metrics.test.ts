@@ -8,7 +8,7 @@ import { message } from "./support/updates.js";
 const byKind = (kind: string) => ({ "telepace.key.kind": kind });
 
 describe("dispatcher metrics", () => {
-  it("reports queue depth, in-flight updates, outcomes, durations and waits by key kind", async () => {
+  it("reports depth, in-flight updates, outcomes, durations and waits by key kind", async () => {
     const clock = new ManualClock();
     const { meter, collect } = meterHarness();
     const dispatcher = new UpdateDispatcher(

@@ -5,7 +5,7 @@ import { meterHarness } from "./support/metric-reader.js";
 import { SECRET_TEXT } from "./support/updates.js";
 
 describe("attributes", () => {
-  it("carry no token, no text and no name: only kinds, outcomes, ids and data centres", async () => {
+  it("carry no token, text or name: only kinds, outcomes, ids and data centres", async () => {
     const parts = components();
     const { meter, collect } = meterHarness();
     using _metrics = instrumentTelepace({
