@@ -119,9 +119,12 @@ export function resolveReadmes(args: readonly string[]): string[] {
       selected.push(resolve(arg));
     }
   }
-  return (args.length === 0 ? all : selected)
-    .map((path) => (path.endsWith(".md") ? path : join(path, "README.md")))
-    .filter((path, index, paths) => existsSync(path) && paths.indexOf(path) === index);
+  const readmes = (args.length === 0 ? all : selected).map((path) =>
+    path.endsWith(".md") ? path : join(path, "README.md"),
+  );
+  const missing = args.length === 0 ? undefined : readmes.find((path) => !existsSync(path));
+  if (missing !== undefined) throw new Error(`${relative(root, missing)} does not exist`);
+  return readmes.filter((path, index) => existsSync(path) && readmes.indexOf(path) === index);
 }
 
 export interface Failure {
@@ -217,9 +220,16 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   const args = process.argv.slice(2);
   if (args.includes("--help")) {
     console.log("usage: check-readme-examples [README.md | folder]... [--only name,name]");
+    console.log("       (no arguments: the root README and those of packages/* and apps/*)");
     process.exit(0);
   }
-  const readmes = resolveReadmes(args);
+  let readmes: string[];
+  try {
+    readmes = resolveReadmes(args);
+  } catch (error) {
+    console.error(`check-readme-examples: ${(error as Error).message}`);
+    process.exit(2);
+  }
   const { checked, skipped, failures } = checkReadmes(readmes);
   for (const failure of failures) console.error(`${failure.location}: ${failure.message}`);
   console.log(
