@@ -95,14 +95,19 @@ async function startOnce(port: number): Promise<RedisTestServer | undefined> {
 }
 
 /**
- * Starts `redis-server` from PATH on a free loopback port (`--save "" --appendonly no`) and
- * resolves once it answers PING.
+ * Starts `redis-server` from PATH on a free loopback port (or `port`, e.g. to restart a stopped
+ * one) with `--save "" --appendonly no`, and resolves once it answers PING.
  *
  * @throws Error naming the install command when no redis-server is on PATH.
  */
-export async function startRedis(): Promise<RedisTestServer> {
+export async function startRedis(options: { readonly port?: number } = {}): Promise<RedisTestServer> {
   if (!hasRedisServer()) {
     throw new Error(`redis-server is not on PATH; install it: ${REDIS_INSTALL_HINT}`);
+  }
+  if (options.port !== undefined) {
+    const server = await startOnce(options.port);
+    if (server === undefined) throw new Error(`port ${options.port} is in use`);
+    return server;
   }
   for (let attempt = 0; attempt < 5; attempt++) {
     const server = await startOnce(await freePort());
