@@ -87,6 +87,19 @@ export class ScriptConnection {
     }
   }
 
+  /** Runs a plain command (a read), with the same checks and errors as a script. */
+  async command<T>(run: () => Promise<T>, what: string): Promise<T> {
+    if (this.#closed) {
+      throw new RedisStoreError("ERR_REDIS_CLOSED", `The ${what} was used after close()`);
+    }
+    try {
+      await this.#checkVersion();
+      return await run();
+    } catch (error) {
+      throw toStoreError(error, what);
+    }
+  }
+
   #checkVersion(): Promise<void> {
     this.#checked ??= (async () => {
       const version = redisVersionOf(await this.client.info("server"));

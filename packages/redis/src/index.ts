@@ -5,3 +5,23 @@ export {
   type RedisPacingStoreOptions,
   type RedisPacingStoreSnapshot,
 } from "./redis-pacing-store.js";
+export {
+  type QueueAppendResult,
+  type QueueClaim,
+  RedisUpdateQueue,
+  type RedisUpdateQueueOptions,
+  redisUpdateQueueDefaults,
+} from "./redis-update-queue.js";
+export {
+  SharedPoller,
+  type SharedPollerOptions,
+  type SharedPollerSnapshot,
+  sharedPollerDefaults,
+} from "./shared-poller.js";
+export {
+  type SharedUpdateProcessor,
+  SharedUpdateWorker,
+  type SharedUpdateWorkerOptions,
+  type SharedUpdateWorkerSnapshot,
+  sharedUpdateWorkerDefaults,
+} from "./shared-update-worker.js";
