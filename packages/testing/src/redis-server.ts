@@ -100,7 +100,9 @@ async function startOnce(port: number): Promise<RedisTestServer | undefined> {
  *
  * @throws Error naming the install command when no redis-server is on PATH.
  */
-export async function startRedis(options: { readonly port?: number } = {}): Promise<RedisTestServer> {
+export async function startRedis(
+  options: { readonly port?: number } = {},
+): Promise<RedisTestServer> {
   if (!hasRedisServer()) {
     throw new Error(`redis-server is not on PATH; install it: ${REDIS_INSTALL_HINT}`);
   }

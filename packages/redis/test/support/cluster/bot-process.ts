@@ -17,6 +17,8 @@ export interface NodeConfig {
   readonly redisUrl: string;
   readonly apiRoot: string;
   readonly token: string;
+  /** Key prefix: each run its own keyspace (the sim's token, so the bot id, repeats). */
+  readonly prefix: string;
   readonly leaseMs: number;
   readonly pollerLeaseMs: number;
   readonly concurrency: number;
@@ -38,14 +40,14 @@ export interface NodeStats {
 const config = JSON.parse(process.env.TELEPACE_NODE ?? "{}") as NodeConfig;
 const botId = botIdOf(config.token);
 const pacingStore = config.sharedPacing
-  ? new RedisPacingStore({ redis: config.redisUrl, botId })
+  ? new RedisPacingStore({ redis: config.redisUrl, botId, prefix: config.prefix })
   : undefined;
 const client = new TelegramClient({
   token: config.token,
   apiRoot: config.apiRoot,
   outbox: { ...(pacingStore === undefined ? {} : { pacingStore }), maxPending: 100_000 },
 });
-const queue = new RedisUpdateQueue({ redis: config.redisUrl, botId });
+const queue = new RedisUpdateQueue({ redis: config.redisUrl, botId, prefix: config.prefix });
 const worker = new SharedUpdateWorker(
   queue,
   async (update) => {

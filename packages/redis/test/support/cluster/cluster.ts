@@ -12,6 +12,8 @@ export interface ClusterOptions {
   readonly redisUrl: string;
   readonly apiRoot: string;
   readonly token: string;
+  /** Key prefix of the run. */
+  readonly prefix: string;
   /** The worker lease (the hand-over time after a crash). @defaultValue 1000 */
   readonly leaseMs?: number;
   /** The poller lease. @defaultValue 1000 */
@@ -44,6 +46,7 @@ export class Cluster {
         redisUrl: options.redisUrl,
         apiRoot: options.apiRoot,
         token: options.token,
+        prefix: options.prefix,
         leaseMs: options.leaseMs ?? 1_000,
         pollerLeaseMs: options.pollerLeaseMs ?? 1_000,
         concurrency: options.concurrency ?? 32,
