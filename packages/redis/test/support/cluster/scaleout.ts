@@ -141,7 +141,24 @@ async function drive(
   await Promise.all(kills);
   const total = () => [...expected.values()].reduce((sum, texts) => sum + texts.length, 0);
   const echoed = () => chats.reduce((sum, chat) => sum + new Set(botTexts(sim, chat.id)).size, 0);
-  await waitFor("every message echoed", () => echoed() >= total(), 120_000);
+  // Done when every message was echoed, or (a send that failed for good is never echoed) when
+  // every update was fetched and completed.
+  const queue = new RedisUpdateQueue({
+    redis: options.redisUrl,
+    botId: botIdOf(sim.token),
+    prefix: options.prefix,
+  });
+  try {
+    await waitFor(
+      "every message echoed or completed",
+      async () =>
+        echoed() >= total() ||
+        (sim.pendingUpdates() === 0 && (await queue.unfinished()) === 0 && echoed() > 0),
+      120_000,
+    );
+  } finally {
+    await queue.close();
+  }
   // Let a duplicate from a hand-over land, if one is coming.
   await sleep(200);
   return measure(sim, chats, expected, {
