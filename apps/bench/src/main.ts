@@ -1,4 +1,4 @@
-// `pnpm bench [writes|dispatch|transfers …]`: runs the chosen areas in this process, prints
+// `pnpm bench [writes|dispatch|transfers|scaleout …]`: runs the chosen areas in this process, prints
 // their tables and writes every figure with the environment to results/latest.json.
 
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { runDispatch } from "./dispatch/run.js";
 import { collectEnvironment } from "./environment.js";
 import { type AreaResult, type BenchReport, jsonReplacer } from "./report.js";
+import { runScaleoutArea } from "./scaleout/run.js";
 import { renderTable } from "./table.js";
 import { runTransfers } from "./transfers/run.js";
 import { runWrites } from "./writes/run.js";
@@ -15,6 +16,7 @@ const AREAS: Readonly<Record<string, () => Promise<AreaResult>>> = {
   writes: () => runWrites(),
   dispatch: () => runDispatch(),
   transfers: () => runTransfers(),
+  scaleout: () => runScaleoutArea(),
 };
 
 const RESULTS_FILE = fileURLToPath(new URL("../results/latest.json", import.meta.url));

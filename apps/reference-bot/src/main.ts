@@ -7,6 +7,8 @@ import { runEmbeddedDemo } from "./demo/embedded-demo.js";
 import { createLogger, scrub } from "./logger.js";
 import { PollingStoppedError } from "./long-poller.js";
 import { ReferenceBot, StartupError } from "./reference-bot.js";
+import { runSharedBot } from "./shared-bot.js";
+import { readSharedConfig, SHARED_USAGE, type SharedConfig } from "./shared-config.js";
 
 async function runAgainstApi(config: BotConfig & { target: { kind: "api" } }): Promise<number> {
   const { token, apiRoot } = config.target;
@@ -40,10 +42,30 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+async function runShared(
+  config: BotConfig & { target: { kind: "api" } },
+  shared: SharedConfig,
+): Promise<number> {
+  const { token, apiRoot } = config.target;
+  const logger = createLogger(config.logLevel, [token]);
+  const stop = new AbortController();
+  process.once("SIGINT", () => stop.abort());
+  process.once("SIGTERM", () => stop.abort());
+  return runSharedBot({ ...shared, token, apiRoot, logger }, stop.signal);
+}
+
 async function main(): Promise<number> {
   let config: ReturnType<typeof readConfig>;
+  let shared: SharedConfig | undefined;
   try {
-    config = readConfig(process.argv.slice(2), process.env);
+    const split = readSharedConfig(process.argv.slice(2), process.env);
+    shared = split.shared;
+    config = readConfig(split.rest, process.env);
+    if (shared !== undefined && !("help" in config) && config.target.kind !== "api") {
+      throw new ConfigError(
+        "--redis runs one of several processes of a bot: set TELEGRAM_BOT_TOKEN",
+      );
+    }
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`reference-bot: ${error.message}\n`);
@@ -52,11 +74,14 @@ async function main(): Promise<number> {
     throw error;
   }
   if ("help" in config) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${USAGE}\n\n${SHARED_USAGE}\n`);
     return 0;
   }
   const secrets = config.target.kind === "api" ? [config.target.token] : [];
   try {
+    if (shared !== undefined) {
+      return await runShared(config as BotConfig & { target: { kind: "api" } }, shared);
+    }
     if (config.target.kind === "api") {
       return await runAgainstApi(config as BotConfig & { target: { kind: "api" } });
     }

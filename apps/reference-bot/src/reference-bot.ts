@@ -5,14 +5,15 @@
 import type { UserFromGetMe } from "@grammyjs/types";
 import { NetworkError, TelegramApiError, TelegramClient } from "@telepace/client";
 import { type Clock, systemClock } from "@telepace/core";
-import { MediaSchedulerRegistry } from "@telepace/media-scheduler";
+import type { MediaSchedulerRegistry } from "@telepace/media-scheduler";
 import type { OutboxCounters, TelegramOutboxOptions } from "@telepace/outbox";
 import { UpdateDispatcher, type UpdateDispatchSnapshot } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
+import { createHandlers } from "./bot-handlers.js";
 import { LongPoller, type PollerCounters } from "./long-poller.js";
-import { Messenger, type MessengerCounters } from "./messenger.js";
-import { type RouterCounters, UpdateRouter } from "./update-router.js";
-import { type WorkJobCounters, WorkJobs } from "./work-jobs.js";
+import type { Messenger, MessengerCounters } from "./messenger.js";
+import type { RouterCounters, UpdateRouter } from "./update-router.js";
+import type { WorkJobCounters, WorkJobs } from "./work-jobs.js";
 
 /** Options of {@link ReferenceBot.launch}. */
 export interface ReferenceBotOptions {
@@ -87,26 +88,11 @@ export class ReferenceBot {
     this.me = me;
     this.#client = client;
     this.#logger = logger;
-    this.#registry = new MediaSchedulerRegistry({
-      clock,
-      logger: logger.child({ component: "media" }),
-    });
-    this.#messenger = new Messenger(client, logger.child({ component: "messenger" }));
-    this.#jobs = new WorkJobs(this.#messenger, {
-      clock,
-      logger: logger.child({ component: "jobs" }),
-      progressHz: options.progressHz ?? 5,
-      maxJobs: options.maxJobs ?? 256,
-    });
-    this.#router = new UpdateRouter({
-      me,
-      client,
-      messenger: this.#messenger,
-      jobs: this.#jobs,
-      registry: this.#registry,
-      mediaDc,
-      logger: logger.child({ component: "router" }),
-    });
+    const handlers = createHandlers(me, client, options, mediaDc);
+    this.#registry = handlers.registry;
+    this.#messenger = handlers.messenger;
+    this.#jobs = handlers.jobs;
+    this.#router = handlers.router;
     this.#dispatcher = new UpdateDispatcher(
       (update, signal) => this.#router.handle(update, signal),
       {

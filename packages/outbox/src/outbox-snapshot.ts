@@ -29,6 +29,8 @@ export interface OutboxCounters {
   readonly rejected: number;
   /** Ops whose caller aborted them. */
   readonly aborted: number;
+  /** Times the pacing store failed to answer (everything was held, then asked again). */
+  readonly pacingStoreFailures: number;
 }
 
 /** One chat (or chat-less key) with work in the outbox. */
@@ -63,6 +65,11 @@ export interface OutboxSnapshot {
   readonly chats: readonly OutboxChatSnapshot[];
   /** Milliseconds every chat stays frozen by a chat-less 429 (0: not frozen). */
   readonly globalFrozenForMs: number;
+  /**
+   * Milliseconds until a failing pacing store is asked again (0: it answers). While above 0
+   * nothing starts: without pacing state nothing is sent.
+   */
+  readonly pacingStoreRetryInMs: number;
   readonly counters: OutboxCounters;
 }
 
@@ -84,6 +91,7 @@ export function createCounters(): MutableCounters {
     closed: 0,
     rejected: 0,
     aborted: 0,
+    pacingStoreFailures: 0,
   };
 }
 
@@ -94,6 +102,7 @@ export interface SnapshotSource {
   readonly inFlight: number;
   readonly lanes: Iterable<Lane>;
   readonly globalFrozenUntil: number;
+  readonly pacingStoreRetryAt: number;
   readonly counters: OutboxCounters;
 }
 
@@ -127,6 +136,7 @@ export function takeSnapshot(source: SnapshotSource, now: number): OutboxSnapsho
     pendingByPriority: Object.freeze(total),
     chats: Object.freeze(chats),
     globalFrozenForMs: Math.max(0, source.globalFrozenUntil - now),
+    pacingStoreRetryInMs: Math.max(0, source.pacingStoreRetryAt - now),
     counters: Object.freeze({ ...source.counters }),
   });
 }

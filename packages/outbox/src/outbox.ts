@@ -98,6 +98,9 @@ export class TelegramOutbox implements AsyncDisposable {
       forget: (lane) => this.#pending.forgetIfIdle(lane),
       failLane: (lane, error) => this.#failLane(lane, error),
       failAll: (error) => this.#failAll(error),
+      storeFailed: () => {
+        this.#counters.pacingStoreFailures++;
+      },
     });
     this.#attempts = new AttemptRunner(
       {
@@ -165,6 +168,7 @@ export class TelegramOutbox implements AsyncDisposable {
         inFlight: this.#inFlight.size,
         lanes: this.#pending.lanes(),
         globalFrozenUntil: this.#scheduler.globalFrozenUntil,
+        pacingStoreRetryAt: this.#scheduler.storeRetryAt,
         counters: this.#counters,
       },
       this.#options.clock.now(),

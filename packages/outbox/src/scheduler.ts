@@ -25,6 +25,8 @@ export interface SchedulerHost {
   failLane(lane: Lane, error: unknown): void;
   /** Fail every pending op (a global freeze longer than `maxRetryAfterMs`). */
   failAll(error: unknown): void;
+  /** The pacing store failed to answer (counted in the snapshot). */
+  storeFailed(): void;
 }
 
 function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
@@ -51,11 +53,19 @@ export class Scheduler {
   #pumping = false;
   #timer: Timer | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
+  /** Store failures in a row: the hold after each one doubles, up to `retryMaxDelayMs`. */
+  #storeFailures = 0;
+  #storeRetryAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: ResolvedOutboxOptions, host: SchedulerHost) {
     this.#options = options;
     this.#host = host;
     this.#durations = new RecentDurations(GLOBAL_WINDOW_MS + options.marginMs);
+  }
+
+  /** When the outbox asks its failing pacing store again (in the past: the store answers). */
+  get storeRetryAt(): number {
+    return this.#storeRetryAt;
   }
 
   /** When the chat-less freeze ends (in the past: not frozen). */
@@ -236,6 +246,8 @@ export class Scheduler {
 
   /** Acts on the store's answer for a lane; returns false when nothing else may start now. */
   #apply(lane: Lane, decision: PacingDecision, request: PacingRequest, now: number): boolean {
+    this.#storeFailures = 0;
+    this.#storeRetryAt = Number.NEGATIVE_INFINITY;
     if (decision.granted) {
       const head = lane.pending.peek();
       // While an asynchronous store answered, a paced op may have overtaken the unpaced one the
@@ -286,14 +298,21 @@ export class Scheduler {
   }
 
   #storeFailed(lane: Lane, error: unknown): void {
-    // Without pacing state nothing may be sent safely: hold everything and ask again later.
+    // Without pacing state nothing may be sent safely: hold everything and ask again later, a
+    // little later after each failure in a row (a store that is down is not hammered).
+    const { retryBaseDelayMs, retryMaxDelayMs } = this.#options;
+    const base = Math.max(retryBaseDelayMs, 1);
+    const retryInMs = Math.min(base * 2 ** this.#storeFailures, Math.max(retryMaxDelayMs, base));
+    this.#storeFailures++;
+    this.#host.storeFailed();
     safeLog(
       this.#options.logger,
       "error",
-      { error: errorLabel(error) },
+      { error: errorLabel(error), consecutiveFailures: this.#storeFailures, retryInMs },
       "outbox pacing store failed",
     );
-    this.#globalReadyAt = this.#options.clock.now() + Math.max(this.#options.retryBaseDelayMs, 1);
+    this.#storeRetryAt = this.#options.clock.now() + retryInMs;
+    this.#globalReadyAt = Math.max(this.#globalReadyAt, this.#storeRetryAt);
     this.place(lane);
   }
 

@@ -75,6 +75,7 @@ describe("snapshot", () => {
       closed: 0,
       rejected: 0,
       aborted: 0,
+      pacingStoreFailures: 0,
     });
     // A fresh object each time; counters never go backwards.
     await clock.runAll();

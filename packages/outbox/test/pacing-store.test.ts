@@ -7,128 +7,15 @@ import {
   type PacingRequest,
   type PacingStore,
 } from "../src/index.js";
+import { describePacingStoreContract, request } from "./support/pacing-store-contract.js";
 import { setup } from "./support/setup.js";
 
-const request = (overrides: Partial<PacingRequest>): PacingRequest => ({
-  chatKey: "1",
-  intervalMs: 0,
-  chatLimit: 0,
-  chatWindowMs: 0,
-  chatReserve: 0,
-  paced: true,
-  globalLimit: 0,
-  globalWindowMs: 1_000,
-  nowMs: 0,
-  ...overrides,
-});
+describePacingStoreContract(
+  "MemoryPacingStore: the PacingStore contract",
+  () => new MemoryPacingStore(),
+);
 
 describe("MemoryPacingStore", () => {
-  it("grants at most globalLimit starts in any window and says when the next fits", () => {
-    const store = new MemoryPacingStore();
-    const at = (nowMs: number) =>
-      store.acquire(request({ chatKey: undefined, globalLimit: 3, nowMs }));
-    expect([at(0), at(100), at(200)].every((d) => d.granted)).toBe(true);
-    expect(at(500)).toEqual({ granted: false, waitMs: 500, reason: "global-budget" });
-    expect(at(999)).toEqual({ granted: false, waitMs: 1, reason: "global-budget" });
-    expect(at(1_000)).toEqual({ granted: true });
-    expect(at(1_050)).toEqual({ granted: false, waitMs: 50, reason: "global-budget" });
-  });
-
-  it("keeps starts for the longest global window asked about, and counts those in each request's", () => {
-    const store = new MemoryPacingStore();
-    const at = (nowMs: number, globalWindowMs: number) =>
-      store.acquire(request({ chatKey: undefined, globalLimit: 2, globalWindowMs, nowMs }));
-    expect([at(0, 1_100), at(0, 1_100)].every((d) => d.granted)).toBe(true);
-    expect(at(1_050, 1_100)).toEqual({ granted: false, waitMs: 50, reason: "global-budget" });
-    // A shorter window (a smaller margin) does not see the starts at 0…
-    expect(at(1_050, 1_000)).toEqual({ granted: true });
-    // …but they were kept: the longer window, asked again, still does.
-    expect(at(1_060, 1_100)).toEqual({ granted: false, waitMs: 40, reason: "global-budget" });
-  });
-
-  it("paces a chat from each start; unpaced requests neither wait for nor take the slot", () => {
-    const store = new MemoryPacingStore();
-    expect(store.acquire(request({ intervalMs: 1_000, nowMs: 0 }))).toEqual({ granted: true });
-    expect(store.acquire(request({ intervalMs: 1_000, nowMs: 400 }))).toEqual({
-      granted: false,
-      waitMs: 600,
-      reason: "chat-paced",
-    });
-    expect(store.acquire(request({ intervalMs: 1_000, paced: false, nowMs: 400 }))).toEqual({
-      granted: true,
-    });
-    expect(store.acquire(request({ intervalMs: 1_000, nowMs: 1_000 }))).toEqual({ granted: true });
-    expect(store.acquire(request({ chatKey: "2", intervalMs: 1_000, nowMs: 1_000 }))).toEqual({
-      granted: true,
-    });
-  });
-
-  it("freezes a chat or everything; a shorter freeze never shortens a longer one", () => {
-    const store = new MemoryPacingStore();
-    store.freeze("1", 5_000, 0);
-    store.freeze("1", 1_000, 0);
-    expect(store.acquire(request({ paced: false, nowMs: 4_000 }))).toEqual({
-      granted: false,
-      waitMs: 1_000,
-      reason: "chat-frozen",
-    });
-    expect(store.acquire(request({ chatKey: "2", nowMs: 4_000 }))).toEqual({ granted: true });
-    store.freeze(undefined, 2_000, 4_000);
-    expect(store.acquire(request({ chatKey: "2", nowMs: 5_000 }))).toEqual({
-      granted: false,
-      waitMs: 1_000,
-      reason: "global-frozen",
-    });
-    expect(store.acquire(request({ chatKey: undefined, nowMs: 6_000 }))).toEqual({ granted: true });
-  });
-
-  it("denies without recording: a refused request takes no slot anywhere", () => {
-    const store = new MemoryPacingStore();
-    store.freeze("1", 1_000, 0);
-    const global = { globalLimit: 1 };
-    expect(store.acquire(request({ ...global, nowMs: 0 })).granted).toBe(false);
-    expect(store.acquire(request({ ...global, chatKey: "2", nowMs: 0 })).granted).toBe(true);
-  });
-
-  it("holds a chat to its sliding window; a request with a reserve leaves the rest for others", () => {
-    const store = new MemoryPacingStore();
-    const group = { chatKey: "-1", intervalMs: 1_000, chatLimit: 3, chatWindowMs: 10_000 };
-    const send = (nowMs: number) => store.acquire(request({ ...group, nowMs }));
-    const edit = (nowMs: number) => store.acquire(request({ ...group, chatReserve: 1, nowMs }));
-    expect(edit(0)).toEqual({ granted: true });
-    expect(edit(500)).toEqual({ granted: false, waitMs: 500, reason: "chat-paced" });
-    expect(edit(1_000)).toEqual({ granted: true });
-    // Two in the window: an edit may not take the last place, a send may.
-    expect(edit(2_000)).toEqual({ granted: false, waitMs: 8_000, reason: "chat-reserved" });
-    expect(send(2_000)).toEqual({ granted: true });
-    // Full: everyone waits for the oldest start (0) to leave; an edit for two to leave (1_000).
-    expect(send(3_000)).toEqual({ granted: false, waitMs: 7_000, reason: "chat-paced" });
-    expect(edit(3_000)).toEqual({ granted: false, waitMs: 8_000, reason: "chat-reserved" });
-    expect(send(10_000)).toEqual({ granted: true });
-    expect(edit(11_000)).toEqual({ granted: false, waitMs: 1_000, reason: "chat-reserved" });
-    expect(edit(12_000)).toEqual({ granted: true });
-  });
-
-  it("a reserve never takes the whole window: with none in it, a reserved request is granted", () => {
-    const store = new MemoryPacingStore();
-    const group = { chatKey: "-1", chatLimit: 2, chatWindowMs: 10_000, chatReserve: 5 };
-    expect(store.acquire(request({ ...group, nowMs: 0 }))).toEqual({ granted: true });
-    expect(store.acquire(request({ ...group, nowMs: 1 }))).toEqual({
-      granted: false,
-      waitMs: 9_999,
-      reason: "chat-reserved",
-    });
-    expect(store.acquire(request({ ...group, nowMs: 10_000 }))).toEqual({ granted: true });
-  });
-
-  it("unpaced requests neither wait for nor fill a chat's window", () => {
-    const store = new MemoryPacingStore();
-    const group = { chatKey: "-1", chatLimit: 1, chatWindowMs: 10_000 };
-    expect(store.acquire(request({ ...group, nowMs: 0 }))).toEqual({ granted: true });
-    expect(store.acquire(request({ ...group, paced: false, nowMs: 1 }))).toEqual({ granted: true });
-    expect(store.acquire(request({ ...group, nowMs: 10_000 }))).toEqual({ granted: true });
-  });
-
   it("forgets chats whose slot and freeze have passed, so memory follows active chats", () => {
     const store = new MemoryPacingStore();
     for (let chat = 0; chat < 5_000; chat++) {
@@ -288,21 +175,40 @@ describe("an asynchronous pacing store", () => {
     ]);
   });
 
-  it("a failing store holds everything and asks again later; nothing is sent unpaced", async () => {
+  it("a failing store holds everything and asks again later, backing off; nothing is sent unpaced", async () => {
     const store = new AsyncStore();
-    store.failNext = 2;
+    store.failNext = 3;
     const logger = spyLogger();
-    const { clock, outbox, rec } = setup({ pacingStore: store, retryBaseDelayMs: 500, logger });
+    const { clock, outbox, rec } = setup({
+      pacingStore: store,
+      retryBaseDelayMs: 500,
+      retryMaxDelayMs: 1_500,
+      logger,
+    });
     const op = outbox.enqueue({ chatId: 1, execute: rec.scripted("x") });
-    await clock.advance(499);
+    await clock.flush();
+    expect(outbox.snapshot()).toMatchObject({
+      pacingStoreRetryInMs: 500,
+      counters: { pacingStoreFailures: 1 },
+    });
+    // Asked again at 500 (fails: next in 1 s), at 1_500 (fails: next in 1.5 s, the cap), at 3_000.
+    await clock.advance(2_999);
     expect(rec.calls).toHaveLength(0);
-    await clock.advance(501);
+    expect(outbox.snapshot()).toMatchObject({
+      pacingStoreRetryInMs: 1,
+      counters: { pacingStoreFailures: 3 },
+    });
+    await clock.advance(1);
     expect((await op).status).toBe("delivered");
+    expect(rec.calls.map((c) => c.startedAt)).toEqual([3_000]);
+    expect(outbox.snapshot().pacingStoreRetryInMs).toBe(0);
     const errors = logger.calls.filter((call) => call.level === "error");
-    expect(errors.map((call) => call.message)).toEqual([
-      "outbox pacing store failed",
-      "outbox pacing store failed",
-    ]);
+    expect(errors.map((call) => [call.message, call.fields])).toEqual(
+      [1, 2, 3].map((n) => [
+        "outbox pacing store failed",
+        { error: "Error", consecutiveFailures: n, retryInMs: Math.min(500 * 2 ** (n - 1), 1_500) },
+      ]),
+    );
   });
 });
 

@@ -245,3 +245,13 @@ export function dispatchKeyOf(update: Update): DispatchKey {
   }
   return OTHER;
 }
+
+/**
+ * The principal of an update as one string (`<kind>:<identity>`), for queues outside this package
+ * that keep one FIFO per principal (a Redis queue shared by several workers does). Equal strings
+ * mean the dispatcher would run the two updates one after the other.
+ */
+export function principalKeyOf(update: Update): string {
+  const key = dispatchKeyOf(update);
+  return `${key.kind}:${key.id}`;
+}

@@ -2,7 +2,7 @@ export {
   type UpdateDispatchEvent,
   updateDispatchChannels,
 } from "./diagnostics.js";
-export type { KeyKind } from "./dispatch-key.js";
+export { type KeyKind, principalKeyOf } from "./dispatch-key.js";
 export {
   PollingStoppedError,
   UpdateDispatchError,

@@ -4,7 +4,7 @@
 import type { Update } from "@grammyjs/types";
 import { describe, expect, it } from "vitest";
 import { type DispatchKey, dispatchKeyOf } from "../src/dispatch-key.js";
-import { UpdateDispatcher } from "../src/index.js";
+import { principalKeyOf, UpdateDispatcher } from "../src/index.js";
 import {
   ANONYMOUS_ADMIN,
   CHANNEL_BOT,
@@ -464,5 +464,12 @@ describe("malformed and future updates", () => {
     }
     expect(kinds).toEqual(["private", "group-user", "group-control", "chat", "user", "other"]);
     await dispatcher.close();
+  });
+
+  it("principalKeyOf names the principal as one string: equal for updates that run in turn", () => {
+    expect(principalKeyOf(privateMessage(1, 1))).toBe(principalKeyOf(privateMessage(2, 1)));
+    expect(principalKeyOf(privateMessage(1, 1))).not.toBe(principalKeyOf(privateMessage(2, 2)));
+    expect(principalKeyOf(groupMessage(3, GROUP, 1))).toMatch(/^group-user:/);
+    expect(principalKeyOf(pollUpdate(4))).toBe("other:o");
   });
 });

@@ -1,0 +1,59 @@
+// The bot's handlers — the router with its messenger, /work jobs and media registry — built the
+// same way whether updates come from this process's poller or from a queue shared with others.
+
+import type { UserFromGetMe } from "@grammyjs/types";
+import type { TelegramClient } from "@telepace/client";
+import { type Clock, systemClock } from "@telepace/core";
+import { MediaSchedulerRegistry } from "@telepace/media-scheduler";
+import type { Logger } from "pino";
+import { Messenger } from "./messenger.js";
+import { UpdateRouter } from "./update-router.js";
+import { WorkJobs } from "./work-jobs.js";
+
+/** What the handlers are built from. */
+export interface HandlerOptions {
+  readonly logger: Logger;
+  readonly clock?: Clock | undefined;
+  /** Progress updates per second a /work job asks for. @defaultValue 5 */
+  readonly progressHz?: number | undefined;
+  /** /work jobs running at once. @defaultValue 256 */
+  readonly maxJobs?: number | undefined;
+}
+
+export interface BotHandlers {
+  readonly registry: MediaSchedulerRegistry;
+  readonly messenger: Messenger;
+  readonly jobs: WorkJobs;
+  readonly router: UpdateRouter;
+}
+
+export function createHandlers(
+  me: UserFromGetMe,
+  client: TelegramClient,
+  options: HandlerOptions,
+  mediaDc: string,
+): BotHandlers {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger;
+  const registry = new MediaSchedulerRegistry({
+    clock,
+    logger: logger.child({ component: "media" }),
+  });
+  const messenger = new Messenger(client, logger.child({ component: "messenger" }));
+  const jobs = new WorkJobs(messenger, {
+    clock,
+    logger: logger.child({ component: "jobs" }),
+    progressHz: options.progressHz ?? 5,
+    maxJobs: options.maxJobs ?? 256,
+  });
+  const router = new UpdateRouter({
+    me,
+    client,
+    messenger,
+    jobs,
+    registry,
+    mediaDc,
+    logger: logger.child({ component: "router" }),
+  });
+  return { registry, messenger, jobs, router };
+}

@@ -1,0 +1,72 @@
+// One process of the reference bot run as several against one Redis: writes paced through
+// RedisPacingStore, updates from the shared queue (role worker or all) and, in role poller or all,
+// a candidate for the poller lease. Runs until SIGINT/SIGTERM.
+
+import { TelegramClient } from "@telepace/client";
+import {
+  botIdOf,
+  RedisPacingStore,
+  RedisUpdateQueue,
+  SharedPoller,
+  SharedUpdateWorker,
+} from "@telepace/redis";
+import type { Logger } from "pino";
+import { createHandlers } from "./bot-handlers.js";
+import { StartupError } from "./reference-bot.js";
+import type { SharedConfig } from "./shared-config.js";
+
+export interface SharedBotOptions extends SharedConfig {
+  readonly token: string;
+  readonly apiRoot: string;
+  readonly logger: Logger;
+}
+
+/** Runs until `signal` aborts; resolves the exit code. */
+export async function runSharedBot(
+  options: SharedBotOptions,
+  signal: AbortSignal,
+): Promise<number> {
+  const { token, apiRoot, logger, role, redisUrl } = options;
+  const botId = botIdOf(token);
+  const pacingStore = new RedisPacingStore({ redis: redisUrl, botId });
+  const queue = new RedisUpdateQueue({ redis: redisUrl, botId });
+  const client = new TelegramClient({
+    token,
+    apiRoot,
+    logger: logger.child({ component: "client" }),
+    outbox: { pacingStore },
+  });
+  try {
+    const me = await client.getMe({ timeoutMs: 10_000 }).catch(() => {
+      throw new StartupError(`getMe failed at ${apiRoot}: check the token and the API root`);
+    });
+    const { router, jobs, registry } = createHandlers(
+      me,
+      client,
+      { logger },
+      new URL(apiRoot).host,
+    );
+    const worker =
+      role === "poller"
+        ? undefined
+        : new SharedUpdateWorker(queue, (update, abort) => router.handle(update, abort), {
+            logger: logger.child({ component: "worker" }),
+          });
+    const poller =
+      role === "worker"
+        ? undefined
+        : new SharedPoller(queue, {
+            getUpdates: (params, call) => client.getUpdates(params, call),
+            logger: logger.child({ component: "poller" }),
+          });
+    logger.info({ username: me.username, role }, "bot process started");
+    await Promise.all([worker?.run({ signal }), poller?.run({ signal })]);
+    await worker?.close({ timeoutMs: 10_000 });
+    await jobs.interruptAll();
+    await registry.close({ timeoutMs: 10_000 }).catch(() => {});
+    return 0;
+  } finally {
+    await client.close({ drain: true, timeoutMs: 10_000 });
+    await Promise.all([queue.close(), pacingStore.close()]);
+  }
+}

@@ -1,0 +1,27 @@
+export { RedisStoreError, type RedisStoreErrorCode } from "./errors.js";
+export { botIdOf, DEFAULT_KEY_PREFIX } from "./namespace.js";
+export {
+  RedisPacingStore,
+  type RedisPacingStoreOptions,
+  type RedisPacingStoreSnapshot,
+} from "./redis-pacing-store.js";
+export {
+  type QueueAppendResult,
+  type QueueClaim,
+  RedisUpdateQueue,
+  type RedisUpdateQueueOptions,
+  redisUpdateQueueDefaults,
+} from "./redis-update-queue.js";
+export {
+  SharedPoller,
+  type SharedPollerOptions,
+  type SharedPollerSnapshot,
+  sharedPollerDefaults,
+} from "./shared-poller.js";
+export {
+  type SharedUpdateProcessor,
+  SharedUpdateWorker,
+  type SharedUpdateWorkerOptions,
+  type SharedUpdateWorkerSnapshot,
+  sharedUpdateWorkerDefaults,
+} from "./shared-update-worker.js";

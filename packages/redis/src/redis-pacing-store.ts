@@ -1,0 +1,161 @@
+// RedisPacingStore: the outbox's PacingStore shared by every process of one bot. Each decision is
+// one Lua script over the chat's spacing and window, the global window and the freezes, on Redis
+// time, so the processes pace as one and their clocks do not matter.
+
+import type { PacingDecision, PacingDenial, PacingRequest, PacingStore } from "@telepace/outbox";
+import type { Redis } from "ioredis";
+import { ScriptConnection } from "./connection.js";
+import { ACQUIRE_SCRIPT, FREEZE_SCRIPT } from "./pacing-scripts.js";
+import { checkPacingStoreOptions } from "./pacing-store-options.js";
+
+/** Options of {@link RedisPacingStore}. */
+export interface RedisPacingStoreOptions {
+  /**
+   * A `redis://` URL (the store creates its client, which fails a command after 2 s instead of
+   * queueing it, and quits it on `close()`), or an ioredis client you own and close.
+   */
+  readonly redis: Redis | string;
+  /** The bot's id: the number before the colon of its token. Never pass the token. */
+  readonly botId: number | string;
+  /** First part of every key. @defaultValue `"telepace"` */
+  readonly prefix?: string | undefined;
+  /**
+   * Whose clock a decision reads: `"redis"` (the server's `TIME`, the same for every process) or
+   * `"caller"` (the request's `nowMs`; only for one process, or tests on a manual clock).
+   * @defaultValue `"redis"`
+   */
+  readonly time?: "redis" | "caller" | undefined;
+}
+
+/** A fresh view of a {@link RedisPacingStore}. */
+export interface RedisPacingStoreSnapshot {
+  readonly granted: number;
+  readonly denied: number;
+  /** Calls that failed (Redis unreachable, a script error); the outbox held and retried them. */
+  readonly failures: number;
+  /** Whether the last call reached Redis. */
+  readonly isReachable: boolean;
+}
+
+const GRANTED: PacingDecision = Object.freeze({ granted: true });
+const DENIALS: ReadonlySet<string> = new Set<PacingDenial>([
+  "global-frozen",
+  "chat-frozen",
+  "chat-paced",
+  "chat-reserved",
+  "global-budget",
+]);
+
+/**
+ * A {@link PacingStore} in Redis: give every process's outbox one, with the same `botId`, and
+ * Telegram's limits (per chat, per group window with its send reserve, global with its margin,
+ * 429 freezes) hold for the bot as a whole.
+ *
+ * @example
+ * const pacingStore = new RedisPacingStore({ redis: process.env.REDIS_URL!, botId: botIdOf(token) });
+ * const outbox = new TelegramOutbox({ pacingStore });
+ */
+export class RedisPacingStore implements PacingStore, AsyncDisposable {
+  readonly #connection: ScriptConnection;
+  readonly #ns: string;
+  readonly #callerTime: boolean;
+  #granted = 0;
+  #denied = 0;
+  #failures = 0;
+  #isReachable = true;
+
+  /** @throws {TypeError} naming the option, when options are malformed. */
+  constructor(options: RedisPacingStoreOptions) {
+    const resolved = checkPacingStoreOptions(options);
+    this.#connection = new ScriptConnection(resolved.redis);
+    this.#ns = `${resolved.namespace}:pace`;
+    this.#callerTime = resolved.time === "caller";
+  }
+
+  /**
+   * Grants a slot now, or says how long to wait (milliseconds from when Redis decided) and why.
+   * @throws {RedisStoreError} when Redis cannot be reached or rejects the script; the outbox
+   *   then holds every op and asks again after a backoff.
+   */
+  async acquire(request: PacingRequest): Promise<PacingDecision> {
+    const chat = request.chatKey;
+    const keys = [
+      `${this.#ns}:g:starts`,
+      `${this.#ns}:g:frozen`,
+      `${this.#ns}:g:retain`,
+      `${this.#ns}:seq`,
+      `${this.#ns}:c:${chat ?? ""}`,
+      `${this.#ns}:cw:${chat ?? ""}`,
+    ];
+    const args = [
+      this.#callerTime ? String(request.nowMs) : "",
+      chat === undefined ? "0" : "1",
+      String(request.intervalMs),
+      String(request.chatLimit),
+      String(request.chatWindowMs),
+      String(request.chatReserve),
+      request.paced ? "1" : "0",
+      String(request.globalLimit),
+      String(request.globalWindowMs),
+    ];
+    const reply = await this.#run(ACQUIRE_SCRIPT, [...keys, ...args], "pacing acquire");
+    if (Array.isArray(reply) && reply[0] === "ok") {
+      this.#granted++;
+      return GRANTED;
+    }
+    const [kind, reason, wait] = Array.isArray(reply) ? (reply as unknown[]) : [];
+    const waitMs = Number(wait);
+    if (kind !== "wait" || typeof reason !== "string" || !DENIALS.has(reason) || !(waitMs > 0)) {
+      this.#failures++;
+      throw new TypeError("The pacing script answered in an unexpected shape");
+    }
+    this.#denied++;
+    return { granted: false, waitMs, reason: reason as PacingDenial };
+  }
+
+  /** Freezes a chat (every chat when `chatKey` is `undefined`) for `durationMs`, for all processes. */
+  async freeze(chatKey: string | undefined, durationMs: number, nowMs: number): Promise<void> {
+    const args = [
+      `${this.#ns}:g:frozen`,
+      `${this.#ns}:c:${chatKey ?? ""}`,
+      this.#callerTime ? String(nowMs) : "",
+      chatKey === undefined ? "0" : "1",
+      String(durationMs),
+    ];
+    await this.#run(FREEZE_SCRIPT, args, "pacing freeze");
+  }
+
+  snapshot(): RedisPacingStoreSnapshot {
+    return Object.freeze({
+      granted: this.#granted,
+      denied: this.#denied,
+      failures: this.#failures,
+      isReachable: this.#isReachable,
+    });
+  }
+
+  /** Quits the client the store created (a given client is left open). Idempotent. */
+  close(): Promise<void> {
+    return this.#connection.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #run(
+    script: typeof ACQUIRE_SCRIPT,
+    args: readonly string[],
+    what: string,
+  ): Promise<unknown> {
+    try {
+      const reply = await this.#connection.run(script, args, what);
+      this.#isReachable = true;
+      return reply;
+    } catch (error) {
+      this.#failures++;
+      this.#isReachable = false;
+      throw error;
+    }
+  }
+}

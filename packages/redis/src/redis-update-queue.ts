@@ -1,0 +1,253 @@
+// RedisUpdateQueue: the update journal shared by every process of one bot. Intake appends (from
+// the elected poller or any webhook), workers claim a ready principal, run its oldest update under
+// a lease and complete it; per principal one update is in processing at a time, across all workers.
+
+import type { Update } from "@grammyjs/types";
+import { checkNumber, checkOptions } from "@telepace/core";
+import { principalKeyOf } from "@telepace/update-dispatch";
+import type { Redis } from "ioredis";
+import { ScriptConnection } from "./connection.js";
+import { checkBotId, checkPrefix, checkRedis, namespaceOf } from "./namespace.js";
+import {
+  APPEND_SCRIPT,
+  CLAIM_SCRIPT,
+  COMPLETE_SCRIPT,
+  HEARTBEAT_SCRIPT,
+  LEASE_SCRIPT,
+} from "./queue-scripts.js";
+
+/** Options of {@link RedisUpdateQueue}. */
+export interface RedisUpdateQueueOptions {
+  /** A `redis://` URL (the queue creates and quits its client) or an ioredis client you own. */
+  readonly redis: Redis | string;
+  /** The bot's id: the number before the colon of its token. Never pass the token. */
+  readonly botId: number | string;
+  /** First part of every key. @defaultValue `"telepace"` */
+  readonly prefix?: string | undefined;
+  /**
+   * Most stored, unfinished updates; past it `append` stores no more (the poller waits).
+   * Integer >= 1. @defaultValue 10000
+   */
+  readonly maxUnfinished?: number | undefined;
+  /**
+   * How many of the latest update ids are remembered to skip duplicates; at least
+   * `maxUnfinished`. @defaultValue 100000
+   */
+  readonly dedupeLimit?: number | undefined;
+}
+
+/** Defaults of {@link RedisUpdateQueueOptions}. */
+export const redisUpdateQueueDefaults = Object.freeze({
+  prefix: "telepace",
+  maxUnfinished: 10_000,
+  dedupeLimit: 100_000,
+});
+
+/** What {@link RedisUpdateQueue.append} did. */
+export interface QueueAppendResult {
+  /** Updates stored by this call, in the order given. */
+  readonly appended: readonly Update[];
+  /** Updates skipped because their `update_id` was stored before. */
+  readonly duplicates: number;
+  /** Updates not stored because `maxUnfinished` were unfinished: fetch them again later. */
+  readonly deferred: number;
+  /** The highest `update_id` stored or skipped as a duplicate: confirm this + 1. */
+  readonly highestUpdateId: number | undefined;
+}
+
+/** One update a worker holds the lease of (from {@link RedisUpdateQueue.claim}). */
+export interface QueueClaim {
+  /** The principal (see `principalKeyOf`); its other updates wait until this one completes. */
+  readonly principal: string;
+  readonly update: Update;
+  /** How many times the update was claimed, this time included (more than 1: a hand-over). */
+  readonly deliveries: number;
+  /** Proves the lease in `complete` and `heartbeat`. */
+  readonly token: string;
+}
+
+const KNOWN = Object.keys({
+  redis: true,
+  botId: true,
+  prefix: true,
+  maxUnfinished: true,
+  dedupeLimit: true,
+} satisfies Record<keyof RedisUpdateQueueOptions, true>);
+
+/**
+ * Per-principal FIFO queues in Redis, shared by N workers: any worker takes any ready principal,
+ * one update of a principal is in processing at a time (a lease with a TTL, extended by
+ * heartbeats), a worker that dies hands its principals on when its leases expire (the
+ * interrupted update first), at least once, idempotent by `update_id`, bounded.
+ *
+ * @example
+ * const queue = new RedisUpdateQueue({ redis: "redis://127.0.0.1:6379", botId: 123456 });
+ * await queue.append(updates); // the poller or a webhook
+ * const claim = await queue.claim("worker-1", 30_000); // a worker
+ * if (claim) { await handle(claim.update); await queue.complete(claim); }
+ */
+export class RedisUpdateQueue implements AsyncDisposable {
+  readonly #connection: ScriptConnection;
+  readonly #ns: string;
+  readonly #maxUnfinished: number;
+  readonly #dedupeLimit: number;
+
+  /** @throws {TypeError|RangeError} naming the option, when options are malformed. */
+  constructor(options: RedisUpdateQueueOptions) {
+    if (options === undefined) {
+      throw new TypeError(
+        "Expected `options` to be an object with `redis` and `botId`, got undefined",
+      );
+    }
+    const given = checkOptions("options", options, KNOWN);
+    const redis = checkRedis<Redis>(given.redis);
+    this.#ns = `${namespaceOf(checkPrefix(given.prefix), checkBotId(given.botId))}:q`;
+    const integer = (name: string, fallback: number, min: number) =>
+      given[name] === undefined ? fallback : checkNumber(name, given[name], { integer: true, min });
+    this.#maxUnfinished = integer("maxUnfinished", redisUpdateQueueDefaults.maxUnfinished, 1);
+    this.#dedupeLimit = integer(
+      "dedupeLimit",
+      Math.max(redisUpdateQueueDefaults.dedupeLimit, this.#maxUnfinished),
+      this.#maxUnfinished,
+    );
+    this.#connection = new ScriptConnection(redis);
+  }
+
+  /** The bot's key namespace (for leases that belong with the queue, like the poller's). */
+  get namespace(): string {
+    return this.#ns;
+  }
+
+  /**
+   * Stores updates (idempotent by `update_id`) in ascending id order, until `maxUnfinished` are
+   * unfinished. Resolves once Redis has them.
+   */
+  async append(updates: readonly Update[]): Promise<QueueAppendResult> {
+    const sorted = [...updates].sort((a, b) => a.update_id - b.update_id);
+    const args: (string | number)[] = [
+      ...this.#keys("seen", "highest", "u", "ready", "leases", "count"),
+      this.#maxUnfinished,
+      this.#dedupeLimit,
+      this.#listPrefix,
+    ];
+    for (const update of sorted) {
+      args.push(update.update_id, principalKeyOf(update), JSON.stringify(update));
+    }
+    const reply = (await this.#connection.run(APPEND_SCRIPT, args, "update queue append")) as (
+      | string
+      | number
+    )[];
+    const storedIds = new Set(reply.slice(2).map(Number));
+    const highest = Number(reply[1]);
+    const appended = sorted.filter((update) => storedIds.has(update.update_id));
+    const duplicates = Number(reply[0]);
+    return Object.freeze({
+      appended: Object.freeze(appended),
+      duplicates,
+      deferred: sorted.length - appended.length - duplicates,
+      highestUpdateId: highest >= 0 ? highest : undefined,
+    });
+  }
+
+  /**
+   * Takes the ready principal with the oldest waiting update and leases it to `workerId` for
+   * `leaseMs`; principals whose leases expired are handed back first. `undefined` when none is
+   * ready.
+   */
+  async claim(workerId: string, leaseMs: number): Promise<QueueClaim | undefined> {
+    const args = [
+      ...this.#keys("ready", "leases", "owners", "u", "deliveries", "tokens"),
+      Math.ceil(leaseMs),
+      this.#listPrefix,
+      workerId,
+    ];
+    const reply = (await this.#connection.run(CLAIM_SCRIPT, args, "update queue claim")) as (
+      | string
+      | number
+    )[];
+    if (reply.length < 6) return undefined;
+    const [, principal, , json, deliveries, token] = reply;
+    return Object.freeze({
+      principal: String(principal),
+      update: JSON.parse(String(json)) as Update,
+      deliveries: Number(deliveries),
+      token: String(token),
+    });
+  }
+
+  /**
+   * Finishes a claimed update (succeeded, failed: anything that must not run again) and releases
+   * its principal. Resolves `false` when the lease had been lost: the update stays queued and runs
+   * again elsewhere.
+   */
+  async complete(claim: QueueClaim): Promise<boolean> {
+    const args = [
+      ...this.#keys("ready", "leases", "owners", "u", "deliveries", "count"),
+      claim.principal,
+      claim.token,
+      claim.update.update_id,
+      this.#listPrefix,
+    ];
+    return (await this.#connection.run(COMPLETE_SCRIPT, args, "update queue complete")) === 1;
+  }
+
+  /** Extends the leases of claims still held; resolves, per claim, whether it is still held. */
+  async heartbeat(claims: readonly QueueClaim[], leaseMs: number): Promise<readonly boolean[]> {
+    if (claims.length === 0) return [];
+    const args: (string | number)[] = [...this.#keys("leases", "owners"), Math.ceil(leaseMs)];
+    for (const claim of claims) args.push(claim.principal, claim.token);
+    const reply = (await this.#connection.run(
+      HEARTBEAT_SCRIPT,
+      args,
+      "update queue heartbeat",
+    )) as number[];
+    return reply.map((held) => held === 1);
+  }
+
+  /** The highest `update_id` ever stored; a poller confirms this + 1. */
+  async highestUpdateId(): Promise<number | undefined> {
+    const value = await this.#command(() => this.#connection.client.get(`${this.#ns}:highest`));
+    return value === null ? undefined : Number(value);
+  }
+
+  /** Stored updates not completed yet. */
+  async unfinished(): Promise<number> {
+    const value = await this.#command(() => this.#connection.client.get(`${this.#ns}:count`));
+    return value === null ? 0 : Number(value);
+  }
+
+  /** Whether `append` would store at least one more update now. */
+  async hasRoom(): Promise<boolean> {
+    return (await this.unfinished()) < this.#maxUnfinished;
+  }
+
+  /**
+   * A named lease in this bot's namespace (`take`, `renew`, `release`), for the elected poller.
+   * @internal
+   */
+  async lease(name: string, token: string, leaseMs: number, mode: "take" | "renew" | "release") {
+    const args = [`${this.#ns}:lease:${name}`, token, Math.ceil(leaseMs), mode];
+    return (await this.#connection.run(LEASE_SCRIPT, args, `${name} lease`)) === 1;
+  }
+
+  /** Quits the client the queue created (a given client is left open). Idempotent. */
+  close(): Promise<void> {
+    return this.#connection.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  get #listPrefix(): string {
+    return `${this.#ns}:p:`;
+  }
+
+  #keys(...names: string[]): string[] {
+    return names.map((name) => `${this.#ns}:${name}`);
+  }
+
+  async #command<T>(run: () => Promise<T>): Promise<T> {
+    return this.#connection.command(run, "update queue read");
+  }
+}

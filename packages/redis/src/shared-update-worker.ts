@@ -1,0 +1,324 @@
+// SharedUpdateWorker: one process's share of the work. It claims ready principals from the
+// RedisUpdateQueue up to its concurrency, runs each claimed update through the processor, keeps
+// its leases alive with heartbeats and completes each update when its processing ends.
+
+import type { Update } from "@grammyjs/types";
+import {
+  type Clock,
+  checkClock,
+  checkFunction,
+  checkLogger,
+  checkNumber,
+  checkOptions,
+  type Logger,
+  safeLog,
+  systemClock,
+  type Timer,
+} from "@telepace/core";
+import type { QueueClaim, RedisUpdateQueue } from "./redis-update-queue.js";
+
+/** Runs one update; the signal aborts when the lease is lost or the worker is destroyed. */
+export type SharedUpdateProcessor = (update: Update, signal: AbortSignal) => unknown;
+
+/** Options of {@link SharedUpdateWorker}. */
+export interface SharedUpdateWorkerOptions {
+  /** Names this worker in leases; unique per process. @defaultValue `"<pid>-<random>"` */
+  readonly workerId?: string | undefined;
+  /** Updates in processing at once (each of a different principal). Integer >= 1. @defaultValue 16 */
+  readonly concurrency?: number | undefined;
+  /**
+   * How long a claim stays ours without a heartbeat, in ms: after a crash, the principals move to
+   * another worker this long after the last heartbeat. >= 100. @defaultValue 30000
+   */
+  readonly leaseMs?: number | undefined;
+  /** How often leases are extended, in ms; below `leaseMs`. @defaultValue `leaseMs / 3` */
+  readonly heartbeatMs?: number | undefined;
+  /** How long to wait before asking again when nothing is ready, in ms. > 0. @defaultValue 25 */
+  readonly idleMs?: number | undefined;
+  readonly clock?: Clock | undefined;
+  /** pino-compatible; fixed messages, never an update or an error message. */
+  readonly logger?: Logger | undefined;
+}
+
+/** Defaults of {@link SharedUpdateWorkerOptions}. */
+export const sharedUpdateWorkerDefaults = Object.freeze({
+  concurrency: 16,
+  leaseMs: 30_000,
+  idleMs: 25,
+});
+
+/** A fresh view of a {@link SharedUpdateWorker}. */
+export interface SharedUpdateWorkerSnapshot {
+  readonly workerId: string;
+  readonly state: "idle" | "running" | "closing" | "closed";
+  /** Updates in processing now. */
+  readonly processing: number;
+  readonly claimed: number;
+  readonly completed: number;
+  /** Processors that threw or rejected (their update is still completed: it never runs again). */
+  readonly failed: number;
+  /** Claims whose lease was lost before they completed (they run again elsewhere). */
+  readonly leasesLost: number;
+  /** Claims of updates another worker had started (a hand-over after a crash or a lost lease). */
+  readonly handedOver: number;
+  /** Queue calls that failed (Redis unreachable); retried with backoff. */
+  readonly queueFailures: number;
+}
+
+const KNOWN = Object.keys({
+  workerId: true,
+  concurrency: true,
+  leaseMs: true,
+  heartbeatMs: true,
+  idleMs: true,
+  clock: true,
+  logger: true,
+} satisfies Record<keyof SharedUpdateWorkerOptions, true>);
+
+const LOG = Object.freeze({
+  failed: "An update's processing failed; it is completed and not run again",
+  queueFailed: "The shared update queue failed; retrying after a delay",
+  leaseLost: "Lost the lease of an update; another worker runs it again",
+});
+
+const MAX_BACKOFF_MS = 2_000;
+
+interface Running {
+  readonly claim: QueueClaim;
+  readonly controller: AbortController;
+}
+
+/**
+ * Takes work from a {@link RedisUpdateQueue}: run one per process (or several), each claims ready
+ * principals up to `concurrency`, so updates of one person run in order on whichever worker has
+ * room and different people run in parallel everywhere.
+ *
+ * @example
+ * const worker = new SharedUpdateWorker(queue, async (update, signal) => bot.handle(update, signal));
+ * const running = worker.run({ signal: shutdown.signal });
+ * // …
+ * await worker.close({ timeoutMs: 10_000 });
+ */
+export class SharedUpdateWorker implements AsyncDisposable {
+  readonly #queue: RedisUpdateQueue;
+  readonly #processor: SharedUpdateProcessor;
+  readonly #workerId: string;
+  readonly #concurrency: number;
+  readonly #leaseMs: number;
+  readonly #heartbeatMs: number;
+  readonly #idleMs: number;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #running = new Set<Running>();
+  readonly #stopper = new AbortController();
+  #state: SharedUpdateWorkerSnapshot["state"] = "idle";
+  #loop: Promise<void> | undefined;
+  #heartbeat: Timer | undefined;
+  #wake: (() => void) | undefined;
+  #claimed = 0;
+  #completed = 0;
+  #failed = 0;
+  #leasesLost = 0;
+  #handedOver = 0;
+  #queueFailures = 0;
+
+  /** @throws {TypeError|RangeError} naming the option, when an option is malformed. */
+  constructor(
+    queue: RedisUpdateQueue,
+    processor: SharedUpdateProcessor,
+    options: SharedUpdateWorkerOptions = {},
+  ) {
+    this.#queue = queue;
+    this.#processor = checkFunction<SharedUpdateProcessor>("processor", processor);
+    const given = checkOptions("options", options, KNOWN);
+    const number = (name: string, fallback: number, rule: Parameters<typeof checkNumber>[2]) =>
+      given[name] === undefined ? fallback : checkNumber(name, given[name], rule);
+    this.#concurrency = number("concurrency", sharedUpdateWorkerDefaults.concurrency, {
+      integer: true,
+      min: 1,
+    });
+    this.#leaseMs = number("leaseMs", sharedUpdateWorkerDefaults.leaseMs, { min: 100 });
+    this.#heartbeatMs = number("heartbeatMs", this.#leaseMs / 3, {
+      greaterThan: 0,
+      max: this.#leaseMs - 1,
+    });
+    this.#idleMs = number("idleMs", sharedUpdateWorkerDefaults.idleMs, { greaterThan: 0 });
+    if (
+      given.workerId !== undefined &&
+      (typeof given.workerId !== "string" || given.workerId === "")
+    ) {
+      throw new TypeError("Expected `workerId` to be a non-empty string");
+    }
+    this.#workerId =
+      (given.workerId as string | undefined) ??
+      `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+    this.#clock = checkClock(given.clock, systemClock);
+    this.#logger = given.logger === undefined ? checkLogger(undefined) : checkLogger(given.logger);
+  }
+
+  /** Claims and processes until aborted or closed; resolves when the claim loop has stopped. */
+  run(options: { readonly signal?: AbortSignal | undefined } = {}): Promise<void> {
+    if (this.#loop !== undefined) return this.#loop;
+    const signal = options.signal;
+    signal?.addEventListener("abort", () => void this.close(), { once: true });
+    this.#state = "running";
+    this.#armHeartbeat();
+    this.#loop = this.#claimLoop();
+    return this.#loop;
+  }
+
+  snapshot(): SharedUpdateWorkerSnapshot {
+    return Object.freeze({
+      workerId: this.#workerId,
+      state: this.#state,
+      processing: this.#running.size,
+      claimed: this.#claimed,
+      completed: this.#completed,
+      failed: this.#failed,
+      leasesLost: this.#leasesLost,
+      handedOver: this.#handedOver,
+      queueFailures: this.#queueFailures,
+    });
+  }
+
+  /**
+   * Stops claiming and waits up to `timeoutMs` for updates in processing; the rest are aborted
+   * and, their leases left to expire, run again on another worker.
+   */
+  async close(options: { readonly timeoutMs?: number | undefined } = {}): Promise<void> {
+    if (this.#state === "closed" || this.#state === "closing") return this.#loop;
+    const timeoutMs = checkNumber("timeoutMs", options.timeoutMs ?? 10_000, { min: 0 });
+    this.#state = "closing";
+    this.#stopper.abort();
+    this.#wake?.();
+    await this.#loop;
+    const deadline = this.#clock.now() + timeoutMs;
+    while (this.#running.size > 0 && this.#clock.now() < deadline) {
+      await this.#clock.sleep(Math.min(this.#idleMs, Math.max(1, deadline - this.#clock.now())));
+    }
+    for (const running of this.#running) running.controller.abort(new Error("worker closed"));
+    this.#heartbeat?.cancel();
+    this.#state = "closed";
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #claimLoop(): Promise<void> {
+    let backoffMs = this.#idleMs;
+    const stop = this.#stopper.signal;
+    while (!stop.aborted) {
+      if (this.#running.size >= this.#concurrency) {
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+        });
+        this.#wake = undefined;
+        continue;
+      }
+      let claim: QueueClaim | undefined;
+      try {
+        claim = await this.#queue.claim(this.#workerId, this.#leaseMs);
+        backoffMs = this.#idleMs;
+      } catch (error) {
+        this.#queueFailed(error);
+        await this.#pause(backoffMs);
+        backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+        continue;
+      }
+      if (claim === undefined) {
+        await this.#pause(this.#idleMs);
+        continue;
+      }
+      // Claimed while closing too: running it is quicker than letting its lease lapse.
+      this.#start(claim);
+    }
+  }
+
+  #start(claim: QueueClaim): void {
+    this.#claimed++;
+    if (claim.deliveries > 1) this.#handedOver++;
+    const running: Running = { claim, controller: new AbortController() };
+    this.#running.add(running);
+    void this.#process(running);
+  }
+
+  async #process(running: Running): Promise<void> {
+    try {
+      await this.#processor(running.claim.update, running.controller.signal);
+    } catch {
+      this.#failed++;
+      safeLog(this.#logger, "error", { updateId: running.claim.update.update_id }, LOG.failed);
+    }
+    if (!running.controller.signal.aborted) {
+      await this.#complete(running.claim);
+    }
+    this.#running.delete(running);
+    this.#wake?.();
+  }
+
+  async #complete(claim: QueueClaim): Promise<void> {
+    let backoffMs = this.#idleMs;
+    for (;;) {
+      try {
+        if (await this.#queue.complete(claim)) this.#completed++;
+        else this.#lost(claim);
+        return;
+      } catch (error) {
+        this.#queueFailed(error);
+        // Past the lease the update runs again elsewhere anyway; stop trying.
+        if (backoffMs > this.#leaseMs) return;
+        await this.#clock.sleep(backoffMs);
+        backoffMs *= 2;
+      }
+    }
+  }
+
+  #lost(claim: QueueClaim): void {
+    this.#leasesLost++;
+    safeLog(this.#logger, "warn", { updateId: claim.update.update_id }, LOG.leaseLost);
+  }
+
+  #armHeartbeat(): void {
+    this.#heartbeat = this.#clock.setTimer(() => {
+      void this.#beat().finally(() => {
+        if (this.#state !== "closed") this.#armHeartbeat();
+      });
+    }, this.#heartbeatMs);
+  }
+
+  async #beat(): Promise<void> {
+    const running = [...this.#running];
+    if (running.length === 0) return;
+    try {
+      const held = await this.#queue.heartbeat(
+        running.map((r) => r.claim),
+        this.#leaseMs,
+      );
+      running.forEach((r, index) => {
+        if (held[index] === false && this.#running.has(r)) {
+          this.#lost(r.claim);
+          r.controller.abort(new Error("lease lost"));
+        }
+      });
+    } catch (error) {
+      this.#queueFailed(error);
+    }
+  }
+
+  #queueFailed(error: unknown): void {
+    this.#queueFailures++;
+    const code =
+      typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+    safeLog(
+      this.#logger,
+      "error",
+      { code: typeof code === "string" ? code : "unknown" },
+      LOG.queueFailed,
+    );
+  }
+
+  #pause(ms: number): Promise<void> {
+    return this.#clock.sleep(ms, { signal: this.#stopper.signal }).catch(() => {});
+  }
+}

@@ -1,0 +1,160 @@
+import { systemClock } from "@telepace/core";
+import { TelegramOutbox } from "@telepace/outbox";
+import { eventually, spyLogger, startRedis } from "@telepace/testing";
+import { Redis } from "ioredis";
+import { afterEach, describe, expect, it } from "vitest";
+import { botIdOf, RedisPacingStore, RedisStoreError } from "../src/index.js";
+import { describeWithRedis } from "./support/redis.js";
+
+const request = {
+  chatKey: "42",
+  intervalMs: 1_000,
+  chatLimit: 0,
+  chatWindowMs: 0,
+  chatReserve: 0,
+  paced: true,
+  globalLimit: 30,
+  globalWindowMs: 1_000,
+  nowMs: 0,
+};
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+describeWithRedis("RedisPacingStore on Redis time", (server) => {
+  it("decides on the server's clock: the caller's nowMs does not matter", async () => {
+    const store = new RedisPacingStore({ redis: server().url, botId: 9001 });
+    closers.push(() => store.close());
+    expect(await store.acquire({ ...request, nowMs: 0 })).toEqual({ granted: true });
+    const denied = await store.acquire({ ...request, nowMs: 1e12 });
+    expect(denied).toMatchObject({ granted: false, reason: "chat-paced" });
+    expect(denied.granted === false && denied.waitMs).toBeGreaterThan(900);
+    expect(denied.granted === false && denied.waitMs).toBeLessThanOrEqual(1_000);
+    await store.freeze(undefined, 5_000, 0);
+    const frozen = await store.acquire({ ...request, chatKey: "43", nowMs: 0 });
+    expect(frozen).toMatchObject({ granted: false, reason: "global-frozen" });
+    expect(store.snapshot()).toEqual({ granted: 1, denied: 2, failures: 0, isReachable: true });
+  });
+
+  it("two stores (two processes) with one bot id share every limit; another bot id does not", async () => {
+    const a = new RedisPacingStore({ redis: server().url, botId: 9002 });
+    const b = new RedisPacingStore({ redis: server().url, botId: 9002 });
+    const other = new RedisPacingStore({ redis: server().url, botId: 9003 });
+    closers.push(
+      () => a.close(),
+      () => b.close(),
+      () => other.close(),
+    );
+    expect(await a.acquire(request)).toEqual({ granted: true });
+    expect(await b.acquire(request)).toMatchObject({ granted: false, reason: "chat-paced" });
+    expect(await other.acquire(request)).toEqual({ granted: true });
+  });
+
+  it("names keys by prefix and bot id, never the token, and lets chat keys expire", async () => {
+    const token = "123456:SECRET-token-part";
+    const store = new RedisPacingStore({
+      redis: server().url,
+      botId: botIdOf(token),
+      prefix: "t1",
+    });
+    closers.push(() => store.close());
+    await store.acquire(request);
+    await store.freeze("42", 2_000, 0);
+    const redis = new Redis(server().url);
+    closers.push(() => redis.quit());
+    const keys = await redis.keys("*");
+    const ours = keys.filter((key) => key.startsWith("t1:"));
+    expect(ours.length).toBeGreaterThan(0);
+    for (const key of ours) {
+      expect(key.startsWith("t1:{123456}:pace:")).toBe(true);
+      expect(key).not.toContain("SECRET");
+      const ttl = await redis.pttl(key);
+      if (key.includes(":c:")) expect(ttl).toBeGreaterThan(0);
+    }
+  });
+
+  it("runs its scripts again after Redis forgot them (SCRIPT FLUSH: NOSCRIPT then EVAL)", async () => {
+    const store = new RedisPacingStore({ redis: server().url, botId: 9004 });
+    closers.push(() => store.close());
+    expect(await store.acquire(request)).toEqual({ granted: true });
+    const redis = new Redis(server().url);
+    closers.push(() => redis.quit());
+    await redis.script("FLUSH");
+    expect(await store.acquire({ ...request, chatKey: "7" })).toEqual({ granted: true });
+  });
+
+  it("with Redis down the outbox sends nothing, logs and backs off; it goes on once Redis is back", async () => {
+    const spare = await startRedis();
+    const port = spare.port;
+    await spare.stop();
+    const store = new RedisPacingStore({ redis: `redis://127.0.0.1:${port}`, botId: 9005 });
+    closers.push(() => store.close());
+    const logger = spyLogger();
+    const outbox = new TelegramOutbox({
+      clock: systemClock,
+      pacingStore: store,
+      retryBaseDelayMs: 20,
+      retryMaxDelayMs: 200,
+      logger,
+    });
+    closers.push(() => outbox.close({ drain: false }));
+    const sent: number[] = [];
+    const delivered = outbox.enqueue({ chatId: 1, execute: async () => sent.push(1) });
+    await eventually("two failures", () => outbox.snapshot().counters.pacingStoreFailures >= 2);
+    expect(sent).toEqual([]);
+    expect(store.snapshot().isReachable).toBe(false);
+    expect(logger.calls.some((c) => c.message === "outbox pacing store failed")).toBe(true);
+    const again = await startRedis({ port });
+    closers.push(() => again.stop());
+    expect((await delivered).status).toBe("delivered");
+    expect(sent).toEqual([1]);
+    expect(store.snapshot().isReachable).toBe(true);
+  });
+
+  it("says what to do when Redis is unreachable", async () => {
+    const spare = await startRedis();
+    await spare.stop();
+    const store = new RedisPacingStore({ redis: `redis://127.0.0.1:${spare.port}`, botId: 9006 });
+    closers.push(() => store.close());
+    const error = await store.acquire(request).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RedisStoreError);
+    expect(error).toMatchObject({ code: "ERR_REDIS_CONNECTION" });
+    expect((error as Error).message).toMatch(/check that it runs/);
+  });
+});
+
+describe("RedisPacingStore without a server", () => {
+  it("refuses a Redis older than 6.2, naming the version and what to do", async () => {
+    const fake = {
+      defineCommand() {},
+      info: async () => "# Server\r\nredis_version:6.0.16\r\n",
+    };
+    const store = new RedisPacingStore({ redis: fake as never, botId: 1 });
+    const error = await store.acquire(request).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "ERR_REDIS_VERSION" });
+    expect((error as Error).message).toMatch(/Redis 6\.0\.16 is too old.*6\.2\.0.*upgrade/);
+  });
+
+  it("checks its options whole", () => {
+    const make = (options: unknown) => () => new RedisPacingStore(options as never);
+    expect(make(undefined)).toThrow(TypeError);
+    expect(make({ redis: "redis://x", botId: 1, prefx: "a" })).toThrow(
+      "Unknown option `prefx` in `options` (did you mean `prefix`?)",
+    );
+    expect(make({ redis: "http://user:pw@x", botId: 1 })).toThrow(
+      "Expected `redis` to be a redis:// or rediss:// URL or an ioredis client, got a string that is not such a URL",
+    );
+    expect(make({ redis: "redis://x", botId: "123:abc" })).toThrow(/botId/);
+    expect(make({ redis: "redis://x", botId: 1, prefix: "a{b" })).toThrow(/prefix/);
+    expect(make({ redis: "redis://x", botId: 1, time: "local" })).toThrow(/time/);
+    expect(() => botIdOf("nope")).toThrow("Expected a bot token of the form `<bot id>:<secret>`");
+  });
+
+  it("rejects every call after close() with ERR_REDIS_CLOSED", async () => {
+    const store = new RedisPacingStore({ redis: "redis://127.0.0.1:1", botId: 1 });
+    await store.close();
+    await expect(store.acquire(request)).rejects.toMatchObject({ code: "ERR_REDIS_CLOSED" });
+  });
+});

@@ -1,0 +1,31 @@
+// End to end: 4 processes of one bot (one token) against the sim at Telegram's combined limit,
+// sharing pacing and updates through one redis-server; a worker and then the poller are killed
+// with SIGKILL mid-load.
+
+import { expect, it } from "vitest";
+import { runScaleout } from "./support/cluster/scaleout.js";
+import { describeWithRedis } from "./support/redis.js";
+
+describeWithRedis("four processes, one bot", (server) => {
+  it("no 429, per-person order, nothing lost through a worker kill and a poller kill", async () => {
+    const result = await runScaleout({
+      redisUrl: server().url,
+      processes: 4,
+      people: 60,
+      messagesPerPerson: 4,
+      killWorkerAfterMs: 2_000,
+      killPollerAfterMs: 4_000,
+      afterPollerKill: 1,
+      leaseMs: 1_000,
+    });
+    console.log("scaleout e2e:", JSON.stringify(result));
+    expect(result.rateLimited).toBe(0);
+    expect(result.orderViolations).toBe(0);
+    expect(result.lost).toBe(0);
+    // The killed worker's people go on elsewhere once its leases expire (1 s).
+    expect(result.handoverMs).toBeLessThan(1_000 + 250);
+    expect(result.pollerTakeoverMs).toBeLessThan(3_000);
+    // The kills leave gaps (the bench measures the pace of an undisturbed run): a sanity check.
+    expect(result.sendsPerSecondVsLimit).toBeGreaterThan(0.5);
+  }, 60_000);
+});

@@ -1,0 +1,103 @@
+// One process of a bot that runs as several: a worker of the shared queue that echoes each text
+// back, its outbox paced through Redis, and (role "all") a candidate for the poller lease. Started
+// by cluster.ts through tsx; talks to its parent over IPC. Configured by TELEPACE_NODE (JSON).
+
+import { TelegramClient } from "@telepace/client";
+import {
+  botIdOf,
+  RedisPacingStore,
+  RedisUpdateQueue,
+  SharedPoller,
+  SharedUpdateWorker,
+} from "../../../src/index.js";
+
+export interface NodeConfig {
+  readonly name: string;
+  readonly role: "all" | "worker";
+  readonly redisUrl: string;
+  readonly apiRoot: string;
+  readonly token: string;
+  /** Key prefix: each run its own keyspace (the sim's token, so the bot id, repeats). */
+  readonly prefix: string;
+  readonly leaseMs: number;
+  readonly pollerLeaseMs: number;
+  readonly concurrency: number;
+  /** false: every process paces alone (an in-memory store), as without @telepace/redis. */
+  readonly sharedPacing: boolean;
+}
+
+/** What a node reports when asked. */
+export interface NodeStats {
+  readonly name: string;
+  readonly isLeader: boolean;
+  readonly claimed: number;
+  readonly completed: number;
+  readonly handedOver: number;
+  readonly rateLimited: number;
+  readonly delivered: number;
+}
+
+const config = JSON.parse(process.env.TELEPACE_NODE ?? "{}") as NodeConfig;
+const botId = botIdOf(config.token);
+const pacingStore = config.sharedPacing
+  ? new RedisPacingStore({ redis: config.redisUrl, botId, prefix: config.prefix })
+  : undefined;
+const client = new TelegramClient({
+  token: config.token,
+  apiRoot: config.apiRoot,
+  outbox: { ...(pacingStore === undefined ? {} : { pacingStore }), maxPending: 100_000 },
+});
+const queue = new RedisUpdateQueue({ redis: config.redisUrl, botId, prefix: config.prefix });
+const worker = new SharedUpdateWorker(
+  queue,
+  async (update) => {
+    const text = update.message?.text;
+    const chat = update.message?.chat.id;
+    if (text === undefined || chat === undefined) return;
+    // Awaiting delivery keeps the person's order across processes: their next update is claimed
+    // only once this reply was sent.
+    await client.sendMessage(chat, `echo ${text}`);
+  },
+  { workerId: config.name, concurrency: config.concurrency, leaseMs: config.leaseMs, idleMs: 5 },
+);
+const poller =
+  config.role === "all"
+    ? new SharedPoller(queue, {
+        getUpdates: (params, options) => client.getUpdates(params, options),
+        pollerId: config.name,
+        leaseMs: config.pollerLeaseMs,
+        pollTimeoutSeconds: 5,
+      })
+    : undefined;
+
+void worker.run();
+void poller?.run();
+
+function stats(): NodeStats {
+  const counters = client.outbox.snapshot().counters;
+  const work = worker.snapshot();
+  return {
+    name: config.name,
+    isLeader: poller?.snapshot().isLeader ?? false,
+    claimed: work.claimed,
+    completed: work.completed,
+    handedOver: work.handedOver,
+    rateLimited: counters.rateLimited,
+    delivered: counters.delivered,
+  };
+}
+
+process.on("message", (message: { type: string }) => {
+  if (message.type === "stats") process.send?.({ type: "stats", stats: stats() });
+  if (message.type === "stop") {
+    void (async () => {
+      await poller?.close();
+      await worker.close({ timeoutMs: 2_000 });
+      await client.close();
+      await queue.close();
+      await pacingStore?.close();
+      process.exit(0);
+    })();
+  }
+});
+process.send?.({ type: "ready" });

@@ -1,0 +1,256 @@
+// The scale-out scenario: N processes of one bot, one sim, one Redis, a crowd of people each
+// sending numbered messages; optionally a worker and then the poller killed (`kill -9`) mid-load.
+// Measures what the bench reports and the end-to-end test asserts.
+
+import { type BotApiSim, start } from "@telepace/bot-api-sim";
+import { systemClock } from "@telepace/core";
+import { Redis } from "ioredis";
+import { botIdOf, RedisUpdateQueue } from "../../../src/index.js";
+import { Cluster, type ClusterNode } from "./cluster.js";
+
+export interface ScaleoutOptions {
+  readonly redisUrl: string;
+  readonly processes: number;
+  readonly people: number;
+  readonly messagesPerPerson: number;
+  /** Kill a worker that is not the poller this long after the load starts. */
+  readonly killWorkerAfterMs?: number;
+  /** Kill the poller this long after the load starts, then send `afterPollerKill` more each. */
+  readonly killPollerAfterMs?: number;
+  readonly afterPollerKill?: number;
+  readonly leaseMs?: number;
+  /** false: each process paces alone (the baseline without a shared store). @defaultValue true */
+  readonly sharedPacing?: boolean;
+}
+
+export interface ScaleoutResult {
+  readonly processes: number;
+  readonly sent: number;
+  /**
+   * Echo sends per second over Telegram's 30/s: sends ÷ (first-to-last span + 1 s), since a
+   * sliding window of 30 per second admits 30 at the start of every second, the last one included.
+   */
+  readonly sendsPerSecondVsLimit: number;
+  readonly rateLimited: number;
+  /** Echoes that came before an earlier message's echo, in one chat. */
+  readonly orderViolations: number;
+  /** Messages never echoed. */
+  readonly lost: number;
+  /** Echoed more than once (at least once: an update interrupted by a kill runs again). */
+  readonly duplicates: number;
+  /**
+   * From the worker kill until no lease of the dead worker was left: its people handed back to the
+   * ready set and claimed by the others. Undefined without a kill.
+   */
+  readonly handoverMs: number | undefined;
+  /** From the poller kill until another process held the lease; undefined without a kill. */
+  readonly pollerTakeoverMs: number | undefined;
+  readonly durationMs: number;
+}
+
+const GLOBAL_LIMIT_PER_SECOND = 30;
+let runs = 0;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number) {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`scaleout: timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** Runs the scenario and tears everything down. */
+export async function runScaleout(options: ScaleoutOptions): Promise<ScaleoutResult> {
+  // The sim's transcript times are on this clock, so kill times compare with them.
+  const sim = await start({ clock: systemClock });
+  const prefix = `scaleout-${process.pid}-${++runs}`;
+  let cluster: Cluster | undefined;
+  try {
+    cluster = await Cluster.start({
+      processes: options.processes,
+      redisUrl: options.redisUrl,
+      apiRoot: sim.apiRoot,
+      token: sim.token,
+      prefix,
+      sharedPacing: options.sharedPacing ?? true,
+      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+    });
+    const running = cluster;
+    await waitFor("a poller", async () => (await running.leader()) !== undefined, 10_000);
+    return await drive(sim, running, { ...options, prefix });
+  } finally {
+    await cluster?.stop();
+    await sim.close();
+  }
+}
+
+async function drive(
+  sim: BotApiSim,
+  cluster: Cluster,
+  options: ScaleoutOptions & { readonly prefix: string },
+) {
+  const people = Array.from({ length: options.people }, (_, i) =>
+    sim.users.create({ firstName: `p${i}` }),
+  );
+  const chats = people.map((person) => sim.chats.createPrivate(person));
+  const expected = new Map<number, string[]>();
+  const send = (count: number, from: number) => {
+    for (let n = from; n < from + count; n++) {
+      people.forEach((person, i) => {
+        const chat = chats[i] as (typeof chats)[number];
+        const text = `${i}:${n}`;
+        sim.sendText(person, chat, text);
+        expected.set(chat.id, [...(expected.get(chat.id) ?? []), text]);
+      });
+    }
+  };
+  const startedAt = performance.now();
+  send(options.messagesPerPerson, 0);
+  let handoverMs: number | undefined;
+  let pollerTakeoverMs: number | undefined;
+  const kills: Promise<void>[] = [];
+  if (options.killWorkerAfterMs !== undefined) {
+    kills.push(
+      (async () => {
+        await sleep(options.killWorkerAfterMs as number);
+        const leader = await cluster.leader();
+        const victim = cluster.nodes.find((node) => node.isAlive && node !== leader) as ClusterNode;
+        const killedAt = systemClock.now();
+        await cluster.kill(victim);
+        handoverMs = await leasesGone(options, sim.token, victim.name, killedAt);
+      })(),
+    );
+  }
+  if (options.killPollerAfterMs !== undefined) {
+    kills.push(
+      (async () => {
+        await sleep(options.killPollerAfterMs as number);
+        const leader = (await cluster.leader()) as ClusterNode;
+        const at = performance.now();
+        await cluster.kill(leader);
+        await waitFor("a new poller", async () => (await cluster.leader()) !== undefined, 10_000);
+        pollerTakeoverMs = performance.now() - at;
+        send(options.afterPollerKill ?? 1, options.messagesPerPerson);
+      })(),
+    );
+  }
+  await Promise.all(kills);
+  const total = () => [...expected.values()].reduce((sum, texts) => sum + texts.length, 0);
+  const echoed = () => chats.reduce((sum, chat) => sum + new Set(botTexts(sim, chat.id)).size, 0);
+  // Done when every message was echoed, or (a send that failed for good is never echoed) when
+  // every update was fetched and completed.
+  const queue = new RedisUpdateQueue({
+    redis: options.redisUrl,
+    botId: botIdOf(sim.token),
+    prefix: options.prefix,
+  });
+  try {
+    await waitFor(
+      "every message echoed or completed",
+      async () =>
+        echoed() >= total() ||
+        (sim.pendingUpdates() === 0 && (await queue.unfinished()) === 0 && echoed() > 0),
+      120_000,
+    );
+  } finally {
+    await queue.close();
+  }
+  // Let a duplicate from a hand-over land, if one is coming.
+  await sleep(200);
+  return measure(sim, chats, expected, {
+    processes: options.processes,
+    handoverMs,
+    pollerTakeoverMs,
+    durationMs: performance.now() - startedAt,
+  });
+}
+
+function botTexts(sim: BotApiSim, chatId: number): string[] {
+  return sim
+    .transcript(chatId)
+    .events.filter((e) => e.actor === "bot" && e.kind === "send" && e.text?.startsWith("echo "))
+    .map((e) => (e.text as string).slice(5));
+}
+
+function measure(
+  sim: BotApiSim,
+  chats: readonly { id: number }[],
+  expected: ReadonlyMap<number, readonly string[]>,
+  run: {
+    processes: number;
+    handoverMs: number | undefined;
+    pollerTakeoverMs: number | undefined;
+    durationMs: number;
+  },
+): ScaleoutResult {
+  let orderViolations = 0;
+  let lost = 0;
+  let duplicates = 0;
+  let sent = 0;
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const chat of chats) {
+    const sends = sim
+      .transcript(chat.id)
+      .events.filter((e) => e.actor === "bot" && e.kind === "send" && e.text?.startsWith("echo "));
+    const wanted = expected.get(chat.id) ?? [];
+    const order = sends.map((e) => wanted.indexOf((e.text as string).slice(5)));
+    for (let i = 1; i < order.length; i++) {
+      if ((order[i] as number) < (order[i - 1] as number)) orderViolations++;
+    }
+    const distinct = new Set(order);
+    lost += wanted.length - distinct.size;
+    duplicates += order.length - distinct.size;
+    sent += sends.length;
+    for (const e of sends) {
+      first = Math.min(first, e.atMs);
+      last = Math.max(last, e.atMs);
+    }
+  }
+  const seconds = (last - first) / 1000 + 1;
+  return {
+    processes: run.processes,
+    sent,
+    sendsPerSecondVsLimit: sent > 0 ? sent / seconds / GLOBAL_LIMIT_PER_SECOND : 0,
+    rateLimited: sim.counters().tooManyRequests,
+    orderViolations,
+    lost,
+    duplicates,
+    handoverMs: run.handoverMs,
+    pollerTakeoverMs: run.pollerTakeoverMs,
+    durationMs: run.durationMs,
+  };
+}
+
+/** Milliseconds from `killedAt` until the owners hash holds no lease token of `worker`. */
+async function leasesGone(
+  run: { readonly redisUrl: string; readonly prefix: string },
+  token: string,
+  worker: string,
+  killedAt: number,
+) {
+  const queue = new RedisUpdateQueue({
+    redis: run.redisUrl,
+    botId: botIdOf(token),
+    prefix: run.prefix,
+  });
+  const redis = new Redis(run.redisUrl);
+  try {
+    await waitFor(
+      "the dead worker's leases to move",
+      async () => {
+        const tokens = await redis.hvals(`${queue.namespace}:owners`);
+        return !tokens.some((held) => held.startsWith(`${worker}:`));
+      },
+      30_000,
+    );
+    return systemClock.now() - killedAt;
+  } finally {
+    redis.disconnect();
+    await queue.close();
+  }
+}

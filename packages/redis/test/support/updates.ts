@@ -1,0 +1,39 @@
+// Updates for queue tests: private messages from a few people, in update_id order.
+
+import type { Update } from "@grammyjs/types";
+
+/** A private text message from `userId` (who is also the chat). */
+export function message(updateId: number, userId: number, text = `m${updateId}`): Update {
+  return {
+    update_id: updateId,
+    message: {
+      message_id: updateId,
+      date: 1,
+      chat: { id: userId, type: "private", first_name: "u" },
+      from: { id: userId, is_bot: false, first_name: "u" },
+      text,
+    },
+  } as Update;
+}
+
+export function userOf(update: Update): number {
+  return update.message?.from?.id ?? 0;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls an async check until it holds (the testing package's `eventually` is synchronous). */
+export async function until(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline)
+      throw new Error(`Timed out after ${timeoutMs} ms waiting until ${what}`);
+    await sleep(5);
+  }
+}
