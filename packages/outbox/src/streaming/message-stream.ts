@@ -347,6 +347,8 @@ export class MessageStream {
       paced: false,
       execute: (signal) => {
         version = this.#version;
+        // Finishing: the final message is next and replaces the draft.
+        if (this.#state !== "streaming" && !isPlaceholder) return Promise.resolve(false);
         const chunk = isPlaceholder ? { text: "" } : (this.#liveChunk() ?? { text: "" });
         this.#lastDraftAt = this.#host.clock.now();
         return this.#call(
@@ -364,7 +366,7 @@ export class MessageStream {
       },
     });
     if (outcome.status === "delivered") {
-      this.#draftFrames++;
+      if (outcome.result !== false) this.#draftFrames++;
     } else if (outcome.status === "failed") {
       const refusal = isRefusal(outcome.error);
       if (refusal.refused) {
@@ -427,9 +429,13 @@ export class MessageStream {
       execute: (signal) => {
         version = this.#version;
         const chunk = this.#liveChunk();
-        if (chunk === undefined || chunk.text.trim() === "" || chunk.text === progress.text) {
-          return Promise.resolve(true);
-        }
+        // Finishing: the final replaces the progress message at once, so this edit is moot.
+        const isMoot =
+          this.#state !== "streaming" ||
+          chunk === undefined ||
+          chunk.text.trim() === "" ||
+          chunk.text === progress.text;
+        if (isMoot) return Promise.resolve(true);
         text = chunk.text;
         return this.#call(
           "editMessageText",
