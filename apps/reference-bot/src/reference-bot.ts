@@ -9,6 +9,7 @@ import { MediaSchedulerRegistry } from "@telepace/media-scheduler";
 import type { OutboxCounters, TelegramOutboxOptions } from "@telepace/outbox";
 import { UpdateDispatcher, type UpdateDispatchStats } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
+import { AskAnswers, type AskCounters } from "./ask-answers.js";
 import { LongPoller, type PollerCounters } from "./long-poller.js";
 import { Messenger, type MessengerCounters } from "./messenger.js";
 import { type RouterCounters, UpdateRouter } from "./update-router.js";
@@ -33,6 +34,8 @@ export interface ReferenceBotOptions {
   readonly pollTimeoutS?: number | undefined;
   /** /work jobs running at once. @defaultValue 256 */
   readonly maxJobs?: number | undefined;
+  /** Tokens per second an /ask answer is generated at. @defaultValue 40 */
+  readonly askTokensPerSecond?: number | undefined;
 }
 
 /** The bot could not start: a rejected token or an unreachable API. One line, no secrets. */
@@ -46,6 +49,7 @@ export interface BotStats {
   readonly router: Readonly<RouterCounters>;
   readonly messenger: Readonly<MessengerCounters>;
   readonly jobs: Readonly<WorkJobCounters> & { readonly running: number };
+  readonly answers: Readonly<AskCounters> & { readonly running: number };
   readonly dispatcher: UpdateDispatchStats;
   readonly outbox: OutboxCounters;
   readonly media: { readonly schedulers: number };
@@ -72,6 +76,7 @@ export class ReferenceBot {
   readonly #router: UpdateRouter;
   readonly #messenger: Messenger;
   readonly #jobs: WorkJobs;
+  readonly #answers: AskAnswers;
   readonly #pollController = new AbortController();
   readonly #logger: Logger;
   #stopping: Promise<StopReport> | undefined;
@@ -98,11 +103,17 @@ export class ReferenceBot {
       progressHz: options.progressHz ?? 5,
       maxJobs: options.maxJobs ?? 256,
     });
+    this.#answers = new AskAnswers(client, {
+      clock,
+      logger: logger.child({ component: "answers" }),
+      tokensPerSecond: options.askTokensPerSecond,
+    });
     this.#router = new UpdateRouter({
       me,
       client,
       messenger: this.#messenger,
       jobs: this.#jobs,
+      answers: this.#answers,
       registry: this.#registry,
       mediaDc,
       logger: logger.child({ component: "router" }),
@@ -177,6 +188,7 @@ export class ReferenceBot {
         ended: { ...this.#jobs.counters.ended },
         running: this.#jobs.running,
       },
+      answers: { ...this.#answers.counters, running: this.#answers.running },
       dispatcher: this.#dispatcher.stats(),
       outbox: this.#client.outbox.snapshot().counters,
       media: { schedulers: this.#registry.size },
@@ -198,7 +210,7 @@ export class ReferenceBot {
     this.#pollController.abort();
     await this.polling.catch(() => {});
     const closed = await this.#dispatcher.close({ timeoutMs });
-    await this.#jobs.interruptAll();
+    await Promise.all([this.#jobs.interruptAll(), this.#answers.interruptAll()]);
     await this.#poller.confirm();
     await this.#client.close({ drain: true, timeoutMs });
     await this.#registry.close({ timeoutMs }).catch(() => {});
