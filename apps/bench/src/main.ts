@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { runDispatch } from "./dispatch/run.js";
 import { collectEnvironment } from "./environment.js";
 import { type AreaResult, type BenchReport, jsonReplacer } from "./report.js";
+import { runStreaming } from "./streaming/run.js";
 import { renderTable } from "./table.js";
 import { runTransfers } from "./transfers/run.js";
 import { runWrites } from "./writes/run.js";
@@ -15,6 +16,7 @@ const AREAS: Readonly<Record<string, () => Promise<AreaResult>>> = {
   writes: () => runWrites(),
   dispatch: () => runDispatch(),
   transfers: () => runTransfers(),
+  streaming: () => runStreaming(),
 };
 
 const RESULTS_FILE = fileURLToPath(new URL("../results/latest.json", import.meta.url));

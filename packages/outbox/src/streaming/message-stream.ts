@@ -8,8 +8,14 @@ import { OutboxError } from "../errors.js";
 import { type OutboxOperation, Priority } from "../operation.js";
 import type { TelegramOutbox } from "../outbox.js";
 import type { OutboxOutcome } from "../outcome.js";
+import { EditBudget } from "./edit-budget.js";
 import { splitMessageText, type TextChunk } from "./split-text.js";
-import type { ResolvedStreamOptions, StreamMethod, StreamTransport } from "./stream-options.js";
+import {
+  type ResolvedStreamOptions,
+  type StreamMethod,
+  type StreamTransport,
+  streamDefaults,
+} from "./stream-options.js";
 import type { StreamMode, StreamOutcome } from "./stream-outcome.js";
 
 /** What a stream needs from the registry that opened it. */
@@ -90,6 +96,7 @@ export class MessageStream {
   readonly #options: ResolvedStreamOptions;
   readonly #chatKey: string;
   readonly #controller = new AbortController();
+  readonly #editBudget: EditBudget;
   #mode: StreamMode;
   #text = "";
   #entities: readonly MessageEntity[] | undefined;
@@ -117,6 +124,10 @@ export class MessageStream {
     this.#host = host;
     this.signal = this.#controller.signal;
     const isPrivate = !isGroupChat(chatKey);
+    const editIntervalMs =
+      options.editIntervalMs ??
+      (isPrivate ? streamDefaults.privateEditIntervalMs : streamDefaults.groupEditIntervalMs);
+    this.#editBudget = new EditBudget(options.editBurst, editIntervalMs);
     this.#mode = options.drafts && isPrivate && !host.draftsRefused(chatKey) ? "draft" : "edit";
     const caller = options.signal;
     if (caller !== undefined) {
@@ -293,6 +304,7 @@ export class MessageStream {
   }
 
   #call(method: StreamMethod, params: Record<string, unknown>, signal: AbortSignal) {
+    if (method !== "sendMessageDraft") this.#editBudget.record(this.#host.clock.now());
     return this.#host.transport(method, { chat_id: this.chatId, ...params }, signal);
   }
 
@@ -321,7 +333,13 @@ export class MessageStream {
       }
       await this.#sealFull();
       if (this.#mode === "draft") await this.#drawDraft(false);
-      else await this.#drawEdit();
+      else {
+        if (this.#progress !== undefined) {
+          await this.#pause(this.#editBudget.waitMs(this.#host.clock.now()));
+          if (this.#state !== "streaming") return;
+        }
+        await this.#drawEdit();
+      }
     }
   }
 

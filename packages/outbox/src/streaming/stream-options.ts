@@ -38,6 +38,16 @@ export const streamDefaults = Object.freeze({
    * fifth of a second of the producer, and one frame is in flight at a time.
    */
   draftIntervalMs: 200,
+  /**
+   * Progress edits of a stream in a group: at most `editBurst` of its requests in any
+   * `editBurst × editIntervalMs`, about 17 a minute spread over the stream — the 17 of a group's
+   * 20 a minute the outbox lets edits take, so its window never holds the stream back.
+   */
+  groupEditIntervalMs: 3_600,
+  /** The same in a private chat that refuses drafts (Telegram's one message a second). */
+  privateEditIntervalMs: 1_000,
+  /** Requests a stream may make in a row before its progress edits are spread out. */
+  editBurst: 4,
   /** A draft is a 30 s preview: a producer quiet for this long gets the same frame again. */
   draftRefreshMs: 20_000,
   /** Most UTF-16 units per message before the text continues in the next one. */
@@ -72,6 +82,14 @@ export interface StreamMessageOptions {
   readonly thinking?: boolean | undefined;
   /** Shortest ms between two draft frames. Range: >= 0. @defaultValue 200 */
   readonly draftIntervalMs?: number | undefined;
+  /**
+   * Long-run ms between a stream's progress edits (edit mode): its requests to the chat are at
+   * most `editBurst` in any `editBurst × editIntervalMs`. Sends and the final never wait for it.
+   * Range: >= 0. @defaultValue 3600 in groups, 1000 in private chats
+   */
+  readonly editIntervalMs?: number | undefined;
+  /** Requests in a row before progress edits are spread out. Range: integer >= 1. @defaultValue 4 */
+  readonly editBurst?: number | undefined;
   /** Ms after which an unchanged draft is sent again. Range: >= 1000. @defaultValue 20000 */
   readonly draftRefreshMs?: number | undefined;
   /** Most UTF-16 units per message. Range: integer 16..4096. @defaultValue 4096 */
@@ -102,6 +120,9 @@ export interface ResolvedStreamOptions {
   readonly thinking: boolean;
   readonly draftIntervalMs: number;
   readonly draftRefreshMs: number;
+  /** `undefined`: the chat's default. */
+  readonly editIntervalMs: number | undefined;
+  readonly editBurst: number;
   readonly maxTextLength: number;
   readonly signal: AbortSignal | undefined;
 }
@@ -115,6 +136,8 @@ const STREAM_KEYS = [
   "thinking",
   "draftIntervalMs",
   "draftRefreshMs",
+  "editIntervalMs",
+  "editBurst",
   "maxTextLength",
   "signal",
 ] as const satisfies readonly (keyof StreamMessageOptions)[];
@@ -161,6 +184,14 @@ export function resolveStreamOptions(
       streamDefaults.draftRefreshMs,
       { min: 1000 },
     ),
+    editIntervalMs:
+      given.editIntervalMs === undefined
+        ? undefined
+        : checkOptionalNumber("editIntervalMs", given.editIntervalMs, 0, { min: 0 }),
+    editBurst: checkOptionalNumber("editBurst", given.editBurst, streamDefaults.editBurst, {
+      integer: true,
+      min: 1,
+    }),
     maxTextLength: checkOptionalNumber(
       "maxTextLength",
       given.maxTextLength,
