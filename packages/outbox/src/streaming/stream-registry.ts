@@ -12,7 +12,6 @@ import {
   type StreamRegistryOptions,
   streamDefaults,
 } from "./stream-options.js";
-import type { StreamOutcome } from "./stream-outcome.js";
 
 /** Text to stream: an async iterable of pieces (appended), or a function given the stop signal. */
 export type StreamSource =
@@ -145,12 +144,6 @@ export class StreamRegistry {
     this.#stopsRouted++;
     stream.stop();
     return true;
-  }
-
-  /** Waits for every open stream's outcome. */
-  async settled(): Promise<StreamOutcome[]> {
-    const outcomes = await Promise.allSettled([...this.#active].map((stream) => stream.result));
-    return outcomes.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
   }
 
   /** Live counts. */
