@@ -8,6 +8,7 @@ import { OutboxError } from "../errors.js";
 import { type OutboxOperation, Priority } from "../operation.js";
 import type { TelegramOutbox } from "../outbox.js";
 import type { OutboxOutcome } from "../outcome.js";
+import { isForbidden, isRefusal } from "./draft-refusal.js";
 import { EditBudget } from "./edit-budget.js";
 import { splitMessageText, type TextChunk } from "./split-text.js";
 import {
@@ -52,28 +53,6 @@ export interface MessageStreamSnapshot {
 }
 
 type Sent = Message.TextMessage;
-
-function isRefusal(error: unknown): { refused: boolean; everywhere: boolean } {
-  const record = (typeof error === "object" && error !== null ? error : {}) as Record<
-    string,
-    unknown
-  >;
-  const code = record.errorCode ?? record.error_code;
-  const description = String(record.description ?? "");
-  if (code === 404 || /method not found|method is not (supported|available)/i.test(description))
-    return { refused: true, everywhere: true };
-  if (/TEXTDRAFT_PEER_INVALID|draft.*(not supported|unavailable)/i.test(description))
-    return { refused: true, everywhere: false };
-  return { refused: false, everywhere: false };
-}
-
-function isForbidden(error: unknown): boolean {
-  const record = (typeof error === "object" && error !== null ? error : {}) as Record<
-    string,
-    unknown
-  >;
-  return (record.errorCode ?? record.error_code) === 403;
-}
 
 /**
  * One message streamed into one chat. Feed it with {@link MessageStream.append} /
