@@ -1,7 +1,7 @@
 // `pnpm bench [writes|dispatch|transfers …]`: runs the chosen areas in this process, prints
 // their tables and writes every figure with the environment to results/latest.json.
 
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runDispatch } from "./dispatch/run.js";
@@ -56,13 +56,26 @@ async function main(argv: readonly string[]): Promise<void> {
     environment,
     invocation: argv,
     durationMs: performance.now() - startedAt,
-    areas,
+    // Areas not run this time keep their figures from the file, so one area can be re-run alone.
+    areas: { ...(await previousAreas()), ...areas },
   };
   await mkdir(path.dirname(RESULTS_FILE), { recursive: true });
   await writeFile(RESULTS_FILE, `${JSON.stringify(report, jsonReplacer, 2)}\n`);
   console.log(
     `Wrote ${path.relative(process.cwd(), RESULTS_FILE)} in ${(report.durationMs / 1000).toFixed(1)} s.`,
   );
+}
+
+/** The areas of the results file as it stands, or none when it is missing or unreadable. */
+async function previousAreas(): Promise<Record<string, unknown>> {
+  try {
+    const previous = JSON.parse(await readFile(RESULTS_FILE, "utf8")) as Partial<BenchReport>;
+    return typeof previous.areas === "object" && previous.areas !== null
+      ? { ...previous.areas }
+      : {};
+  } catch {
+    return {};
+  }
 }
 
 main(process.argv.slice(2)).then(

@@ -40,22 +40,6 @@ export function summarize(values: readonly number[]): Summary {
   };
 }
 
-/**
- * Jain's fairness index (Σx)² / (n·Σx²): 1 when every share is equal, 1/n when one takes all.
- * NaN for no shares or when every share is zero (fairness is undefined when nothing was served).
- */
-export function jainIndex(shares: readonly number[]): number {
-  let sum = 0;
-  let squares = 0;
-  for (const share of shares) {
-    if (!(share >= 0)) throw new RangeError(`Expected shares to be >= 0, got ${share}`);
-    sum += share;
-    squares += share * share;
-  }
-  if (shares.length === 0 || squares === 0) return Number.NaN;
-  return (sum * sum) / (shares.length * squares);
-}
-
 /** `value / baseline`; NaN when either is not finite or the baseline is 0 and the value is not. */
 export function ratio(value: number, baseline: number): number {
   if (!Number.isFinite(value) || !Number.isFinite(baseline)) return Number.NaN;

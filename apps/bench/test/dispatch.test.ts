@@ -77,6 +77,23 @@ describe("runDispatch (tiny)", () => {
       backlog: { ...tiny, ioMs: [1, 2], seed: 2 },
       overhead: { ...tiny, count: 1_000, seed: 3 },
       overheadRepeats: 1,
+      endToEnd: {
+        latencyMs: 2,
+        polling: { ...tiny, count: 300, groupShare: 0, ioMs: [1, 2], seed: 11 },
+        hot: {
+          ...tiny,
+          count: 300,
+          groupShare: 0,
+          arrivalsPerSecond: 1_500,
+          ioMs: [1, 2],
+          seed: 12,
+          hotShare: 0.17,
+        },
+        crash: { ...tiny, count: 200, groupShare: 0, ioMs: [1, 2], seed: 13 },
+        crashKillAfter: 50,
+        floodSizes: [2_000, 5_000],
+        deadlineMs: 10_000,
+      },
     };
     const result = await runDispatch(config);
     const figures = result.figures as {
@@ -90,14 +107,47 @@ describe("runDispatch (tiny)", () => {
         updatesPerSecond: number;
       }[];
       backlog: typeof figures.steady;
-      overhead: typeof figures.steady;
+      overhead: { sync: { runs: typeof figures.steady }; async: { runs: typeof figures.steady } };
     };
-    for (const run of [...figures.steady, ...figures.backlog, ...figures.overhead]) {
+    const overhead = [...figures.overhead.sync.runs, ...figures.overhead.async.runs];
+    for (const run of [...figures.steady, ...figures.backlog, ...overhead]) {
       expect(run.finished).toBe(run.updates);
       expect(run.outOfOrderStarts + run.overlappingStarts + run.duplicateStarts).toBe(0);
       expect(run.lost).toBe(0);
       expect(run.updatesPerSecond).toBeGreaterThan(0);
     }
-    expect(result.tables.map((table) => table.rows.length)).toEqual([3, 3, 4]);
-  }, 30_000);
+    expect(result.tables.map((table) => table.rows.length)).toEqual([3, 3, 4, 4, 3, 3, 3, 3]);
+    const area = result.figures as {
+      summary: Record<string, number>;
+      polling: { finished: number; updates: number; late: number }[];
+      hotPrincipal: { late: number; rejected: number }[];
+      crash: { kind: string; lost: number; finishedBeforeKill: number }[];
+      flood: { finished: number; updates: number }[][];
+    };
+    expect(Object.keys(area.summary).sort()).toEqual(
+      [
+        "overheadVsRunner",
+        "overheadAsyncVsRunner",
+        "backlogVsRunner",
+        "pollingVsRunner",
+        "fetchesPerUpdate",
+        "hotPrincipalOthersP99Ms",
+        "orderViolations",
+        "lostAfterCrash",
+      ].sort(),
+    );
+    for (const run of area.polling) {
+      expect(run.finished).toBe(run.updates);
+      expect(run.late).toBe(0);
+    }
+    expect(area.summary.fetchesPerUpdate).toBe(1);
+    expect(area.summary.orderViolations).toBe(0);
+    expect(area.hotPrincipal[0]?.rejected).toBe(0);
+    expect(area.hotPrincipal[0]?.late).toBe(0);
+    // The intake with a file journal loses nothing to SIGKILL; the runner may.
+    expect(area.crash.map((run) => run.kind)).toEqual(["intake", "runner", "runner"]);
+    expect(area.crash[0]?.finishedBeforeKill).toBeGreaterThanOrEqual(50);
+    expect(area.summary.lostAfterCrash).toBe(0);
+    for (const run of area.flood.flat()) expect(run.finished).toBe(run.updates);
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatCount, formatRatio, jainIndex, percentile, ratio, summarize } from "../src/stats.js";
+import { formatCount, formatRatio, percentile, ratio, summarize } from "../src/stats.js";
 
 describe("percentile", () => {
   it("takes the nearest rank: the smallest value with at least p% at or below it", () => {
@@ -31,23 +31,6 @@ describe("summarize", () => {
     expect(summary.count).toBe(0);
     expect(summary.p50).toBeNaN();
     expect(summary.mean).toBeNaN();
-  });
-});
-
-describe("jainIndex", () => {
-  it("is 1 for equal shares and 1/n when one share takes everything", () => {
-    expect(jainIndex([3, 3, 3, 3])).toBe(1);
-    expect(jainIndex([8, 0, 0, 0])).toBe(0.25);
-  });
-
-  it("matches (Σx)² / (n·Σx²) for unequal shares", () => {
-    expect(jainIndex([1, 2, 3])).toBeCloseTo(36 / 42, 12);
-  });
-
-  it("is undefined (NaN) when nothing was served and refuses negative shares", () => {
-    expect(jainIndex([])).toBeNaN();
-    expect(jainIndex([0, 0])).toBeNaN();
-    expect(() => jainIndex([1, -1])).toThrow(RangeError);
   });
 });
 

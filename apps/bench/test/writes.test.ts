@@ -11,7 +11,12 @@ import {
   type WritePlan,
   writePlans,
 } from "../src/writes/workloads.js";
-import { grammyWriter, type SendRecord, telepaceWriter } from "../src/writes/writers.js";
+import {
+  grammyTelepaceWriter,
+  grammyWriter,
+  type SendRecord,
+  telepaceWriter,
+} from "../src/writes/writers.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -187,9 +192,28 @@ describe("runOne (tiny, against the sim)", () => {
         grammyWriter(target, { install: ["throttler", "auto-retry"], edits: "latest-only" }),
       fast,
     );
-    expect(run.contender).toBe("grammY throttler, then auto-retry [latest-only edits]");
+    expect(run.contender).toBe("grammY throttler, then auto-retry [latest-only edits: fair peer]");
     expect(run.missing).toBe(0);
     expect(run.callsByMethod.deleteMessage).toBe(2);
+  }, 15_000);
+
+  it("drives grammY with @telepace/grammy: coalesced, replaced, no 429", async () => {
+    const plan = tinyPlans().find((candidate) => candidate.id === "streaming") as WritePlan;
+    const run = await runOne(plan, grammyTelepaceWriter, fast);
+    expect(run.contender).toBe("grammY + @telepace/grammy");
+    expect(run.tooManyRequests).toBe(0);
+    expect(run.missing).toBe(0);
+    expect(run.orderViolations + run.duplicates).toBe(0);
+    expect(run.callsByMethod.deleteMessage).toBe(2);
+  }, 15_000);
+
+  it("grammY with @telepace/grammy never resends a send whose answer was lost", async () => {
+    const plan = tinyPlans().find((candidate) => candidate.id === "faults") as WritePlan;
+    const run = await runOne(plan, grammyTelepaceWriter, fast);
+    expect(run.duplicates).toBe(0);
+    expect(run.maybeDelivered).toBe(2);
+    expect(run.missing).toBe(1);
+    expect(run.lost + run.lateAtDeadline).toBe(0);
   }, 15_000);
 
   it("reports a send whose answer was lost as maybe-delivered and never resends it", async () => {

@@ -7,7 +7,7 @@ import { NetworkError, TelegramApiError, TelegramClient } from "@telepace/client
 import { type Clock, systemClock } from "@telepace/core";
 import { MediaSchedulerRegistry } from "@telepace/media-scheduler";
 import type { OutboxCounters, TelegramOutboxOptions } from "@telepace/outbox";
-import { UpdateDispatcher, type UpdateDispatchStats } from "@telepace/update-dispatch";
+import { UpdateDispatcher, type UpdateDispatchSnapshot } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
 import { AskAnswers, type AskCounters } from "./ask-answers.js";
 import { LongPoller, type PollerCounters } from "./long-poller.js";
@@ -50,7 +50,7 @@ export interface BotStats {
   readonly messenger: Readonly<MessengerCounters>;
   readonly jobs: Readonly<WorkJobCounters> & { readonly running: number };
   readonly answers: Readonly<AskCounters> & { readonly running: number };
-  readonly dispatcher: UpdateDispatchStats;
+  readonly dispatcher: UpdateDispatchSnapshot;
   readonly outbox: OutboxCounters;
   readonly media: { readonly schedulers: number };
 }
@@ -189,7 +189,7 @@ export class ReferenceBot {
         running: this.#jobs.running,
       },
       answers: { ...this.#answers.counters, running: this.#answers.running },
-      dispatcher: this.#dispatcher.stats(),
+      dispatcher: this.#dispatcher.snapshot(),
       outbox: this.#client.outbox.snapshot().counters,
       media: { schedulers: this.#registry.size },
     };

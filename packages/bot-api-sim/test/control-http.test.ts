@@ -1,10 +1,11 @@
 // The HTTP mirror of the control API under /_sim: the same operations as the programmatic API,
 // in the Bot API envelope, with clear errors for bad input.
 
+import { eventually } from "@telepace/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTROL_ROUTES } from "../src/control/control-routes.js";
 import { type BotApiSim, start } from "../src/index.js";
-import { call, control, PNG_1X1, raw, until } from "./helpers.js";
+import { call, control, PNG_1X1, raw } from "./helpers.js";
 
 let sim: BotApiSim;
 
@@ -39,7 +40,7 @@ describe("control over HTTP", () => {
       username: "http_user",
     });
     const polling = call(sim, "getUpdates", { timeout: 20, offset: -1 });
-    await until(() => sim.snapshot().bots[0]?.isPolling === true);
+    await eventually("the bot is polling", () => sim.snapshot().bots[0]?.isPolling === true);
     const sent = await result("/messages/command", {
       user_id: user.id,
       chat_id: chat.id,

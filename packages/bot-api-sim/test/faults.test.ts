@@ -2,9 +2,10 @@
 // connection resets, malformed bodies, a random 5xx rate and latency, on API calls and downloads.
 
 import { ManualClock } from "@telepace/core";
+import { eventually } from "@telepace/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotApiSim, start } from "../src/index.js";
-import { call, raw, until } from "./helpers.js";
+import { call, expectTooManyRequests, raw } from "./helpers.js";
 
 let sim: BotApiSim;
 
@@ -44,13 +45,7 @@ describe("failNext", () => {
     const { chat } = await setup();
     sim.faults.failNext("sendMessage", 1, { code: 429, retryAfter: 7 });
     const reply = await send(chat.id);
-    expect(reply.body).toEqual({
-      ok: false,
-      error_code: 429,
-      description: "Too Many Requests: retry after 7",
-      parameters: { retry_after: 7 },
-    });
-    expect(reply.headers["retry-after"]).toBe("7");
+    expectTooManyRequests(reply, 7);
   });
 
   it("afterProcessing lets the call take effect and still answers the error", async () => {
@@ -133,7 +128,7 @@ describe("setLatency", () => {
       settled = true;
       return r;
     });
-    await until(() => clock.pendingTimers === 1);
+    await eventually("one timer is pending", () => clock.pendingTimers === 1);
     await clock.advance(4999);
     expect(settled).toBe(false);
     await clock.advance(1);

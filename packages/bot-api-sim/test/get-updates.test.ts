@@ -3,9 +3,10 @@
 // allowed_updates, the busy-loop guard, retention and the queue bound.
 
 import { ManualClock } from "@telepace/core";
+import { eventually } from "@telepace/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotApiSim, type BotApiSimError, start } from "../src/index.js";
-import { call, until } from "./helpers.js";
+import { call, expectTooManyRequests } from "./helpers.js";
 
 let sim: BotApiSim;
 let clock: ManualClock;
@@ -88,7 +89,7 @@ describe("clamping", () => {
       settled = true;
       return r;
     });
-    await until(polling);
+    await eventually("the bot is polling", polling);
     await clock.advance(49_999);
     expect(settled).toBe(false);
     expect(polling()).toBe(true);
@@ -101,7 +102,7 @@ describe("long polling", () => {
   it("parks a request with nothing to return and answers as soon as a user writes", async () => {
     const { user, chat } = await setup();
     const reply = call(sim, "getUpdates", { timeout: 30 });
-    await until(polling);
+    await eventually("the bot is polling", polling);
     sim.sendText(user, chat, "wake up");
     const result = (await reply).body.result;
     expect(result).toHaveLength(1);
@@ -112,7 +113,7 @@ describe("long polling", () => {
   it("answers with every update queued in the same step", async () => {
     const { user, chat } = await setup();
     const reply = call(sim, "getUpdates", { timeout: 30 });
-    await until(polling);
+    await eventually("the bot is polling", polling);
     sim.sendText(user, chat, "one");
     sim.sendText(user, chat, "two");
     expect((await reply).body.result).toHaveLength(2);
@@ -122,10 +123,10 @@ describe("long polling", () => {
     const { user, chat } = await setup();
     const controller = new AbortController();
     const reply = call(sim, "getUpdates", { timeout: 30 }, { signal: controller.signal });
-    await until(polling);
+    await eventually("the bot is polling", polling);
     controller.abort();
     await expect(reply).rejects.toThrow();
-    await until(() => !polling());
+    await eventually("the poll ended", () => !polling());
     sim.sendText(user, chat, "later");
     await clock.advance(3001);
     expect((await call(sim, "getUpdates")).body.result).toHaveLength(1);
@@ -135,7 +136,7 @@ describe("long polling", () => {
     await setup();
     expect((await call(sim, "getUpdates")).body.result).toEqual([]);
     const second = call(sim, "getUpdates");
-    await until(polling);
+    await eventually("the bot is polling", polling);
     await clock.advance(3000);
     expect((await second).body.result).toEqual([]);
   });
@@ -153,7 +154,7 @@ describe("409 Conflict", () => {
   it("ends the older parked request when another poller arrives", async () => {
     await setup();
     const older = call(sim, "getUpdates", { timeout: 30 });
-    await until(polling);
+    await eventually("the bot is polling", polling);
     const newer = call(sim, "getUpdates", { timeout: 30, offset: 5 });
     expect((await older).body).toEqual({
       ok: false,
@@ -161,7 +162,7 @@ describe("409 Conflict", () => {
       description:
         "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
     });
-    await until(polling);
+    await eventually("the bot is polling", polling);
     await clock.advance(30_000);
     expect((await newer).body.result).toEqual([]);
     expect(sim.counters().conflicts).toBe(1);
@@ -170,16 +171,16 @@ describe("409 Conflict", () => {
   it("sends at most one 409 per 3 s and holds the next one back", async () => {
     await setup();
     const first = call(sim, "getUpdates", { timeout: 30 });
-    await until(polling);
+    await eventually("the bot is polling", polling);
     const second = call(sim, "getUpdates", { timeout: 30, offset: 1 });
     expect((await first).status).toBe(409);
-    await until(polling);
+    await eventually("the bot is polling", polling);
     let settled = false;
     const third = call(sim, "getUpdates", { timeout: 30, offset: 2 });
     second.then(() => {
       settled = true;
     });
-    await until(() => sim.counters().conflicts === 2);
+    await eventually("two conflicts were counted", () => sim.counters().conflicts === 2);
     await clock.advance(2999);
     expect(settled).toBe(false);
     await clock.advance(1);
@@ -208,7 +209,7 @@ describe("409 Conflict", () => {
   it("setWebhook ends a parked long poll", async () => {
     await setup();
     const parked = call(sim, "getUpdates", { timeout: 30 });
-    await until(polling);
+    await eventually("the bot is polling", polling);
     await call(sim, "setWebhook", { url: "https://example.org/hook" });
     expect((await parked).body.description).toBe("Conflict: terminated by setWebhook request");
   });
@@ -297,13 +298,7 @@ describe("webhook state", () => {
     await setup();
     await call(sim, "setWebhook", { url: "https://example.org/a" });
     const second = await call(sim, "setWebhook", { url: "https://example.org/b" });
-    expect(second.status).toBe(429);
-    expect(second.body).toEqual({
-      ok: false,
-      error_code: 429,
-      description: "Too Many Requests: retry after 1",
-      parameters: { retry_after: 1 },
-    });
+    expectTooManyRequests(second, 1);
   });
 
   it("checks the URL scheme and port", async () => {

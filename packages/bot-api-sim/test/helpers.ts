@@ -1,6 +1,7 @@
-// Test helpers: start a simulator and call it over real HTTP (undici) in each encoding.
+// Test helpers: call a simulator over real HTTP (undici) in each encoding, and check its answers.
 
 import { Agent, type Dispatcher, FormData, request } from "undici";
+import { expect } from "vitest";
 import type { BotApiSim } from "../src/index.js";
 
 /** A keep-alive pool shared by the tests of one file. */
@@ -151,11 +152,14 @@ export function pngOfSize(width: number, height: number): Buffer {
   return bytes;
 }
 
-/** Waits (in real time, for real I/O) until `predicate` holds; fails after `timeoutMs`. */
-export async function until(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!predicate()) {
-    if (performance.now() > deadline) throw new Error("condition not reached in time");
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
+/** Expects a flood-control answer: 429, the envelope with `retry_after`, the Retry-After header. */
+export function expectTooManyRequests(reply: Reply, retryAfterS: number): void {
+  expect(reply.status).toBe(429);
+  expect(reply.body).toEqual({
+    ok: false,
+    error_code: 429,
+    description: `Too Many Requests: retry after ${retryAfterS}`,
+    parameters: { retry_after: retryAfterS },
+  });
+  expect(reply.headers["retry-after"]).toBe(String(retryAfterS));
 }

@@ -2,15 +2,16 @@
 // deadline, refuses further control calls, and is idempotent; `await using` closes too.
 
 import { ManualClock } from "@telepace/core";
+import { eventually } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { start } from "../src/index.js";
-import { call, until } from "./helpers.js";
+import { call } from "./helpers.js";
 
 describe("close", () => {
   it("answers a parked long poll and refuses new connections", async () => {
     const sim = await start();
     const poll = call(sim, "getUpdates", { timeout: 50 });
-    await until(() => sim.snapshot().bots[0]?.isPolling === true);
+    await eventually("the bot is polling", () => sim.snapshot().bots[0]?.isPolling === true);
     await sim.close();
     expect((await poll).body).toEqual({ ok: true, result: [] });
     expect(sim.snapshot().isClosed).toBe(true);
@@ -33,7 +34,7 @@ describe("close", () => {
     const sim = await start({ clock });
     sim.faults.setLatency(60_000);
     const stuck = expect(call(sim, "getMe")).rejects.toThrow();
-    await until(() => clock.pendingTimers === 1);
+    await eventually("one timer is pending", () => clock.pendingTimers === 1);
     await sim.close({ timeoutMs: 50 });
     await stuck;
     expect(clock.pendingTimers).toBe(0);

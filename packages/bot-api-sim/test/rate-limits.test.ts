@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotApiSim, defaultRateLimits, start } from "../src/index.js";
 import { RateLimiter } from "../src/world/rate-limiter.js";
-import { call } from "./helpers.js";
+import { call, expectTooManyRequests } from "./helpers.js";
 
 let sim: BotApiSim;
 let clock: ManualClock;
@@ -33,14 +33,7 @@ describe("per private chat", () => {
     for (let i = 0; i < defaultRateLimits.perChatBurst; i++)
       expect((await send(chat.id)).status).toBe(200);
     const limited = await send(chat.id);
-    expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({
-      ok: false,
-      error_code: 429,
-      description: "Too Many Requests: retry after 1",
-      parameters: { retry_after: 1 },
-    });
-    expect(limited.headers["retry-after"]).toBe("1");
+    expectTooManyRequests(limited, 1);
     expect(sim.counters().tooManyRequests).toBe(1);
     expect(sim.counters().tooManyRequestsByChat).toEqual({ [String(chat.id)]: 1 });
     expect(sim.transcript(chat).messages).toHaveLength(defaultRateLimits.perChatBurst);

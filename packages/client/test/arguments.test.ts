@@ -1,8 +1,8 @@
+import { unhandledRejectionsOf } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { TelegramClient } from "../src/index.js";
 import { apiError } from "./support/bot-server.js";
 import { connect, TOKEN } from "./support/client.js";
-import { unhandledRejectionsOf } from "./support/rejections.js";
 
 const noChat = [undefined, null, ""] as const;
 

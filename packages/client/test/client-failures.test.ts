@@ -1,6 +1,7 @@
 import { createServer } from "node:net";
 import { ManualClock } from "@telepace/core";
 import type { OutboxFailed } from "@telepace/outbox";
+import { eventually } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import {
   ChatMigratedError,
@@ -10,7 +11,7 @@ import {
   TelegramClient,
 } from "../src/index.js";
 import { apiError, message, ok } from "./support/bot-server.js";
-import { connect, eventually, TOKEN } from "./support/client.js";
+import { connect, TOKEN } from "./support/client.js";
 
 const failedError = (outcome: unknown) => (outcome as OutboxFailed<Error>).error;
 
@@ -32,7 +33,9 @@ describe("TelegramClient: 429", { timeout: 20_000 }, () => {
       { clock },
     );
     const send = client.sendMessage(1, "hello");
-    await eventually(() => expect(client.outbox.snapshot().counters.rateLimited).toBe(1));
+    await eventually("the outbox saw a 429", () =>
+      expect(client.outbox.snapshot().counters.rateLimited).toBe(1),
+    );
     expect(client.outbox.snapshot().chats[0]).toMatchObject({
       chat: "1",
       frozenForMs: 3_000,
@@ -159,7 +162,7 @@ describe("TelegramClient: transport failures", { timeout: 20_000 }, () => {
       { clock, requestTimeoutMs: 5_000 },
     );
     const send = client.sendMessage(1, "slow");
-    await eventually(() => expect(server.requests).toHaveLength(1));
+    await eventually("a request arrived", () => expect(server.requests).toHaveLength(1));
     await clock.advance(4_999);
     expect(client.outbox.snapshot().inFlight).toBe(1);
     await clock.advance(1);
@@ -175,10 +178,10 @@ describe("TelegramClient: transport failures", { timeout: 20_000 }, () => {
     const clock = new ManualClock();
     const { server, client } = await connect(() => {}, { clock, requestTimeoutMs: 60_000 });
     const edit = client.editMessageText(1, 2, "x", {}, { timeoutMs: 100 });
-    await eventually(() => expect(server.requests).toHaveLength(1));
+    await eventually("a request arrived", () => expect(server.requests).toHaveLength(1));
     await clock.advance(100);
     // Edits are idempotent: the timeout is retried.
-    await eventually(() => expect(server.requests).toHaveLength(2));
+    await eventually("2 requests arrived", () => expect(server.requests).toHaveLength(2));
     expect(client.outbox.snapshot().counters.retries).toBe(1);
     void edit;
   });

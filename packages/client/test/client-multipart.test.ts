@@ -1,10 +1,11 @@
 import { Readable } from "node:stream";
 import { ManualClock } from "@telepace/core";
 import type { OutboxFailed } from "@telepace/outbox";
+import { eventually } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { InputFile } from "../src/index.js";
 import { apiError, message, ok } from "./support/bot-server.js";
-import { connect, eventually } from "./support/client.js";
+import { connect } from "./support/client.js";
 
 const bytes = Buffer.from("%PDF-1.7 fake document\r\n--not-a-boundary\r\n\u0000\u00ff", "latin1");
 
@@ -90,7 +91,9 @@ describe("TelegramClient: multipart uploads", { timeout: 20_000 }, () => {
       1,
       new InputFile(() => Readable.from([Buffer.from("again")]), "f.txt"),
     );
-    await eventually(() => expect(client.outbox.snapshot().counters.rateLimited).toBe(1));
+    await eventually("the outbox saw a 429", () =>
+      expect(client.outbox.snapshot().counters.rateLimited).toBe(1),
+    );
     await clock.advance(1_000);
     expect(await factory).toMatchObject({ status: "delivered", attempts: 2 });
     expect(server.requests.map((r) => r.files.document?.data.toString())).toEqual([
@@ -100,7 +103,9 @@ describe("TelegramClient: multipart uploads", { timeout: 20_000 }, () => {
 
     first = true;
     const once = client.sendDocument(1, Readable.from([Buffer.from("once")]));
-    await eventually(() => expect(client.outbox.snapshot().counters.rateLimited).toBe(2));
+    await eventually("the outbox saw 2 429s", () =>
+      expect(client.outbox.snapshot().counters.rateLimited).toBe(2),
+    );
     await clock.advance(1_000);
     const outcome = await once;
     expect(outcome).toMatchObject({ status: "failed", attempts: 2 });

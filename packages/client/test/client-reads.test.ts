@@ -1,8 +1,9 @@
 import { ManualClock } from "@telepace/core";
+import { eventually } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { RetryAfterTooLongError, TelegramApiError } from "../src/index.js";
 import { apiError, ok } from "./support/bot-server.js";
-import { connect, eventually } from "./support/client.js";
+import { connect } from "./support/client.js";
 
 const update = (id: number) => ({
   update_id: id,
@@ -38,7 +39,9 @@ describe("TelegramClient: getUpdates", { timeout: 20_000 }, () => {
     );
     const poll = client.getUpdates({ timeout: 0 });
     // The request's own timeout is a timer too: wait for the 429 sleep itself.
-    await eventually(() => expect(clock.nextTimerAt()).toBe(2_000));
+    await eventually("the retry sleeps on the clock", () =>
+      expect(clock.nextTimerAt()).toBe(2_000),
+    );
     expect(clock.pendingTimers).toBe(1);
     await clock.advance(1_999);
     expect(server.requests).toHaveLength(1);
@@ -58,7 +61,9 @@ describe("TelegramClient: getUpdates", { timeout: 20_000 }, () => {
     );
     const controller = new AbortController();
     const poll = client.getUpdates({ offset: 1 }, { signal: controller.signal });
-    await eventually(() => expect(clock.nextTimerAt()).toBe(5_000));
+    await eventually("the retry sleeps on the clock", () =>
+      expect(clock.nextTimerAt()).toBe(5_000),
+    );
     controller.abort(new Error("shutting down"));
     await expect(poll).rejects.toThrow("shutting down");
     expect(clock.pendingTimers).toBe(0);
@@ -77,7 +82,7 @@ describe("TelegramClient: getUpdates", { timeout: 20_000 }, () => {
       .finally(() => {
         settled = true;
       });
-    await eventually(() => expect(server.requests).toHaveLength(1));
+    await eventually("a request arrived", () => expect(server.requests).toHaveLength(1));
     await clock.advance(50_999);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(settled).toBe(false);

@@ -1,8 +1,9 @@
 import type { ServerResponse } from "node:http";
 import type { OutboxDelivered } from "@telepace/outbox";
+import { eventually } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { apiError, message, ok, type RecordedRequest } from "./support/bot-server.js";
-import { connect, eventually } from "./support/client.js";
+import { connect } from "./support/client.js";
 
 /** A handler that answers edits only when the test releases them. */
 function holdingEdits() {
@@ -29,12 +30,20 @@ function holdingEdits() {
   };
 }
 
+/** A client on a {@link holdingEdits} server, with an edit of message 10 held in flight. */
+async function editInFlight(text: string) {
+  const server = holdingEdits();
+  const { server: api, client } = await connect(server.handler);
+  const inFlight = client.editMessageText(1, 10, text);
+  await eventually("the edit reached the server", () =>
+    expect(api.methods).toEqual(["editMessageText"]),
+  );
+  return { server, api, client, inFlight };
+}
+
 describe("seed: replace-progress (sendMessage with replaceMessageId)", { timeout: 20_000 }, () => {
   it("drops the pending edit, sends at top priority, deletes the progress message only after the send", async () => {
-    const server = holdingEdits();
-    const { server: api, client } = await connect(server.handler);
-    const inFlight = client.editMessageText(1, 10, "progress 10%");
-    await eventually(() => expect(api.methods).toEqual(["editMessageText"]));
+    const { server, api, client, inFlight } = await editInFlight("progress 10%");
     const stale = client.editMessageText(1, 10, "progress 90%");
     const final = client.sendMessage(1, "final answer", {}, { replaceMessageId: 10 });
     expect(await stale).toEqual({ status: "superseded", reason: "dropped", attempts: 0 });
@@ -64,10 +73,7 @@ describe("seed: replace-progress (sendMessage with replaceMessageId)", { timeout
   });
 
   it("replace-progress sends for the same progress message coalesce (one final message)", async () => {
-    const server = holdingEdits();
-    const { server: api, client } = await connect(server.handler);
-    const inFlight = client.editMessageText(1, 10, "progress");
-    await eventually(() => expect(api.methods).toEqual(["editMessageText"]));
+    const { server, api, client, inFlight } = await editInFlight("progress");
     const first = client.sendMessage(1, "final v1", {}, { replaceMessageId: 10 });
     const second = client.sendMessage(1, "final v2", {}, { replaceMessageId: 10 });
     expect(await first).toMatchObject({ status: "superseded", reason: "coalesced" });
@@ -83,10 +89,7 @@ describe("seed: replace-progress (sendMessage with replaceMessageId)", { timeout
 
 describe("seed: a delete drops pending edits (client)", { timeout: 20_000 }, () => {
   it("deleteMessage drops the message's pending edit; only the in-flight edit and the delete are sent", async () => {
-    const server = holdingEdits();
-    const { server: api, client } = await connect(server.handler);
-    const first = client.editMessageText(1, 10, "first");
-    await eventually(() => expect(api.methods).toEqual(["editMessageText"]));
+    const { server, api, client, inFlight: first } = await editInFlight("first");
     const second = client.editMessageText(1, 10, "second");
     const deleted = client.deleteMessage(1, 10);
     expect(await second).toMatchObject({ status: "superseded", reason: "dropped" });
@@ -97,15 +100,12 @@ describe("seed: a delete drops pending edits (client)", { timeout: 20_000 }, () 
   });
 
   it("edits coalesce per message and a send pre-empts a pending edit (client)", async () => {
-    const server = holdingEdits();
-    const { server: api, client } = await connect(server.handler);
-    const first = client.editMessageText(1, 10, "first");
-    await eventually(() => expect(api.methods).toEqual(["editMessageText"]));
+    const { server, api, client, inFlight: first } = await editInFlight("first");
     const second = client.editMessageText(1, 10, "second");
     const third = client.editMessageText(1, 10, "third");
     const send = client.sendMessage(1, "news");
     server.release();
-    await eventually(() =>
+    await eventually("the superseding edit and the send arrived", () =>
       expect(api.methods).toEqual(["editMessageText", "sendMessage", "editMessageText"]),
     );
     server.release();

@@ -1,26 +1,8 @@
 import { ManualClock } from "@telepace/core";
+import { eventually, spyLogger, unhandledRejectionsOf } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { apiError, message, ok } from "./support/bot-server.js";
-import { connect, eventually } from "./support/client.js";
-import { unhandledRejectionsOf } from "./support/rejections.js";
-
-type Level = "debug" | "info" | "warn" | "error";
-const levels: readonly Level[] = ["debug", "info", "warn", "error"];
-
-/** A logger whose every method fails the given way, recording what it was asked to log. */
-function failingLogger(fail: (message: string) => unknown) {
-  const calls: string[] = [];
-  const logger = Object.fromEntries(
-    levels.map((level) => [
-      level,
-      (_fields: unknown, message: string) => {
-        calls.push(`${level}: ${message}`);
-        return fail(message);
-      },
-    ]),
-  ) as unknown as Record<Level, (fields: Record<string, unknown>, message: string) => unknown>;
-  return { logger, calls };
-}
+import { connect } from "./support/client.js";
 
 describe("TelegramClient: every log call is contained", { timeout: 20_000 }, () => {
   it.each([
@@ -34,7 +16,7 @@ describe("TelegramClient: every log call is contained", { timeout: 20_000 }, () 
   ])("a logger that %s breaks neither reads nor writes", async (_name, fail) => {
     const rejections = await unhandledRejectionsOf(async () => {
       const clock = new ManualClock();
-      const { logger, calls } = failingLogger(fail);
+      const logger = spyLogger({ answer: (call) => fail(call.message) });
       const limited = new Set<string>();
       const { client } = await connect(
         (request, res) => {
@@ -47,15 +29,21 @@ describe("TelegramClient: every log call is contained", { timeout: 20_000 }, () 
       );
       // A read's 429 is logged by the client, a write's by its outbox.
       const read = client.getMe();
-      await eventually(() => expect(clock.nextTimerAt()).toBe(1_000));
+      await eventually("the retry sleeps on the clock", () =>
+        expect(clock.nextTimerAt()).toBe(1_000),
+      );
       await clock.advance(1_000);
       expect(await read).toMatchObject({ id: 1 });
       const sent = client.sendMessage(1, "x");
-      await eventually(() => expect(client.outbox.snapshot().counters.rateLimited).toBe(1));
+      await eventually("the outbox saw a 429", () =>
+        expect(client.outbox.snapshot().counters.rateLimited).toBe(1),
+      );
       await clock.advance(1_000);
       expect((await sent).status).toBe("delivered");
-      expect(calls).toContain("warn: rate limited (429): sleeping");
-      expect(calls.some((line) => line.startsWith("debug: "))).toBe(true);
+      expect(logger.calls).toContainEqual(
+        expect.objectContaining({ level: "warn", message: "rate limited (429): sleeping" }),
+      );
+      expect(logger.calls.some((call) => call.level === "debug")).toBe(true);
     });
     expect(rejections).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { ManualClock } from "@telepace/core";
 import { retryAfterFrom } from "@telepace/outbox";
+import { eventually } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import {
   clientDefaults,
@@ -8,7 +9,7 @@ import {
   TelegramClient,
 } from "../src/index.js";
 import { ok } from "./support/bot-server.js";
-import { connect, eventually, TOKEN } from "./support/client.js";
+import { connect, TOKEN } from "./support/client.js";
 
 const me = { id: 1, is_bot: true, first_name: "bot", username: "b" };
 
@@ -36,7 +37,9 @@ describe("TelegramClient: reads stay bounded under 429s", { timeout: 20_000 }, (
     });
     expect(clientDefaults.minReadRetryDelayMs).toBe(1_000);
     const read = client.getMe();
-    await eventually(() => expect(clock.nextTimerAt()).toBe(1_000));
+    await eventually("the retry sleeps on the clock", () =>
+      expect(clock.nextTimerAt()).toBe(1_000),
+    );
     await clock.advance(999);
     expect(server.requests).toHaveLength(1);
     await clock.advance(1);
@@ -56,7 +59,9 @@ describe("TelegramClient: reads stay bounded under 429s", { timeout: 20_000 }, (
     const clock = new ManualClock();
     const { client } = await connect(rateLimitedThenOk(1, parameters, headers), { clock });
     const read = client.getMe();
-    await eventually(() => expect(clock.nextTimerAt()).toBe(expectedMs));
+    await eventually("the retry sleeps on the clock", () =>
+      expect(clock.nextTimerAt()).toBe(expectedMs),
+    );
     await clock.advance(expectedMs);
     expect(await read).toMatchObject({ id: 1 });
   });
@@ -67,7 +72,9 @@ describe("TelegramClient: reads stay bounded under 429s", { timeout: 20_000 }, (
       clock,
     });
     const sent = client.sendMessage(1, "x");
-    await eventually(() => expect(client.outbox.snapshot().counters.rateLimited).toBe(1));
+    await eventually("the outbox saw a 429", () =>
+      expect(client.outbox.snapshot().counters.rateLimited).toBe(1),
+    );
     await clock.advance(4_999);
     expect(server.requests).toHaveLength(1);
     await clock.advance(1);
@@ -86,7 +93,7 @@ describe("TelegramClient: reads stay bounded under 429s", { timeout: 20_000 }, (
     });
     const read = client.getMe().catch((error: unknown) => error);
     for (const at of [1_000, 2_000]) {
-      await eventually(() => expect(clock.nextTimerAt()).toBe(at));
+      await eventually("the retry sleeps on the clock", () => expect(clock.nextTimerAt()).toBe(at));
       await clock.advance(1_000);
     }
     const error = await read;
@@ -112,7 +119,7 @@ describe("TelegramClient: reads stay bounded under 429s", { timeout: 20_000 }, (
     });
     const poll = client.getUpdates({ timeout: 0 }).catch((error: unknown) => error);
     for (const at of [10_000, 20_000]) {
-      await eventually(() => expect(clock.nextTimerAt()).toBe(at));
+      await eventually("the retry sleeps on the clock", () => expect(clock.nextTimerAt()).toBe(at));
       await clock.advance(10_000);
     }
     expect(await poll).toMatchObject({

@@ -42,7 +42,8 @@ async function readmeStreaming(
 
 function blockOfReadme(): string {
   const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-  const block = /### Streaming a reply\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+  const block =
+    /### Streaming a reply\n\n(?:<!--[\s\S]*?-->\n)?```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
   return block
     .split("\n")
     .filter((line) => !line.startsWith("import "))

@@ -1,10 +1,11 @@
 import { inspect } from "node:util";
 import { ManualClock } from "@telepace/core";
+import { eventually } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { TelegramApiError, TelegramClient } from "../src/index.js";
 import { redactSecret } from "../src/redact.js";
 import { apiError, ok } from "./support/bot-server.js";
-import { connect, eventually, TOKEN } from "./support/client.js";
+import { connect, TOKEN } from "./support/client.js";
 
 const SECRET_PART = TOKEN.split(":")[1] as string;
 
@@ -94,7 +95,7 @@ describe("the token never leaks", { timeout: 30_000 }, () => {
     );
     collected.push(await client.editMessageText(1, 2, "reset"));
     const hanging = client.sendMessage(1, "hang");
-    await eventually(() =>
+    await eventually("the hanging send arrived", () =>
       expect(server.requests.filter((r) => r.params.text === "hang")).toHaveLength(1),
     );
     await clock.advance(1_000);

@@ -1,11 +1,12 @@
 // A binding is one transfer's state at one scheduler: its FIFO of waiting acquires, its live
 // permits, its deficit and its place in the round robin. A transfer has one current binding and,
-// after a rebind, older ones that drain.
+// after a rebind, older ones that drain. The transfer sees its schedulers only as owners of its
+// bindings, through the narrow interface below.
 
-import type { MediaPriority, MediaSizeClass } from "./kinds.js";
+import type { MediaDc, MediaDirection, MediaPriority, MediaSizeClass } from "./kinds.js";
 import type { LinkedQueue, QueueNode } from "./linked-queue.js";
 import type { MediaPermit } from "./permit.js";
-import type { MediaScheduler } from "./scheduler.js";
+import type { MediaSchedulerSnapshot } from "./snapshot.js";
 
 /** A waiting acquire. @internal */
 export interface Waiter {
@@ -24,6 +25,37 @@ export interface Waiter {
   node: QueueNode<Waiter> | undefined;
 }
 
+/**
+ * What a transfer may ask of the scheduler that owns one of its bindings — and nothing else: the
+ * scheduler's grant machinery stays private to it. @internal
+ */
+export interface BindingOwner {
+  readonly dc: MediaDc;
+  readonly direction: MediaDirection;
+  /** Registers a transfer here; `onRemoved` runs once when the binding is forgotten. */
+  bind(
+    transferId: string,
+    sizeClass: MediaSizeClass,
+    onRemoved: (binding: Binding) => void,
+  ): Binding;
+  /** Queues `waiter` at `waiter.binding`, a binding of this owner. */
+  enqueue(waiter: Waiter): void;
+  /** Removes a waiting acquire (its signal aborted) and rejects it with `reason`. */
+  cancel(waiter: Waiter, reason: unknown): void;
+  /**
+   * The transfer closed: rejects the binding's waiting acquires with `reason`; the binding is
+   * forgotten once its live permits drain.
+   */
+  close(binding: Binding, reason: unknown): void;
+  /**
+   * The transfer rebound to `to` (a binding of another owner): its waiting acquires move there
+   * in order and this binding drains. Returns how many moved.
+   */
+  moveTo(binding: Binding, to: Binding): number;
+  /** A fresh, frozen view of the scheduler. */
+  snapshot(): MediaSchedulerSnapshot;
+}
+
 /** One of the two grant rotations (foreground, background) of a scheduler. @internal */
 export interface Ring {
   readonly priority: MediaPriority;
@@ -36,7 +68,7 @@ export interface Ring {
 export interface Binding {
   readonly transferId: string;
   readonly sizeClass: MediaSizeClass;
-  readonly scheduler: MediaScheduler;
+  readonly owner: BindingOwner;
   /** Called once when the scheduler forgets the binding (drained and no longer current). */
   readonly onRemoved: (binding: Binding) => void;
   readonly waiters: LinkedQueue<Waiter>;
@@ -53,6 +85,8 @@ export interface Binding {
   ringNode: QueueNode<Binding> | undefined;
   /** Its node in the scheduler's slot queue while it waits for a size-class slot. */
   slotNode: QueueNode<Binding> | undefined;
+  /** Its node in the scheduler's queue of large transfers waiting for large-class bytes. */
+  largeBytesNode: QueueNode<Binding> | undefined;
   /** Whether it counts against its size class's active-transfer cap. */
   holdsSlot: boolean;
   /** False once the transfer rebinds elsewhere or closes: the binding only drains. */

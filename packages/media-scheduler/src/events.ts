@@ -1,7 +1,7 @@
 // The scheduler's typed events, published on node:diagnostics_channel channels named
 // `telepace:media-scheduler:<event>`; nothing is built when nobody subscribes.
 
-import diagnosticsChannel from "node:diagnostics_channel";
+import { channelNames, createPublisher } from "@telepace/core";
 import type { MediaDc, MediaDirection, MediaPriority } from "./kinds.js";
 
 /** A permit was granted. */
@@ -69,17 +69,12 @@ export type MediaSchedulerEvent =
   | MediaEvictEvent;
 
 /** The `node:diagnostics_channel` channel name of each event type. */
-export const mediaSchedulerChannels = Object.freeze({
-  grant: "telepace:media-scheduler:grant",
-  release: "telepace:media-scheduler:release",
-  rebind: "telepace:media-scheduler:rebind",
-  evict: "telepace:media-scheduler:evict",
-} as const satisfies Record<MediaSchedulerEvent["type"], string>);
+export const mediaSchedulerChannels = channelNames("media-scheduler", [
+  "grant",
+  "release",
+  "rebind",
+  "evict",
+] as const satisfies readonly MediaSchedulerEvent["type"][]);
 
-/** The channels, created once. @internal */
-export const channels = {
-  grant: diagnosticsChannel.channel(mediaSchedulerChannels.grant),
-  release: diagnosticsChannel.channel(mediaSchedulerChannels.release),
-  rebind: diagnosticsChannel.channel(mediaSchedulerChannels.rebind),
-  evict: diagnosticsChannel.channel(mediaSchedulerChannels.evict),
-} as const;
+/** Publishes an event, building it only when its channel has subscribers. @internal */
+export const publish = createPublisher<MediaSchedulerEvent>(mediaSchedulerChannels);

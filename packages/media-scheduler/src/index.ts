@@ -1,3 +1,4 @@
+export { mediaChargeUnitBytes } from "./charge.js";
 export { MediaSchedulerError, type MediaSchedulerErrorCode } from "./errors.js";
 export {
   type MediaEvictEvent,
@@ -11,9 +12,7 @@ export type { MediaDc, MediaDirection, MediaPriority, MediaSizeClass } from "./k
 export {
   type MediaDirectionLimits,
   type MediaSchedulerLimits,
-  type MediaSchedulerLogger,
   type MediaSchedulerRegistryOptions,
-  mediaChargeUnitBytes,
   mediaSchedulerDefaults,
   type ResolvedDirectionLimits,
   type ResolvedLimits,
@@ -24,7 +23,6 @@ export {
   MediaSchedulerRegistry,
   type OpenTransferOptions,
 } from "./registry.js";
-export type { MediaScheduler } from "./scheduler.js";
 export type {
   MediaBindingState,
   MediaSchedulerCounters,

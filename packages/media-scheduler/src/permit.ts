@@ -1,7 +1,6 @@
 // A permit is a granted share of a scheduler's byte budget; releasing it returns the charge
 // exactly once, however many times (and however) it is released.
 
-import type { Binding } from "./binding.js";
 import type { MediaDc, MediaDirection, MediaPriority } from "./kinds.js";
 
 /**
@@ -28,40 +27,43 @@ export class MediaPermit implements Disposable, AsyncDisposable {
   readonly bytes: number;
   /** Bytes charged: `bytes` rounded up to a multiple of 64 KiB. */
   readonly chargedBytes: number;
-  readonly #binding: Binding;
-  readonly #grantedAt: number;
-  #isReleased = false;
+  #onRelease: ((permit: MediaPermit) => void) | undefined;
 
-  /** @internal Permits are made by schedulers only. */
+  /**
+   * @internal Permits are made by schedulers only; `onRelease` runs once, at the first release.
+   * Positional arguments: a permit is made per grant, on the hot path.
+   */
   constructor(
     id: number,
-    binding: Binding,
+    transferId: string,
+    dc: MediaDc,
+    direction: MediaDirection,
     priority: MediaPriority,
     bytes: number,
     chargedBytes: number,
-    grantedAt: number,
+    onRelease: (permit: MediaPermit) => void,
   ) {
     this.id = id;
-    this.transferId = binding.transferId;
-    this.dc = binding.scheduler.dc;
-    this.direction = binding.scheduler.direction;
+    this.transferId = transferId;
+    this.dc = dc;
+    this.direction = direction;
     this.priority = priority;
     this.bytes = bytes;
     this.chargedBytes = chargedBytes;
-    this.#binding = binding;
-    this.#grantedAt = grantedAt;
+    this.#onRelease = onRelease;
   }
 
   /** Whether the charge was returned. */
   get isReleased(): boolean {
-    return this.#isReleased;
+    return this.#onRelease === undefined;
   }
 
   /** Returns the charge to the scheduler and lets the next waiter in (idempotent). */
   release(): void {
-    if (this.#isReleased) return;
-    this.#isReleased = true;
-    this.#binding.scheduler.returnCharge(this.#binding, this, this.#grantedAt);
+    const onRelease = this.#onRelease;
+    if (onRelease === undefined) return;
+    this.#onRelease = undefined;
+    onRelease(this);
   }
 
   /** Same as {@link MediaPermit.release}, for `using`. */

@@ -3,15 +3,21 @@
 
 import {
   abortReason,
-  type Clock,
+  checkClock,
+  checkLogger,
   checkNumber,
+  checkObject,
+  checkOptionalNumber,
+  checkOptions,
+  checkSignal,
   createDeferred,
   onAbort,
+  safeLog,
   systemClock,
 } from "@telepace/core";
+import type { MutableCounters, RegistryContext } from "./context.js";
 import { MediaSchedulerError } from "./errors.js";
-import { channels } from "./events.js";
-import type { MutableCounters, RegistryHost } from "./host.js";
+import { publish } from "./events.js";
 import {
   checkDc,
   checkDirection,
@@ -21,16 +27,20 @@ import {
   type MediaPriority,
 } from "./kinds.js";
 import {
+  checkKeys,
+  limitKeys,
   type MediaSchedulerLimits,
-  type MediaSchedulerLogger,
   type MediaSchedulerRegistryOptions,
   mediaSchedulerDefaults,
   type ResolvedLimits,
+  registryOptionKeys,
   resolveLimits,
 } from "./options.js";
-import { MediaScheduler } from "./scheduler.js";
+import { Scheduler } from "./scheduler.js";
 import type { MediaSchedulerRegistrySnapshot, MediaSchedulerSnapshot } from "./snapshot.js";
-import { MediaTransfer } from "./transfer.js";
+import { MediaTransfer, type TransferContext } from "./transfer.js";
+
+const closeKeys = ["timeoutMs", "signal"] as const;
 
 /** Options of {@link MediaSchedulerRegistry.open}. */
 export interface OpenTransferOptions {
@@ -87,57 +97,51 @@ function newCounters(): MutableCounters {
  */
 export class MediaSchedulerRegistry implements AsyncDisposable {
   readonly #largeThreshold: number;
-  readonly #schedulers: Record<MediaDirection, Map<MediaDc, MediaScheduler>> = {
+  readonly #schedulers: Record<MediaDirection, Map<MediaDc, Scheduler>> = {
     download: new Map(),
     upload: new Map(),
   };
   readonly #transfers = new Set<MediaTransfer>();
-  readonly #host: RegistryHost;
+  readonly #context: RegistryContext;
+  readonly #transferContext: TransferContext;
   #nextTransferNumber = 1;
-  #isClosed = false;
   readonly #drained = createDeferred<void>();
 
   /**
-   * @throws {TypeError | RangeError} naming the first invalid option.
+   * @throws {TypeError} for options that are not an object, an unknown key (naming the closest
+   * valid one) or a value of the wrong type; `RangeError` for a value out of range.
    */
-  constructor(options: MediaSchedulerRegistryOptions = {}) {
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError(`Expected \`options\` to be an object, got ${String(options)}`);
-    }
-    let limits = resolveLimits(options, mediaSchedulerDefaults);
-    this.#largeThreshold = checkNumber(
+  constructor(options?: MediaSchedulerRegistryOptions) {
+    const given = checkKeys("options", options, registryOptionKeys);
+    const limits = resolveLimits(given, mediaSchedulerDefaults);
+    this.#largeThreshold = checkOptionalNumber(
       "largeTransferThresholdBytes",
-      options.largeTransferThresholdBytes ?? mediaSchedulerDefaults.largeTransferThresholdBytes,
+      given.largeTransferThresholdBytes,
+      mediaSchedulerDefaults.largeTransferThresholdBytes,
       { integer: true, min: 1 },
     );
-    const clock = checkClock(options.clock ?? systemClock);
-    const logger = checkLogger(options.logger);
-    const counters = newCounters();
-    let nextPermitId = 1;
-    this.#host = {
-      clock,
-      logger,
-      counters,
-      get limits(): ResolvedLimits {
-        return limits;
-      },
-      set limits(next: ResolvedLimits) {
-        limits = next;
-      },
+    this.#context = {
+      clock: checkClock(given.clock, systemClock),
+      logger: checkLogger(given.logger),
+      counters: newCounters(),
+      limits,
       queuedRequests: 0,
-      nextPermitId: () => nextPermitId++,
+      lastPermitId: 0,
+      isClosed: false,
+    };
+    this.#transferContext = {
+      registry: this.#context,
       schedulerFor: (dc, direction) => this.#schedulerFor(dc, direction),
-      onSchedulerEmpty: (scheduler) => this.#evict(scheduler),
-      onTransferClosed: (transfer) => {
+      onClosed: (transfer) => {
         this.#transfers.delete(transfer);
-        counters.transfersClosed++;
+        this.#context.counters.transfersClosed++;
       },
     };
   }
 
   /** The limits in force (frozen; change them with {@link MediaSchedulerRegistry.configure}). */
   get limits(): ResolvedLimits {
-    return this.#host.limits;
+    return this.#context.limits;
   }
 
   /** Number of live schedulers. */
@@ -147,7 +151,7 @@ export class MediaSchedulerRegistry implements AsyncDisposable {
 
   /** Whether {@link MediaSchedulerRegistry.close} was called. */
   get isClosed(): boolean {
-    return this.#isClosed;
+    return this.#context.isClosed;
   }
 
   /**
@@ -156,9 +160,9 @@ export class MediaSchedulerRegistry implements AsyncDisposable {
    * @throws {TypeError | RangeError} for an invalid option, naming it.
    */
   open(options: OpenTransferOptions): MediaTransfer {
-    if (typeof options !== "object" || options === null) {
-      throw new TypeError(`Expected \`options\` to be an object, got ${String(options)}`);
-    }
+    // Checked by value; other keys are tolerated, so a richer record (a file's description) can
+    // be passed as it is.
+    checkObject("options", options);
     const dc = checkDc(options.dc);
     const direction = checkDirection(options.direction);
     const sizeBytes =
@@ -167,7 +171,7 @@ export class MediaSchedulerRegistry implements AsyncDisposable {
         : checkNumber("sizeBytes", options.sizeBytes, { integer: true, min: 0 });
     const priority =
       options.priority === undefined ? "foreground" : checkPriority(options.priority);
-    if (this.#isClosed) {
+    if (this.#context.isClosed) {
       throw new MediaSchedulerError(
         "ERR_REGISTRY_CLOSED",
         "The media scheduler registry is closed",
@@ -176,17 +180,16 @@ export class MediaSchedulerRegistry implements AsyncDisposable {
     const sizeClass =
       sizeBytes === undefined || sizeBytes >= this.#largeThreshold ? "large" : "small";
     const id = `${direction}-${this.#nextTransferNumber++}`;
-    const transfer = new MediaTransfer(
-      this.#host,
+    const transfer = new MediaTransfer(this.#transferContext, {
       id,
       dc,
       direction,
       sizeBytes,
       sizeClass,
       priority,
-    );
+    });
     this.#transfers.add(transfer);
-    this.#host.counters.transfersOpened++;
+    this.#context.counters.transfersOpened++;
     return transfer;
   }
 
@@ -200,22 +203,26 @@ export class MediaSchedulerRegistry implements AsyncDisposable {
    * @throws {MediaSchedulerError} `ERR_REGISTRY_CLOSED` after close.
    */
   configure(limits: MediaSchedulerLimits): void {
-    const next = resolveLimits(limits, this.#host.limits);
-    if (this.#isClosed) {
+    const given = checkKeys("limits", checkObject("limits", limits), limitKeys);
+    const next = resolveLimits(given, this.#context.limits);
+    if (this.#context.isClosed) {
       throw new MediaSchedulerError(
         "ERR_REGISTRY_CLOSED",
         "The media scheduler registry is closed",
       );
     }
-    this.#host.limits = next;
+    this.#context.limits = next;
     for (const map of [this.#schedulers.download, this.#schedulers.upload]) {
       for (const scheduler of [...map.values()]) scheduler.applyLimits(next);
     }
   }
 
-  /** The live scheduler of (`dc`, `direction`), or `undefined` when none exists (none is created). */
-  scheduler(dc: MediaDc, direction: MediaDirection): MediaScheduler | undefined {
-    return this.#schedulers[checkDirection(direction)].get(dc);
+  /**
+   * A fresh, frozen view of the live scheduler of (`dc`, `direction`), or `undefined` when none
+   * exists (none is created).
+   */
+  schedulerSnapshot(dc: MediaDc, direction: MediaDirection): MediaSchedulerSnapshot | undefined {
+    return this.#schedulers[checkDirection(direction)].get(dc)?.snapshot();
   }
 
   /** A fresh, frozen view of the registry and every live scheduler. */
@@ -224,14 +231,14 @@ export class MediaSchedulerRegistry implements AsyncDisposable {
     for (const map of [this.#schedulers.download, this.#schedulers.upload]) {
       for (const scheduler of map.values()) schedulers.push(scheduler.snapshot());
     }
-    const host = this.#host;
+    const context = this.#context;
     return Object.freeze({
-      isClosed: this.#isClosed,
+      isClosed: this.#context.isClosed,
       openTransfers: this.#transfers.size,
-      queuedRequests: host.queuedRequests,
-      maxQueuedAcquires: host.limits.maxQueuedAcquires,
-      backgroundGrantInterval: host.limits.backgroundGrantInterval,
-      counters: Object.freeze({ ...host.counters }),
+      queuedRequests: context.queuedRequests,
+      maxQueuedAcquires: context.limits.maxQueuedAcquires,
+      backgroundGrantInterval: context.limits.backgroundGrantInterval,
+      counters: Object.freeze({ ...context.counters }),
       schedulers: Object.freeze(schedulers),
     });
   }
@@ -243,14 +250,17 @@ export class MediaSchedulerRegistry implements AsyncDisposable {
    * @returns rejects with `ERR_CLOSE_TIMEOUT` after `timeoutMs`, or with `signal.reason` on abort;
    * the registry stays closed either way and still drains as permits are released.
    */
-  close(options: CloseOptions = {}): Promise<void> {
-    const { signal, timeoutMs } = options;
-    if (timeoutMs !== undefined) checkNumber("timeoutMs", timeoutMs, { min: 0 });
-    if (!this.#isClosed) {
-      this.#isClosed = true;
-      for (const transfer of [...this.#transfers]) {
-        transfer.closeWith("the media scheduler registry was closed", false);
-      }
+  close(options?: CloseOptions): Promise<void> {
+    const given = checkOptions("options", options, closeKeys);
+    const signal = checkSignal("signal", given.signal);
+    const timeoutMs =
+      given.timeoutMs === undefined
+        ? undefined
+        : checkNumber("timeoutMs", given.timeoutMs, { min: 0 });
+    if (!this.#context.isClosed) {
+      // Set first: from here on no scheduler grants anything, not even between two closes.
+      this.#context.isClosed = true;
+      for (const transfer of [...this.#transfers]) transfer.close();
       this.#resolveIfDrained();
     }
     const drained = this.#drained.promise;
@@ -271,7 +281,7 @@ export class MediaSchedulerRegistry implements AsyncDisposable {
       const timer =
         timeoutMs === undefined
           ? undefined
-          : this.#host.clock.setTimer(() => finish(this.#timeoutError(timeoutMs)), timeoutMs);
+          : this.#context.clock.setTimer(() => finish(this.#timeoutError(timeoutMs)), timeoutMs);
       drained.then(() => finish());
     });
   }
@@ -281,41 +291,44 @@ export class MediaSchedulerRegistry implements AsyncDisposable {
     return this.close();
   }
 
-  #schedulerFor(dc: MediaDc, direction: MediaDirection): MediaScheduler {
+  #schedulerFor(dc: MediaDc, direction: MediaDirection): Scheduler {
     const map = this.#schedulers[direction];
     let scheduler = map.get(dc);
     if (scheduler === undefined) {
-      scheduler = new MediaScheduler(dc, direction, this.#host);
+      const created: Scheduler = new Scheduler(dc, direction, this.#context, () =>
+        this.#evict(created),
+      );
+      scheduler = created;
       map.set(dc, scheduler);
-      this.#host.counters.schedulersCreated++;
-      this.#host.logger?.debug({ dc, direction }, "media scheduler created");
+      this.#context.counters.schedulersCreated++;
+      safeLog(this.#context.logger, "debug", { dc, direction }, "media scheduler created");
     }
     return scheduler;
   }
 
-  #evict(scheduler: MediaScheduler): void {
+  #evict(scheduler: Scheduler): void {
     const map = this.#schedulers[scheduler.direction];
     // Only the instance the map holds; a stale one must not remove its successor.
     if (map.get(scheduler.dc) !== scheduler) return;
     map.delete(scheduler.dc);
-    this.#host.counters.schedulersEvicted++;
-    this.#host.logger?.debug(
+    this.#context.counters.schedulersEvicted++;
+    safeLog(
+      this.#context.logger,
+      "debug",
       { dc: scheduler.dc, direction: scheduler.direction },
       "media scheduler evicted",
     );
-    if (channels.evict.hasSubscribers) {
-      channels.evict.publish({
-        type: "evict",
-        dc: scheduler.dc,
-        direction: scheduler.direction,
-        grants: scheduler.snapshot().grants,
-      });
-    }
+    publish("evict", () => ({
+      type: "evict",
+      dc: scheduler.dc,
+      direction: scheduler.direction,
+      grants: scheduler.snapshot().grants,
+    }));
     this.#resolveIfDrained();
   }
 
   #resolveIfDrained(): void {
-    if (this.#isClosed && this.size === 0) this.#drained.resolve();
+    if (this.#context.isClosed && this.size === 0) this.#drained.resolve();
   }
 
   #timeoutError(timeoutMs: number): MediaSchedulerError {
@@ -337,31 +350,4 @@ export class MediaSchedulerRegistry implements AsyncDisposable {
       `Media scheduler registry did not drain within ${timeoutMs} ms: ${livePermits} permits (${activeBytes} bytes) still live, held by ${shown}${holders.size > 10 ? ", …" : ""}`,
     );
   }
-}
-
-function checkClock(clock: unknown): Clock {
-  const candidate = clock as Partial<Clock> | null;
-  if (
-    typeof candidate !== "object" ||
-    candidate === null ||
-    typeof candidate.now !== "function" ||
-    typeof candidate.setTimer !== "function"
-  ) {
-    throw new TypeError("Expected `clock` to be a Clock (with now() and setTimer())");
-  }
-  return candidate as Clock;
-}
-
-function checkLogger(logger: unknown): MediaSchedulerLogger | undefined {
-  if (logger === undefined) return undefined;
-  const candidate = logger as Partial<MediaSchedulerLogger> | null;
-  if (
-    typeof candidate !== "object" ||
-    candidate === null ||
-    typeof candidate.debug !== "function" ||
-    typeof candidate.warn !== "function"
-  ) {
-    throw new TypeError("Expected `logger` to have debug() and warn() methods (pino-compatible)");
-  }
-  return candidate as MediaSchedulerLogger;
 }

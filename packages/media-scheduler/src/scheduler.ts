@@ -1,46 +1,47 @@
 // One scheduler per (data centre, direction): a byte budget shared by deficit round robin between
 // the transfers bound to it, foreground first with a guaranteed periodic background grant.
 
-import type { Binding, Ring, Waiter } from "./binding.js";
-import { channels } from "./events.js";
-import type { RegistryHost } from "./host.js";
+import { safeLog } from "@telepace/core";
+import type { Binding, BindingOwner, Ring, Waiter } from "./binding.js";
+import { mediaChargeUnitBytes } from "./charge.js";
+import type { RegistryContext } from "./context.js";
+import { publish } from "./events.js";
 import type { MediaDc, MediaDirection, MediaSizeClass } from "./kinds.js";
 import { LinkedQueue } from "./linked-queue.js";
-import { mediaChargeUnitBytes, type ResolvedLimits } from "./options.js";
+import type { ResolvedLimits } from "./options.js";
 import { MediaPermit } from "./permit.js";
 import type { MediaSchedulerSnapshot, MediaSchedulerTransferSnapshot } from "./snapshot.js";
-
-/** Rounds `bytes` up to a whole number of 64 KiB charge units. @internal */
-export function chargeOf(bytes: number): number {
-  return Math.ceil(bytes / mediaChargeUnitBytes) * mediaChargeUnitBytes;
-}
 
 function newRing(priority: Ring["priority"]): Ring {
   return { priority, queue: new LinkedQueue<Binding>(), lastTurn: undefined };
 }
 
 /**
- * The byte budget of one (data centre, direction). Created lazily by a
- * {@link MediaSchedulerRegistry} when a transfer first binds to it and evicted once nothing is
- * bound, queued or live there. Read it through {@link MediaScheduler.snapshot}; transfers and
- * permits drive it.
+ * The byte budget of one (data centre, direction). Created lazily by the registry when a transfer
+ * first binds to it and evicted once nothing is bound, queued or live there. Internal: users see
+ * it only through snapshots; transfers reach it as the {@link BindingOwner} of their bindings and
+ * permits through their release callback.
  *
- * How a grant is chosen (all decisions are synchronous, at acquire, release, abort, close, rebind
- * and configure time; no timers):
+ * How a grant is chosen (decided once per turn, in a microtask after acquire, release, abort,
+ * close, rebind or configure; no timers):
  * 1. A transfer whose size class has no free active slot waits in a FIFO for one; it does not
  *    hold up anyone else.
- * 2. Among admitted transfers, deficit round robin in two rotations: foreground, and background.
+ * 2. A large transfer whose next request would take large transfers past
+ *    `maxLargeBytesInFlight` steps out of the rotation until large bytes come back, so small
+ *    transfers are never held up behind it.
+ * 3. Among the others, deficit round robin in two rotations: foreground, and background.
  *    The background rotation gets the next grant after `backgroundGrantInterval` foreground grants
  *    made while it had a request waiting, or whenever no foreground request waits.
- * 3. The request chosen next is never overtaken: if it does not fit the free bytes, the
+ * 4. The request chosen next is never overtaken: if it does not fit the free bytes, the
  *    scheduler waits for releases, which reserves the capacity it needs.
  */
-export class MediaScheduler {
+export class Scheduler implements BindingOwner {
   /** The data centre whose budget this is. */
   readonly dc: MediaDc;
   /** The direction whose budget this is. */
   readonly direction: MediaDirection;
-  readonly #host: RegistryHost;
+  readonly #context: RegistryContext;
+  readonly #onEmpty: () => void;
   readonly #bindings = new Set<Binding>();
   readonly #foreground = newRing("foreground");
   readonly #background = newRing("background");
@@ -51,6 +52,10 @@ export class MediaScheduler {
   readonly #slotsInUse: Record<MediaSizeClass, number> = { small: 0, large: 0 };
   #slotLimits: Record<MediaSizeClass, number>;
   #maxBytes: number;
+  #maxLargeBytes: number;
+  #largeActiveBytes = 0;
+  // Large transfers whose next request does not fit the large-class bytes, in arrival order.
+  readonly #largeBytesQueue = new LinkedQueue<Binding>();
   #backgroundInterval: number;
   #activeBytes = 0;
   #queuedBytes = 0;
@@ -61,19 +66,31 @@ export class MediaScheduler {
   #grantedBytes = 0;
   #releases = 0;
   #isDispatching = false;
+  #isScheduled = false;
+  readonly #runScheduled = (): void => {
+    this.#isScheduled = false;
+    this.#dispatch();
+  };
 
-  /** @internal Schedulers are made by a registry only. */
-  constructor(dc: MediaDc, direction: MediaDirection, host: RegistryHost) {
+  /** `onEmpty` runs whenever the last binding is forgotten: the registry may evict it then. */
+  constructor(
+    dc: MediaDc,
+    direction: MediaDirection,
+    context: RegistryContext,
+    onEmpty: () => void,
+  ) {
     this.dc = dc;
     this.direction = direction;
-    this.#host = host;
-    const limits = host.limits[direction];
+    this.#context = context;
+    this.#onEmpty = onEmpty;
+    const limits = context.limits[direction];
     this.#maxBytes = limits.maxBytesInFlight;
+    this.#maxLargeBytes = limits.maxLargeBytesInFlight;
     this.#slotLimits = {
       small: limits.maxActiveSmallTransfers,
       large: limits.maxActiveLargeTransfers,
     };
-    this.#backgroundInterval = host.limits.backgroundGrantInterval;
+    this.#backgroundInterval = context.limits.backgroundGrantInterval;
   }
 
   /** The byte budget in force. */
@@ -105,7 +122,9 @@ export class MediaScheduler {
       dc: this.dc,
       direction: this.direction,
       maxBytesInFlight: this.#maxBytes,
+      maxLargeBytesInFlight: this.#maxLargeBytes,
       activeBytes: this.#activeBytes,
+      largeActiveBytes: this.#largeActiveBytes,
       queuedBytes: this.#queuedBytes,
       queuedRequests: this.#queuedRequests,
       maxActiveSmallTransfers: this.#slotLimits.small,
@@ -113,6 +132,7 @@ export class MediaScheduler {
       smallSlotsInUse: this.#slotsInUse.small,
       largeSlotsInUse: this.#slotsInUse.large,
       transfersWaitingForSlot: this.#slotQueues.small.size + this.#slotQueues.large.size,
+      transfersWaitingForLargeBytes: this.#largeBytesQueue.size,
       activeTransfers,
       queuedTransfers,
       quantumBytes: this.#quantum,
@@ -124,12 +144,11 @@ export class MediaScheduler {
     });
   }
 
-  /** @internal Registers a transfer here and returns its binding. */
   bind(transferId: string, sizeClass: MediaSizeClass, onRemoved: Binding["onRemoved"]): Binding {
     const binding: Binding = {
       transferId,
       sizeClass,
-      scheduler: this,
+      owner: this,
       onRemoved,
       waiters: new LinkedQueue<Waiter>(),
       queuedBytes: 0,
@@ -142,6 +161,7 @@ export class MediaScheduler {
       ring: undefined,
       ringNode: undefined,
       slotNode: undefined,
+      largeBytesNode: undefined,
       holdsSlot: false,
       isCurrent: true,
     };
@@ -149,13 +169,11 @@ export class MediaScheduler {
     return binding;
   }
 
-  /** @internal Queues `waiter` at `waiter.binding` (a binding of this scheduler) and dispatches. */
   enqueue(waiter: Waiter): void {
     this.#push(waiter);
-    this.#dispatch();
+    this.#schedule();
   }
 
-  /** @internal Removes a waiting acquire (its signal aborted) and rejects it with `reason`. */
   cancel(waiter: Waiter, reason: unknown): void {
     const binding = waiter.binding;
     const node = waiter.node;
@@ -163,82 +181,78 @@ export class MediaScheduler {
     const wasHead = binding.waiters.peek() === waiter;
     this.#unqueue(binding, waiter, node);
     this.#afterRemoval(binding, wasHead);
-    this.#host.counters.aborted++;
+    this.#context.counters.aborted++;
     waiter.reject(reason);
-    this.#dispatch();
+    this.#schedule();
   }
 
-  /**
-   * @internal Rejects every waiting acquire of `binding` with `reason` (the transfer closed).
-   * `dispatch: false` when the whole registry closes: nothing may be granted in between.
-   */
-  rejectAll(binding: Binding, reason: unknown, dispatch: boolean): void {
+  close(binding: Binding, reason: unknown): void {
     const rejected = this.#drainWaiters(binding);
-    this.#host.counters.rejectedClosed += rejected.length;
+    this.#context.counters.rejectedClosed += rejected.length;
     for (const waiter of rejected) {
       waiter.unsubscribe();
       waiter.reject(reason);
     }
-    if (dispatch) this.#dispatch();
+    this.#retire(binding);
+    this.#schedule();
   }
 
-  /** @internal Detaches every waiting acquire of `binding`, in order, for a rebind. */
-  takeWaiters(binding: Binding): Waiter[] {
-    const taken = this.#drainWaiters(binding);
-    this.#dispatch();
-    return taken;
-  }
-
-  /** @internal Queues waiters moved from another scheduler, keeping their order. */
-  adoptWaiters(binding: Binding, waiters: readonly Waiter[]): void {
-    for (const waiter of waiters) {
-      waiter.binding = binding;
-      this.#push(waiter);
+  moveTo(binding: Binding, to: Binding): number {
+    const moved = this.#drainWaiters(binding);
+    this.#retire(binding);
+    for (const waiter of moved) {
+      waiter.binding = to;
+      to.owner.enqueue(waiter);
     }
-    this.#dispatch();
+    this.#schedule();
+    return moved.length;
   }
 
-  /** @internal The binding is no longer its transfer's current one: forget it once drained. */
-  retire(binding: Binding): void {
+  /** Applies new limits (from `configure()`) to a running scheduler. */
+  applyLimits(limits: ResolvedLimits): void {
+    const own = limits[this.direction];
+    this.#maxBytes = own.maxBytesInFlight;
+    this.#maxLargeBytes = own.maxLargeBytesInFlight;
+    this.#slotLimits = { small: own.maxActiveSmallTransfers, large: own.maxActiveLargeTransfers };
+    this.#backgroundInterval = limits.backgroundGrantInterval;
+    this.#rejectOverBudget();
+    this.#readmitLarge();
+    this.#admit("small");
+    this.#admit("large");
+    this.#schedule();
+  }
+
+  // The binding is no longer its transfer's current one: forget it once drained.
+  #retire(binding: Binding): void {
     binding.isCurrent = false;
     this.#removeIfDone(binding);
   }
 
-  /** @internal Returns a permit's charge (called once per permit by the permit itself). */
-  returnCharge(binding: Binding, permit: MediaPermit, grantedAt: number): void {
+  // A permit's charge comes back (the permit calls this once, at its first release).
+  #returnCharge(binding: Binding, permit: MediaPermit, grantedAt: number): void {
     const charge = permit.chargedBytes;
     this.#activeBytes -= charge;
+    if (binding.sizeClass === "large") {
+      this.#largeActiveBytes -= charge;
+      this.#readmitLarge();
+    }
     binding.livePermits--;
     binding.liveBytes -= charge;
     this.#releases++;
-    this.#host.counters.releases++;
-    if (channels.release.hasSubscribers) {
-      channels.release.publish({
-        type: "release",
-        dc: this.dc,
-        direction: this.direction,
-        transferId: binding.transferId,
-        permitId: permit.id,
-        chargedBytes: charge,
-        heldMs: this.#host.clock.now() - grantedAt,
-        activeBytes: this.#activeBytes,
-      });
-    }
+    this.#context.counters.releases++;
+    publish("release", () => ({
+      type: "release",
+      dc: this.dc,
+      direction: this.direction,
+      transferId: binding.transferId,
+      permitId: permit.id,
+      chargedBytes: charge,
+      heldMs: this.#context.clock.now() - grantedAt,
+      activeBytes: this.#activeBytes,
+    }));
     this.#freeSlotIfIdle(binding);
     this.#removeIfDone(binding);
-    this.#dispatch();
-  }
-
-  /** @internal Applies new limits to a running scheduler. */
-  applyLimits(limits: ResolvedLimits): void {
-    const own = limits[this.direction];
-    this.#maxBytes = own.maxBytesInFlight;
-    this.#slotLimits = { small: own.maxActiveSmallTransfers, large: own.maxActiveLargeTransfers };
-    this.#backgroundInterval = limits.backgroundGrantInterval;
-    this.#rejectOverBudget();
-    this.#admit("small");
-    this.#admit("large");
-    this.#dispatch();
+    this.#schedule();
   }
 
   // A request that can never fit the shrunk budget would wait forever: reject it the way a fresh
@@ -258,8 +272,10 @@ export class MediaScheduler {
       if (removed > 0) this.#afterRemoval(binding, head !== binding.waiters.peek());
     }
     if (rejected.length === 0) return;
-    this.#host.counters.rejectedOverBudget += rejected.length;
-    this.#host.logger?.warn(
+    this.#context.counters.rejectedOverBudget += rejected.length;
+    safeLog(
+      this.#context.logger,
+      "warn",
       { dc: this.dc, direction: this.direction, rejected: rejected.length },
       "waiting acquires rejected: their charge exceeds the reconfigured budget",
     );
@@ -280,7 +296,7 @@ export class MediaScheduler {
     binding.queuedBytes += charge;
     this.#queuedBytes += charge;
     this.#queuedRequests++;
-    this.#host.queuedRequests++;
+    this.#context.queuedRequests++;
     // The quantum must cover the largest charge so every turn grants at least one request.
     if (charge > this.#quantum) this.#quantum = charge;
     if (binding.waiters.size === 1) this.#onBacklogged(binding);
@@ -292,7 +308,7 @@ export class MediaScheduler {
     binding.queuedBytes -= waiter.charge;
     this.#queuedBytes -= waiter.charge;
     this.#queuedRequests--;
-    this.#host.queuedRequests--;
+    this.#context.queuedRequests--;
   }
 
   #drainWaiters(binding: Binding): Waiter[] {
@@ -331,6 +347,10 @@ export class MediaScheduler {
 
   #onDrained(binding: Binding): void {
     if (binding.ring !== undefined) this.#leaveRing(binding);
+    if (binding.largeBytesNode !== undefined) {
+      this.#largeBytesQueue.remove(binding.largeBytesNode);
+      binding.largeBytesNode = undefined;
+    }
     if (binding.slotNode !== undefined) {
       this.#slotQueues[binding.sizeClass].remove(binding.slotNode);
       binding.slotNode = undefined;
@@ -368,6 +388,32 @@ export class MediaScheduler {
     if (ring === this.#background && ring.queue.size === 0) this.#foregroundSinceBackground = 0;
   }
 
+  // Whether a large transfer's request must wait for large-class bytes. A request is never held
+  // back while no large bytes are live, so one larger than the class cap still goes through.
+  #isLargeCapped(binding: Binding, charge: number): boolean {
+    return (
+      binding.sizeClass === "large" &&
+      this.#largeActiveBytes > 0 &&
+      this.#largeActiveBytes + charge > this.#maxLargeBytes
+    );
+  }
+
+  // Large-class bytes came back: the first waiting large transfer whose request now fits goes
+  // back into its rotation (in arrival order, none overtaking another).
+  #readmitLarge(): void {
+    let room = this.#maxLargeBytes - this.#largeActiveBytes;
+    for (;;) {
+      const binding = this.#largeBytesQueue.peek();
+      if (binding === undefined) return;
+      const head = binding.waiters.peek() as Waiter;
+      if (this.#largeActiveBytes > 0 && head.charge > room) return;
+      room -= head.charge;
+      this.#largeBytesQueue.shift();
+      binding.largeBytesNode = undefined;
+      this.#joinRing(binding);
+    }
+  }
+
   #freeSlotIfIdle(binding: Binding): void {
     if (!binding.holdsSlot || binding.livePermits > 0 || binding.waiters.size > 0) return;
     binding.holdsSlot = false;
@@ -393,7 +439,7 @@ export class MediaScheduler {
       if (ring.lastTurn === binding) ring.lastTurn = undefined;
     }
     binding.onRemoved(binding);
-    if (this.#bindings.size === 0) this.#host.onSchedulerEmpty(this);
+    if (this.#bindings.size === 0) this.#onEmpty();
   }
 
   #nextRing(): Ring | undefined {
@@ -406,10 +452,20 @@ export class MediaScheduler {
       : this.#foreground;
   }
 
+  // Grant decisions are coalesced: every change (acquire, release, abort, close, rebind,
+  // configure) asks for one dispatch in a microtask, so acquires made in the same turn compete in
+  // the round robin instead of the first one taking the whole idle budget.
+  #schedule(): void {
+    if (this.#isScheduled) return;
+    this.#isScheduled = true;
+    queueMicrotask(this.#runScheduled);
+  }
+
   // Grants until the next request in line does not fit. Re-entrant calls (a diagnostics
   // subscriber releasing a permit) return at once: the running loop sees their effect.
   #dispatch(): void {
-    if (this.#isDispatching) return;
+    // Once the registry closes nothing is granted, not even between two transfers' closes.
+    if (this.#isDispatching || this.#context.isClosed) return;
     this.#isDispatching = true;
     try {
       for (;;) {
@@ -417,6 +473,13 @@ export class MediaScheduler {
         if (ring === undefined) return;
         const binding = ring.queue.peek() as Binding;
         const head = binding.waiters.peek() as Waiter;
+        if (this.#isLargeCapped(binding, head.charge)) {
+          // Large transfers hold all the bytes their class may: this one steps out of the
+          // rotation until large bytes come back, so small transfers are not held up behind it.
+          this.#leaveRing(binding);
+          binding.largeBytesNode = this.#largeBytesQueue.push(binding);
+          continue;
+        }
         if (!binding.isTurnOpen) {
           // A transfer that just had its turn (and drained and came back) goes behind the others.
           if (binding === ring.lastTurn && ring.queue.size > 1) {
@@ -452,37 +515,38 @@ export class MediaScheduler {
     binding.grants++;
     binding.grantedBytes += charge;
     this.#activeBytes += charge;
+    if (binding.sizeClass === "large") this.#largeActiveBytes += charge;
     this.#grants++;
     this.#grantedBytes += charge;
-    this.#host.counters.grants++;
+    this.#context.counters.grants++;
     if (ring === this.#background) this.#foregroundSinceBackground = 0;
     else if (this.#background.queue.size > 0) this.#foregroundSinceBackground++;
     waiter.unsubscribe();
-    const now = this.#host.clock.now();
+    const now = this.#context.clock.now();
     const permit = new MediaPermit(
-      this.#host.nextPermitId(),
-      binding,
+      ++this.#context.lastPermitId,
+      binding.transferId,
+      this.dc,
+      this.direction,
       waiter.priority,
       waiter.bytes,
       charge,
-      now,
+      (released) => this.#returnCharge(binding, released, now),
     );
     this.#afterRemoval(binding, true);
-    if (channels.grant.hasSubscribers) {
-      channels.grant.publish({
-        type: "grant",
-        dc: this.dc,
-        direction: this.direction,
-        transferId: binding.transferId,
-        permitId: permit.id,
-        priority: waiter.priority,
-        bytes: waiter.bytes,
-        chargedBytes: charge,
-        waitedMs: now - waiter.queuedAt,
-        activeBytes: this.#activeBytes,
-        maxBytesInFlight: this.#maxBytes,
-      });
-    }
+    publish("grant", () => ({
+      type: "grant",
+      dc: this.dc,
+      direction: this.direction,
+      transferId: binding.transferId,
+      permitId: permit.id,
+      priority: waiter.priority,
+      bytes: waiter.bytes,
+      chargedBytes: charge,
+      waitedMs: now - waiter.queuedAt,
+      activeBytes: this.#activeBytes,
+      maxBytesInFlight: this.#maxBytes,
+    }));
     waiter.resolve(permit);
   }
 }
@@ -490,7 +554,7 @@ export class MediaScheduler {
 function snapshotBinding(binding: Binding): MediaSchedulerTransferSnapshot {
   const head = binding.waiters.peek();
   let state: MediaSchedulerTransferSnapshot["state"];
-  if (head !== undefined) state = binding.ring === undefined ? "waiting-for-slot" : "queued";
+  if (head !== undefined) state = binding.slotNode === undefined ? "queued" : "waiting-for-slot";
   else state = binding.livePermits > 0 ? "active" : "idle";
   return Object.freeze({
     transferId: binding.transferId,

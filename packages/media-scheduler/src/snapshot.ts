@@ -6,7 +6,8 @@ import type { MediaDc, MediaDirection, MediaPriority, MediaSizeClass } from "./k
  * Where a transfer stands at one scheduler:
  * - `idle`: nothing queued, no live permit;
  * - `waiting-for-slot`: requests queued, but its size class has no free active slot;
- * - `queued`: requests queued and in the grant rotation;
+ * - `queued`: requests queued and in the grant rotation (or, for a large transfer, waiting for
+ *   the large-class bytes `maxLargeBytesInFlight` to come back);
  * - `active`: live permits and nothing queued.
  * (A transfer with live permits and queued requests is `queued`.)
  */
@@ -38,8 +39,12 @@ export interface MediaSchedulerSnapshot {
   readonly dc: MediaDc;
   readonly direction: MediaDirection;
   readonly maxBytesInFlight: number;
+  /** Bytes large transfers may hold together (at most `maxBytesInFlight` takes effect). */
+  readonly maxLargeBytesInFlight: number;
   /** Sum of the charges of live permits. */
   readonly activeBytes: number;
+  /** Sum of the charges of live permits of large transfers. */
+  readonly largeActiveBytes: number;
   /** Sum of the charges of waiting acquires. */
   readonly queuedBytes: number;
   readonly queuedRequests: number;
@@ -51,6 +56,8 @@ export interface MediaSchedulerSnapshot {
   readonly largeSlotsInUse: number;
   /** Transfers with queued requests waiting for a slot of their size class. */
   readonly transfersWaitingForSlot: number;
+  /** Large transfers whose next request waits for large-class bytes. */
+  readonly transfersWaitingForLargeBytes: number;
   /** Transfers with at least one live permit. */
   readonly activeTransfers: number;
   /** Transfers with at least one queued request. */

@@ -1,11 +1,12 @@
 // A transfer is one file moving in one direction: the unit of fairness. It acquires a permit per
 // chunk, can follow its file to another data centre, and closes without leaking capacity.
 
-import { abortReason, checkNumber, onAbort } from "@telepace/core";
-import type { Binding, Waiter } from "./binding.js";
+import { abortReason, checkNumber, checkSignal, onAbort, safeLog } from "@telepace/core";
+import type { Binding, BindingOwner, Waiter } from "./binding.js";
+import { chargeOf, mediaChargeUnitBytes } from "./charge.js";
+import type { RegistryContext } from "./context.js";
 import { MediaSchedulerError } from "./errors.js";
-import { channels } from "./events.js";
-import type { RegistryHost } from "./host.js";
+import { publish } from "./events.js";
 import {
   checkDc,
   checkPriority,
@@ -14,10 +15,8 @@ import {
   type MediaPriority,
   type MediaSizeClass,
 } from "./kinds.js";
-import { mediaChargeUnitBytes } from "./options.js";
 import type { MediaPermit } from "./permit.js";
-import { chargeOf, type MediaScheduler } from "./scheduler.js";
-import type { MediaTransferSnapshot } from "./snapshot.js";
+import type { MediaSchedulerSnapshot, MediaTransferSnapshot } from "./snapshot.js";
 
 /** Options of {@link MediaTransfer.acquire}. */
 export interface MediaAcquireOptions {
@@ -30,12 +29,28 @@ export interface MediaAcquireOptions {
   readonly priority?: MediaPriority | undefined;
 }
 
-function checkSignal(signal: unknown): AbortSignal | undefined {
-  if (signal === undefined || signal instanceof AbortSignal) return signal;
-  throw new TypeError(`Expected \`signal\` to be an AbortSignal, got ${typeof signal}`);
+/** What the registry tells a transfer it opens. @internal */
+export interface TransferDescriptor {
+  readonly id: string;
+  readonly dc: MediaDc;
+  readonly direction: MediaDirection;
+  readonly sizeBytes: number | undefined;
+  readonly sizeClass: MediaSizeClass;
+  readonly priority: MediaPriority;
+}
+
+/** How a transfer reaches the rest of its registry: shared data plus two callbacks. @internal */
+export interface TransferContext {
+  readonly registry: RegistryContext;
+  /** The scheduler of (dc, direction), created on first use. */
+  readonly schedulerFor: (dc: MediaDc, direction: MediaDirection) => BindingOwner;
+  /** Called once, when the transfer closes. */
+  readonly onClosed: (transfer: MediaTransfer) => void;
 }
 
 function noop(): void {}
+
+const bytesRule = Object.freeze({ integer: true, min: 1 });
 
 /**
  * One file transfer registered with a {@link MediaSchedulerRegistry}, bound to the scheduler of
@@ -59,8 +74,8 @@ export class MediaTransfer implements Disposable {
   readonly sizeClass: MediaSizeClass;
   /** The default priority of its acquires. */
   readonly priority: MediaPriority;
-  readonly #host: RegistryHost;
-  readonly #bindings = new Map<MediaScheduler, Binding>();
+  readonly #context: TransferContext;
+  readonly #bindings = new Map<BindingOwner, Binding>();
   #current: Binding;
   #isClosed = false;
   #closeMessage = "";
@@ -68,32 +83,19 @@ export class MediaTransfer implements Disposable {
   #retiredGrantedBytes = 0;
 
   /** @internal Transfers are opened through `MediaSchedulerRegistry.open`. */
-  constructor(
-    host: RegistryHost,
-    id: string,
-    dc: MediaDc,
-    direction: MediaDirection,
-    sizeBytes: number | undefined,
-    sizeClass: MediaSizeClass,
-    priority: MediaPriority,
-  ) {
-    this.#host = host;
-    this.id = id;
-    this.direction = direction;
-    this.sizeBytes = sizeBytes;
-    this.sizeClass = sizeClass;
-    this.priority = priority;
-    this.#current = this.#bindTo(host.schedulerFor(dc, direction));
+  constructor(context: TransferContext, descriptor: TransferDescriptor) {
+    this.#context = context;
+    this.id = descriptor.id;
+    this.direction = descriptor.direction;
+    this.sizeBytes = descriptor.sizeBytes;
+    this.sizeClass = descriptor.sizeClass;
+    this.priority = descriptor.priority;
+    this.#current = this.#bindTo(context.schedulerFor(descriptor.dc, descriptor.direction));
   }
 
   /** The data centre it is bound to now (where new acquires go). */
   get dc(): MediaDc {
-    return this.#current.scheduler.dc;
-  }
-
-  /** The scheduler it is bound to now. */
-  get scheduler(): MediaScheduler {
-    return this.#current.scheduler;
+    return this.#current.owner.dc;
   }
 
   /** Whether {@link MediaTransfer.close} (or the registry's close) was called. */
@@ -113,20 +115,21 @@ export class MediaTransfer implements Disposable {
    * when the registry's `maxQueuedAcquires` acquires already wait, and with a `RangeError` when
    * `configure()` shrinks the budget below the charge while it waits.
    */
-  acquire(bytes: number, options: MediaAcquireOptions = {}): Promise<MediaPermit> {
+  acquire(bytes: number, options?: MediaAcquireOptions): Promise<MediaPermit> {
     const charge = this.#checkCharge(bytes);
+    // Checked by value, not for unknown keys: acquire is the hot path.
     const priority =
-      options.priority === undefined ? this.priority : checkPriority(options.priority);
-    const signal = checkSignal(options.signal);
+      options?.priority === undefined ? this.priority : checkPriority(options.priority);
+    const signal = checkSignal("signal", options?.signal);
     if (this.#isClosed) return Promise.reject(this.#closedError());
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    const host = this.#host;
-    if (host.queuedRequests >= host.limits.maxQueuedAcquires) {
-      host.counters.rejectedQueueFull++;
+    const shared = this.#context.registry;
+    if (shared.queuedRequests >= shared.limits.maxQueuedAcquires) {
+      shared.counters.rejectedQueueFull++;
       return Promise.reject(
         new MediaSchedulerError(
           "ERR_QUEUE_FULL",
-          `${host.queuedRequests} acquires are already waiting (maxQueuedAcquires is ${host.limits.maxQueuedAcquires})`,
+          `${shared.queuedRequests} acquires are already waiting (maxQueuedAcquires is ${shared.limits.maxQueuedAcquires})`,
         ),
       );
     }
@@ -136,7 +139,7 @@ export class MediaTransfer implements Disposable {
         bytes,
         charge,
         priority,
-        queuedAt: host.clock.now(),
+        queuedAt: shared.clock.now(),
         resolve,
         reject,
         unsubscribe: noop,
@@ -148,16 +151,16 @@ export class MediaTransfer implements Disposable {
     if (signal !== undefined) {
       queued.unsubscribe = onAbort(signal, () => {
         // After a rebind the waiter lives at another scheduler: ask the one it is in now.
-        queued.binding.scheduler.cancel(queued, abortReason(signal));
+        queued.binding.owner.cancel(queued, abortReason(signal));
       });
     }
-    this.#current.scheduler.enqueue(queued);
+    this.#current.owner.enqueue(queued);
     if (signal === undefined) return granted;
     return granted.then((permit) => {
       if (!signal.aborted) return permit;
       // Granted, but the caller gave up before it could take the permit: give the bytes back.
       permit.release();
-      host.counters.aborted++;
+      shared.counters.aborted++;
       throw abortReason(signal);
     });
   }
@@ -173,31 +176,30 @@ export class MediaTransfer implements Disposable {
     const target = checkDc(dc);
     if (this.#isClosed) throw this.#closedError();
     const from = this.#current;
-    if (target === from.scheduler.dc) return;
-    const scheduler = this.#host.schedulerFor(target, this.direction);
+    if (target === from.owner.dc) return;
+    const scheduler = this.#context.schedulerFor(target, this.direction);
     const to = this.#bindings.get(scheduler) ?? this.#bindTo(scheduler);
     to.isCurrent = true;
     this.#current = to;
-    const moved = from.scheduler.takeWaiters(from);
     const drainingPermits = from.livePermits;
-    from.scheduler.retire(from);
-    scheduler.adoptWaiters(to, moved);
-    this.#host.counters.rebinds++;
-    this.#host.logger?.debug(
-      { transferId: this.id, fromDc: from.scheduler.dc, toDc: target, moved: moved.length },
+    const moved = from.owner.moveTo(from, to);
+    const registry = this.#context.registry;
+    registry.counters.rebinds++;
+    safeLog(
+      registry.logger,
+      "debug",
+      { transferId: this.id, fromDc: from.owner.dc, toDc: target, moved },
       "media transfer rebound",
     );
-    if (channels.rebind.hasSubscribers) {
-      channels.rebind.publish({
-        type: "rebind",
-        direction: this.direction,
-        transferId: this.id,
-        fromDc: from.scheduler.dc,
-        toDc: target,
-        movedRequests: moved.length,
-        drainingPermits,
-      });
-    }
+    publish("rebind", () => ({
+      type: "rebind",
+      direction: this.direction,
+      transferId: this.id,
+      fromDc: from.owner.dc,
+      toDc: target,
+      movedRequests: moved,
+      drainingPermits,
+    }));
   }
 
   /**
@@ -205,28 +207,19 @@ export class MediaTransfer implements Disposable {
    * Live permits stay charged until their owners release them. Idempotent.
    */
   close(): void {
-    this.closeWith("the media transfer was closed", true);
+    if (this.#isClosed) return;
+    this.#isClosed = true;
+    this.#closeMessage = this.#context.registry.isClosed
+      ? "the media scheduler registry was closed"
+      : "the media transfer was closed";
+    const reason = this.#closedError();
+    for (const binding of [...this.#bindings.values()]) binding.owner.close(binding, reason);
+    this.#context.onClosed(this);
   }
 
   /** Same as {@link MediaTransfer.close}, for `using`. */
   [Symbol.dispose](): void {
     this.close();
-  }
-
-  /**
-   * @internal Closes with a message saying who closed it. The registry passes
-   * `dispatch: false` so that closing one transfer grants nothing to another about to close.
-   */
-  closeWith(message: string, dispatch: boolean): void {
-    if (this.#isClosed) return;
-    this.#isClosed = true;
-    this.#closeMessage = message;
-    const reason = this.#closedError();
-    for (const binding of [...this.#bindings.values()]) {
-      if (binding.waiters.size > 0) binding.scheduler.rejectAll(binding, reason, dispatch);
-      binding.scheduler.retire(binding);
-    }
-    this.#host.onTransferClosed(this);
   }
 
   /** A fresh, frozen view of the transfer across its current and draining bindings. */
@@ -241,12 +234,12 @@ export class MediaTransfer implements Disposable {
       activeBytes += binding.liveBytes;
       grants += binding.grants;
       grantedBytes += binding.grantedBytes;
-      if (!binding.isCurrent) drainingDcs.push(binding.scheduler.dc);
+      if (!binding.isCurrent) drainingDcs.push(binding.owner.dc);
     }
     const current = this.#current;
     return Object.freeze({
       id: this.id,
-      dc: current.scheduler.dc,
+      dc: current.owner.dc,
       direction: this.direction,
       sizeBytes: this.sizeBytes,
       sizeClass: this.sizeClass,
@@ -263,20 +256,28 @@ export class MediaTransfer implements Disposable {
     });
   }
 
-  #bindTo(scheduler: MediaScheduler): Binding {
+  /**
+   * A fresh, frozen view of the scheduler this transfer is bound to now: the budget and every
+   * transfer sharing it.
+   */
+  schedulerSnapshot(): MediaSchedulerSnapshot {
+    return this.#current.owner.snapshot();
+  }
+
+  #bindTo(scheduler: BindingOwner): Binding {
     const binding = scheduler.bind(this.id, this.sizeClass, (removed) => {
       this.#retiredGrants += removed.grants;
       this.#retiredGrantedBytes += removed.grantedBytes;
-      this.#bindings.delete(removed.scheduler);
+      this.#bindings.delete(removed.owner);
     });
     this.#bindings.set(scheduler, binding);
     return binding;
   }
 
   #checkCharge(bytes: number): number {
-    checkNumber("bytes", bytes, { integer: true, min: 1 });
+    checkNumber("bytes", bytes, bytesRule);
     const charge = chargeOf(bytes);
-    const budget = this.#host.limits[this.direction].maxBytesInFlight;
+    const budget = this.#context.registry.limits[this.direction].maxBytesInFlight;
     if (charge > budget) {
       throw new RangeError(
         `Expected \`bytes\` to be at most ${budget} (the ${this.direction} budget per data centre) once rounded up to ${mediaChargeUnitBytes}, got ${bytes} (charge ${charge})`,

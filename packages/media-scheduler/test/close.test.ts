@@ -6,6 +6,21 @@ import { describe, expect, it } from "vitest";
 import { MediaSchedulerError, MediaSchedulerRegistry } from "../src/index.js";
 import { permitOf, recordEvents, tick, track, UNIT } from "./helpers.js";
 
+/**
+ * A budget of two units with one held: a transfer asking for both waits, and one asking for a
+ * unit waits behind it.
+ */
+async function blockedLine() {
+  const registry = new MediaSchedulerRegistry({ upload: { maxBytesInFlight: 2 * UNIT } });
+  const holder = registry.open({ dc: 1, direction: "upload", sizeBytes: 1 });
+  const blocked = registry.open({ dc: 1, direction: "upload", sizeBytes: 1 });
+  const behind = registry.open({ dc: 1, direction: "upload", sizeBytes: 1 });
+  const held = await holder.acquire(UNIT);
+  const big = track(blocked.acquire(2 * UNIT));
+  const small = track(behind.acquire(UNIT));
+  return { registry, blocked, held, big, small };
+}
+
 describe("transfer close", () => {
   it("is idempotent and available through `using`", async () => {
     const registry = new MediaSchedulerRegistry();
@@ -33,13 +48,7 @@ describe("transfer close", () => {
   });
 
   it("lets other transfers through when the closed one was next in line", async () => {
-    const registry = new MediaSchedulerRegistry({ upload: { maxBytesInFlight: 2 * UNIT } });
-    const holder = registry.open({ dc: 1, direction: "upload", sizeBytes: 1 });
-    const blocked = registry.open({ dc: 1, direction: "upload", sizeBytes: 1 });
-    const behind = registry.open({ dc: 1, direction: "upload", sizeBytes: 1 });
-    const held = await holder.acquire(UNIT);
-    const big = track(blocked.acquire(2 * UNIT));
-    const small = track(behind.acquire(UNIT));
+    const { blocked, held, big, small } = await blockedLine();
     await tick();
     expect(small.status).toBe("pending");
     blocked.close();
@@ -52,6 +61,16 @@ describe("transfer close", () => {
 });
 
 describe("registry close", () => {
+  it("checks its options whole before closing anything", () => {
+    const registry = new MediaSchedulerRegistry();
+    expect(() => registry.close({ timeOutMs: 5 } as never)).toThrow(
+      new TypeError("Unknown option `timeOutMs` in `options` (did you mean `timeoutMs`?)"),
+    );
+    expect(() => registry.close({ timeoutMs: -1 })).toThrow(RangeError);
+    expect(() => registry.close({ signal: {} as AbortSignal })).toThrow(TypeError);
+    expect(registry.isClosed).toBe(false);
+  });
+
   it("resolves at once when nothing is live, and again on every call", async () => {
     const registry = new MediaSchedulerRegistry();
     registry.open({ dc: 1, direction: "download" });
@@ -64,13 +83,7 @@ describe("registry close", () => {
   });
 
   it("grants nothing while it closes, even where a rejection frees the line", async () => {
-    const registry = new MediaSchedulerRegistry({ upload: { maxBytesInFlight: 2 * UNIT } });
-    const holder = registry.open({ dc: 1, direction: "upload", sizeBytes: 1 });
-    const blocked = registry.open({ dc: 1, direction: "upload", sizeBytes: 1 });
-    const behind = registry.open({ dc: 1, direction: "upload", sizeBytes: 1 });
-    const held = await holder.acquire(UNIT);
-    const big = track(blocked.acquire(2 * UNIT));
-    const small = track(behind.acquire(UNIT));
+    const { registry, held, big, small } = await blockedLine();
     const recorder = recordEvents();
     const closing = registry.close();
     recorder.stop();

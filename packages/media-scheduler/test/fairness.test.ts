@@ -1,42 +1,11 @@
 // Deficit round robin done right: equal shares for equal transfers (Jain's index), byte fairness
 // for unequal chunk sizes, the lag bound Q + 2M under random release orders, and no banked credit.
 
+import { jainIndex } from "@telepace/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type MediaPermit, MediaSchedulerRegistry, type MediaTransfer } from "../src/index.js";
-import { jainIndex, tick, UNIT } from "./helpers.js";
-
-/** Grants in the order they were made, and the permits not yet released. */
-class GrantLog {
-  readonly grants: MediaPermit[] = [];
-  readonly held: MediaPermit[] = [];
-
-  watch(acquire: Promise<MediaPermit>): void {
-    // Acquires rejected by a closing transfer at the end of a test are expected.
-    acquire.then(
-      (permit) => {
-        this.grants.push(permit);
-        this.held.push(permit);
-      },
-      () => undefined,
-    );
-  }
-
-  /** Releases the held permit at `index` (modulo the number held). */
-  release(index: number): void {
-    const [permit] = this.held.splice(index % this.held.length, 1);
-    permit?.release();
-  }
-
-  /** Grants per transfer id among the first `count` grants. */
-  countBy(ids: readonly string[], count: number, weigh: (p: MediaPermit) => number): number[] {
-    const totals = new Map(ids.map((id) => [id, 0]));
-    for (const permit of this.grants.slice(0, count)) {
-      totals.set(permit.transferId, (totals.get(permit.transferId) ?? 0) + weigh(permit));
-    }
-    return ids.map((id) => totals.get(id) ?? 0);
-  }
-}
+import { GrantLog, tick, UNIT } from "./helpers.js";
 
 /**
  * Opens `sizes.length` upload transfers (uploads have no slot caps), holds the whole budget while
@@ -120,8 +89,7 @@ describe("fairness between transfers", () => {
         async (n, budgetUnits, requestSizes, releaseOrder) => {
           const requests = requestSizes.slice(0, n);
           const { registry, transfers, log } = await backlogged(budgetUnits, requests);
-          const scheduler = transfers[0]?.scheduler;
-          const quantum = scheduler?.snapshot().quantumBytes ?? 0;
+          const quantum = transfers[0]?.schedulerSnapshot().quantumBytes ?? 0;
           const largest = Math.max(...requests.flat()) * UNIT;
           expect(quantum).toBe(largest);
           for (const index of releaseOrder) {

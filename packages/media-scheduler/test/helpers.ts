@@ -1,6 +1,7 @@
-// Shared test helpers: units, a macrotask flush, and a recorder for the diagnostics channels.
+// Shared test helpers: units, a macrotask flush, promise tracking, a grant log and the diagnostics
+// recorder of this package.
 
-import diagnosticsChannel from "node:diagnostics_channel";
+import { type ChannelRecorder, recordChannels } from "@telepace/testing";
 import {
   type MediaPermit,
   type MediaSchedulerEvent,
@@ -17,6 +18,14 @@ const realSetImmediate = globalThis.setImmediate;
 /** Lets every pending promise continuation run. */
 export function tick(): Promise<void> {
   return new Promise((resolve) => realSetImmediate(resolve));
+}
+
+/**
+ * Lets the scheduler's coalesced grant decision run (it waits one microtask after the change that
+ * asked for it), but not the continuations of the callers it grants to.
+ */
+export function grantTurn(): Promise<void> {
+  return Promise.resolve();
 }
 
 /** Tracks a promise's settlement without awaiting it. */
@@ -42,6 +51,40 @@ export function track<T>(promise: Promise<T>): Tracked<T> {
   return tracked;
 }
 
+/** Grants in the order they were made, and the permits not yet released. */
+export class GrantLog {
+  readonly grants: MediaPermit[] = [];
+  readonly held: MediaPermit[] = [];
+
+  /**
+   * @param onRejected - sees each watched acquire that rejects; by default they are expected (a
+   * transfer closed at the end of a test).
+   */
+  constructor(private readonly onRejected: (error: unknown) => void = () => {}) {}
+
+  watch(acquire: Promise<MediaPermit>): void {
+    acquire.then((permit) => {
+      this.grants.push(permit);
+      this.held.push(permit);
+    }, this.onRejected);
+  }
+
+  /** Releases the held permit at `index` (modulo the number held). */
+  release(index: number): void {
+    const [permit] = this.held.splice(index % this.held.length, 1);
+    permit?.release();
+  }
+
+  /** Grants per transfer id among the first `count` grants. */
+  countBy(ids: readonly string[], count: number, weigh: (p: MediaPermit) => number): number[] {
+    const totals = new Map(ids.map((id) => [id, 0]));
+    for (const permit of this.grants.slice(0, count)) {
+      totals.set(permit.transferId, (totals.get(permit.transferId) ?? 0) + weigh(permit));
+    }
+    return ids.map((id) => totals.get(id) ?? 0);
+  }
+}
+
 /** The permit of a fulfilled tracked acquire (fails the test otherwise). */
 export function permitOf(tracked: Tracked<MediaPermit> | undefined): MediaPermit {
   if (tracked?.status !== "fulfilled" || tracked.value === undefined) {
@@ -51,26 +94,8 @@ export function permitOf(tracked: Tracked<MediaPermit> | undefined): MediaPermit
 }
 
 /** Records every event published on the package's channels until `stop()`. */
-export function recordEvents(): { events: MediaSchedulerEvent[]; stop: () => void } {
-  const events: MediaSchedulerEvent[] = [];
-  const listener = (message: unknown): void => {
-    events.push(message as MediaSchedulerEvent);
-  };
-  const names = Object.values(mediaSchedulerChannels);
-  for (const name of names) diagnosticsChannel.subscribe(name, listener);
-  return {
-    events,
-    stop: () => {
-      for (const name of names) diagnosticsChannel.unsubscribe(name, listener);
-    },
-  };
-}
-
-/** Jain's fairness index of `xs`: 1 when all equal, 1/n when one gets everything. */
-export function jainIndex(xs: readonly number[]): number {
-  const sum = xs.reduce((a, b) => a + b, 0);
-  const squares = xs.reduce((a, b) => a + b * b, 0);
-  return squares === 0 ? 1 : (sum * sum) / (xs.length * squares);
+export function recordEvents(): ChannelRecorder<MediaSchedulerEvent> {
+  return recordChannels<MediaSchedulerEvent>(mediaSchedulerChannels);
 }
 
 /** The single element of `xs` (fails the test when there is not exactly one). */

@@ -1,11 +1,11 @@
 // Observability: frozen snapshots at three levels, monotonic counters, diagnostics_channel
 // events with clock-based durations, the optional logger, and no secret in any of them.
 
-import diagnosticsChannel from "node:diagnostics_channel";
 import { ManualClock } from "@telepace/core";
-import { describe, expect, it, vi } from "vitest";
+import { recordChannels, spyLogger, unhandledRejectionsOf } from "@telepace/testing";
+import { describe, expect, it } from "vitest";
 import { MediaSchedulerRegistry, mediaSchedulerChannels } from "../src/index.js";
-import { MiB, permitOf, recordEvents, tick, track, UNIT } from "./helpers.js";
+import { grantTurn, MiB, permitOf, recordEvents, tick, track, UNIT } from "./helpers.js";
 
 describe("snapshots", () => {
   it("describe every transfer at a scheduler: state, slot, queue, grants and deficit", async () => {
@@ -21,12 +21,14 @@ describe("snapshots", () => {
     const held = await active.acquire(2 * UNIT);
     const q = track(queued.acquire(UNIT, { priority: "background" }));
     const s = track(slotless.acquire(UNIT));
-    const snapshot = active.scheduler.snapshot();
+    const snapshot = active.schedulerSnapshot();
     expect(snapshot).toEqual({
       dc: 1,
       direction: "download",
       maxBytesInFlight: 2 * UNIT,
+      maxLargeBytesInFlight: 4 * MiB,
       activeBytes: 2 * UNIT,
+      largeActiveBytes: 0,
       queuedBytes: 2 * UNIT,
       queuedRequests: 2,
       maxActiveSmallTransfers: 2,
@@ -34,6 +36,7 @@ describe("snapshots", () => {
       smallSlotsInUse: 2,
       largeSlotsInUse: 0,
       transfersWaitingForSlot: 1,
+      transfersWaitingForLargeBytes: 0,
       activeTransfers: 1,
       queuedTransfers: 2,
       quantumBytes: 2 * UNIT,
@@ -197,41 +200,80 @@ describe("diagnostics channels", () => {
       // Re-enters the scheduler while it is granting.
       if ((message as { permitId: number }).permitId === 3) second.release();
     };
-    diagnosticsChannel.subscribe(mediaSchedulerChannels.grant, onGrant);
-    try {
+    {
+      using _grants = recordChannels({ grant: mediaSchedulerChannels.grant }, onGrant);
       first.release();
-    } finally {
-      diagnosticsChannel.unsubscribe(mediaSchedulerChannels.grant, onGrant);
+      await grantTurn();
     }
     await tick();
     // The running dispatch saw the re-entrant release and granted the second waiter too.
     expect(waiting.map((w) => w.status)).toEqual(["fulfilled", "fulfilled"]);
-    expect(transfer.scheduler.snapshot()).toMatchObject({ activeBytes: 2 * UNIT, releases: 2 });
+    expect(transfer.schedulerSnapshot()).toMatchObject({ activeBytes: 2 * UNIT, releases: 2 });
     for (const w of waiting) permitOf(w).release();
   });
 });
 
 describe("logger", () => {
   it("gets debug lines for scheduler creation, rebind and eviction", async () => {
-    const logger = { debug: vi.fn(), warn: vi.fn() };
+    const logger = spyLogger();
     const registry = new MediaSchedulerRegistry({ logger });
     const transfer = registry.open({ dc: 2, direction: "download", sizeBytes: 1 });
     transfer.rebind(4);
     transfer.close();
-    expect(logger.debug.mock.calls).toEqual([
-      [{ dc: 2, direction: "download" }, "media scheduler created"],
-      [{ dc: 4, direction: "download" }, "media scheduler created"],
-      [{ dc: 2, direction: "download" }, "media scheduler evicted"],
-      [{ transferId: "download-1", fromDc: 2, toDc: 4, moved: 0 }, "media transfer rebound"],
-      [{ dc: 4, direction: "download" }, "media scheduler evicted"],
+    // Debug lines only: nothing at warn or above.
+    expect(logger.calls.map(({ level, fields, message }) => [level, fields, message])).toEqual([
+      ["debug", { dc: 2, direction: "download" }, "media scheduler created"],
+      ["debug", { dc: 4, direction: "download" }, "media scheduler created"],
+      ["debug", { dc: 2, direction: "download" }, "media scheduler evicted"],
+      [
+        "debug",
+        { transferId: "download-1", fromDc: 2, toDc: 4, moved: 0 },
+        "media transfer rebound",
+      ],
+      ["debug", { dc: 4, direction: "download" }, "media scheduler evicted"],
     ]);
-    expect(logger.warn).not.toHaveBeenCalled();
   });
 
   it("must be pino-compatible", () => {
     expect(() => new MediaSchedulerRegistry({ logger: { debug() {} } as never })).toThrow(
-      new TypeError("Expected `logger` to have debug() and warn() methods (pino-compatible)"),
+      new TypeError(
+        "Expected `logger` to be an object with `debug`, `info`, `warn`, `error`, got an object without `info`, `warn`, `error`",
+      ),
     );
+    expect(() => new MediaSchedulerRegistry({ logger: undefined })).not.toThrow();
+  });
+
+  it.each([
+    [
+      "throws",
+      () => {
+        throw new Error("logger down");
+      },
+    ],
+    ["returns a rejected promise", () => Promise.reject(new Error("transport down"))],
+  ])("that %s breaks nothing", async (_, method) => {
+    const logger = spyLogger({ answer: method });
+    const rejections = await unhandledRejectionsOf(async () => {
+      const registry = new MediaSchedulerRegistry({
+        logger,
+        upload: { maxBytesInFlight: 2 * UNIT },
+      });
+      const transfer = registry.open({ dc: 2, direction: "upload", sizeBytes: 1 });
+      const held = await transfer.acquire(UNIT);
+      const waiting = track(transfer.acquire(2 * UNIT));
+      registry.configure({ upload: { maxBytesInFlight: UNIT } });
+      await tick();
+      expect(waiting.status).toBe("rejected");
+      expect(waiting.reason).toBeInstanceOf(RangeError);
+      transfer.rebind(3);
+      held.release();
+      transfer.close();
+      await registry.close();
+      await tick();
+      expect(registry.size).toBe(0);
+    });
+    expect(logger.calls.length).toBeGreaterThan(0);
+    expect(rejections).toEqual([]);
   });
 });
 

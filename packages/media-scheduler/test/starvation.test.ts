@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type MediaPermit, MediaSchedulerRegistry } from "../src/index.js";
-import { MiB, tick, UNIT } from "./helpers.js";
+import { GrantLog, MiB, tick, UNIT } from "./helpers.js";
 
 describe("background starvation bound", () => {
   it("serves a large background request against a stream of small foreground ones that fit", async () => {
@@ -19,40 +19,34 @@ describe("background starvation bound", () => {
       sizeBytes: MiB,
       priority: "background",
     });
-    const held: MediaPermit[] = [];
-    const grants: string[] = [];
-    const watch = (acquire: Promise<MediaPermit>) =>
-      acquire.then(
-        (permit) => {
-          held.push(permit);
-          grants.push(permit.priority === "background" ? "B" : "f");
-        },
-        (error: unknown) => expect(error).toMatchObject({ code: "ERR_TRANSFER_CLOSED" }),
-      );
+    const log = new GrantLog((error) =>
+      expect(error).toMatchObject({ code: "ERR_TRANSFER_CLOSED" }),
+    );
+    const isBackground = (permit: MediaPermit) => permit.priority === "background";
     // Each foreground transfer keeps its pipeline full: two small chunks always queued.
     for (const transfer of foreground) {
-      for (let i = 0; i < 3; i++) watch(transfer.acquire(UNIT));
+      for (let i = 0; i < 3; i++) log.watch(transfer.acquire(UNIT));
     }
     await tick();
     // The background request needs the whole budget; the original would starve it forever.
-    watch(background.acquire(8 * UNIT));
-    for (let step = 0; step < 40 && !grants.includes("B"); step++) {
-      const permit = held.shift() as MediaPermit;
+    log.watch(background.acquire(8 * UNIT));
+    for (let step = 0; step < 40 && !log.grants.some(isBackground); step++) {
+      const permit = log.held.shift() as MediaPermit;
       const transfer = foreground.find((t) => t.id === permit.transferId);
       permit.release();
-      if (transfer !== undefined) watch(transfer.acquire(UNIT));
+      if (transfer !== undefined) log.watch(transfer.acquire(UNIT));
       await tick();
     }
-    const afterBackgroundQueued = grants.slice(8);
+    const afterBackgroundQueued = log.grants.slice(8).map((p) => (isBackground(p) ? "B" : "f"));
     expect(afterBackgroundQueued.join("")).toBe("ffffffffB");
     // While capacity drained for it, the foreground requests that would have fit were held back.
-    const scheduler = background.scheduler.snapshot();
+    const scheduler = background.schedulerSnapshot();
     // One request was queued when background arrived, and each of the 8 releases while capacity
     // was reserved queued another without granting it.
     expect(scheduler.activeBytes).toBe(8 * UNIT);
     expect(scheduler.queuedRequests).toBe(9);
     const closing = registry.close();
-    for (const permit of held) permit.release();
+    for (const permit of log.held) permit.release();
     await closing;
   });
 
@@ -77,39 +71,30 @@ describe("background starvation bound", () => {
           });
           const open = (priority: "foreground" | "background") =>
             registry.open({ dc: 1, direction: "upload", sizeBytes: 1, priority });
-          const held: MediaPermit[] = [];
-          const grants: MediaPermit[] = [];
-          const watch = (acquire: Promise<MediaPermit>) =>
-            acquire.then(
-              (permit) => {
-                held.push(permit);
-                grants.push(permit);
-              },
-              () => undefined,
-            );
+          const log = new GrantLog();
           const fit = (units: number) => Math.min(units, budgetUnits) * UNIT;
           for (const sizes of foregroundSizes) {
             const transfer = open("foreground");
-            for (const units of sizes) watch(transfer.acquire(fit(units)));
+            for (const units of sizes) log.watch(transfer.acquire(fit(units)));
           }
           // Permit ids follow grant order: these were granted before any background request.
           const grantedBeforeBackground = registry.snapshot().counters.grants;
           let backgroundQueued = 0;
           for (const sizes of backgroundSizes) {
             const transfer = open("background");
-            for (const units of sizes) watch(transfer.acquire(fit(units)));
+            for (const units of sizes) log.watch(transfer.acquire(fit(units)));
             backgroundQueued += sizes.length;
           }
           await tick();
           for (const index of releaseOrder) {
-            if (held.length === 0) break;
-            held.splice(index % held.length, 1)[0]?.release();
+            if (log.held.length === 0) break;
+            log.release(index);
             await tick();
           }
           // Replay the grants: count foreground grants in a row while background requests wait.
           let backgroundWaiting = backgroundQueued;
           let run = 0;
-          for (const permit of grants) {
+          for (const permit of log.grants) {
             if (permit.id <= grantedBeforeBackground) continue;
             if (permit.priority === "background") {
               backgroundWaiting--;
@@ -120,7 +105,7 @@ describe("background starvation bound", () => {
             }
           }
           const closing = registry.close();
-          for (const permit of held) permit.release();
+          for (const permit of log.held) permit.release();
           await closing;
         },
       ),
@@ -137,7 +122,7 @@ describe("background starvation bound", () => {
       priority: "background",
     });
     const permits = await Promise.all([1, 2, 3, 4].map(() => background.acquire(UNIT)));
-    expect(background.scheduler.activeBytes).toBe(4 * UNIT);
+    expect(background.schedulerSnapshot().activeBytes).toBe(4 * UNIT);
     for (const permit of permits) permit.release();
   });
 });

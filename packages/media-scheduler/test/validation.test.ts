@@ -6,18 +6,20 @@ import { MediaSchedulerRegistry, mediaSchedulerDefaults } from "../src/index.js"
 import { MiB, UNIT } from "./helpers.js";
 
 describe("registry options", () => {
-  it("default to the seed's limits", () => {
+  it("default to the seed's limits, with large downloads holding at most 4 MiB", () => {
     const registry = new MediaSchedulerRegistry();
     expect(registry.limits).toEqual({
       download: {
         maxBytesInFlight: 16 * MiB,
         maxActiveSmallTransfers: 5,
         maxActiveLargeTransfers: 2,
+        maxLargeBytesInFlight: 4 * MiB,
       },
       upload: {
         maxBytesInFlight: 8 * MiB,
         maxActiveSmallTransfers: Number.POSITIVE_INFINITY,
         maxActiveLargeTransfers: Number.POSITIVE_INFINITY,
+        maxLargeBytesInFlight: Number.POSITIVE_INFINITY,
       },
       backgroundGrantInterval: 8,
       maxQueuedAcquires: 16_384,
@@ -48,10 +50,101 @@ describe("registry options", () => {
       { largeTransferThresholdBytes: 0 },
       "Expected `largeTransferThresholdBytes` to be an integer >= 1, got 0",
     ],
-    [{ clock: {} }, "Expected `clock` to be a Clock (with now() and setTimer())"],
+    [
+      { clock: {} },
+      "Expected `clock` to be an object with `now`, `setTimer`, `sleep`, got an object without `now`, `setTimer`, `sleep`",
+    ],
     [{ upload: null }, "Expected `upload` to be an object, got null"],
   ])("rejects %j", (options, message) => {
     expect(() => new MediaSchedulerRegistry(options as never)).toThrow(message);
+  });
+
+  it.each([
+    [
+      { maxBytesInflight: 1 },
+      "Unknown option `maxBytesInflight` in `options` (did you mean `download.maxBytesInFlight` or `upload.maxBytesInFlight`?)",
+    ],
+    [{ downloads: {} }, "Unknown option `downloads` in `options` (did you mean `download`?)"],
+    [
+      { download: { maxBytesInflight: 1 } },
+      "Unknown option `maxBytesInflight` in `download` (did you mean `maxBytesInFlight`?)",
+    ],
+    [
+      { upload: { maxActiveSmallTransfer: 1 } },
+      "Unknown option `maxActiveSmallTransfer` in `upload` (did you mean `maxActiveSmallTransfers`?)",
+    ],
+    [{ logg: undefined }, "Unknown option `logg` in `options` (did you mean `logger`?)"],
+  ])("rejects the unknown key in %j, naming the closest valid one", (options, message) => {
+    expect(() => new MediaSchedulerRegistry(options as never)).toThrow(new TypeError(message));
+  });
+
+  it("checks configure() whole, the same way, and changes nothing on a bad update", () => {
+    const registry = new MediaSchedulerRegistry();
+    const before = registry.limits;
+    expect(() =>
+      registry.configure({
+        download: { maxBytesInFlight: 2 * MiB },
+        backgroundGrantIntervall: 2,
+      } as never),
+    ).toThrow(
+      new TypeError(
+        "Unknown option `backgroundGrantIntervall` in `limits` (did you mean `backgroundGrantInterval`?)",
+      ),
+    );
+    expect(() => registry.configure({ upload: { maxBytesInFlite: MiB } } as never)).toThrow(
+      new TypeError(
+        "Unknown option `maxBytesInFlite` in `upload` (did you mean `maxBytesInFlight`?)",
+      ),
+    );
+    expect(() => registry.configure({ largeTransferThresholdBytes: MiB } as never)).toThrow(
+      TypeError,
+    );
+    expect(() => registry.configure(undefined as never)).toThrow(
+      new TypeError("Expected `limits` to be an object, got undefined"),
+    );
+    expect(registry.limits).toBe(before);
+  });
+
+  it.each([
+    [
+      { backgroundGrantInterval: null },
+      "Expected `backgroundGrantInterval` to be an integer >= 1, got null",
+    ],
+    [
+      { largeTransferThresholdBytes: null },
+      "Expected `largeTransferThresholdBytes` to be an integer >= 1, got null",
+    ],
+    [
+      { download: { maxBytesInFlight: null } },
+      "Expected `download.maxBytesInFlight` to be an integer >= 65536, got null",
+    ],
+    [
+      { upload: { maxActiveSmallTransfers: null } },
+      "Expected `upload.maxActiveSmallTransfers` to be an integer >= 1 or Infinity, got null",
+    ],
+  ])("rejects null for a number in %j", (options, message) => {
+    expect(() => new MediaSchedulerRegistry(options as never)).toThrow(new TypeError(message));
+  });
+
+  it("takes `undefined` for every optional option (exactOptionalPropertyTypes)", () => {
+    const registry = new MediaSchedulerRegistry({
+      download: { maxBytesInFlight: undefined, maxActiveSmallTransfers: undefined },
+      upload: undefined,
+      backgroundGrantInterval: undefined,
+      maxQueuedAcquires: undefined,
+      largeTransferThresholdBytes: undefined,
+      clock: undefined,
+      logger: undefined,
+    });
+    expect(registry.limits.download.maxBytesInFlight).toBe(16 * MiB);
+    registry.configure({ download: undefined, backgroundGrantInterval: undefined });
+    const transfer = registry.open({
+      dc: 1,
+      direction: "upload",
+      sizeBytes: undefined,
+      priority: undefined,
+    });
+    expect(() => transfer.acquire(UNIT, { signal: undefined, priority: undefined })).not.toThrow();
   });
 
   it("says TypeError for a wrong type and RangeError for a wrong value", () => {
@@ -97,7 +190,8 @@ describe("open and acquire arguments", () => {
     const registry = new MediaSchedulerRegistry();
     const number = registry.open({ dc: 2, direction: "download" });
     const string = registry.open({ dc: "2", direction: "download" });
-    expect(number.scheduler).not.toBe(string.scheduler);
+    expect(registry.size).toBe(2);
+    expect([number.schedulerSnapshot().dc, string.schedulerSnapshot().dc]).toEqual([2, "2"]);
   });
 
   it("check acquire's priority", () => {
@@ -106,7 +200,7 @@ describe("open and acquire arguments", () => {
     expect(() => transfer.acquire(UNIT, { priority: "low" as never })).toThrow(
       new TypeError('Expected `priority` to be "foreground" or "background", got "low"'),
     );
-    expect(transfer.scheduler.snapshot().queuedRequests).toBe(0);
+    expect(transfer.schedulerSnapshot().queuedRequests).toBe(0);
   });
 
   it("check the charge against the budget of the transfer's direction", () => {

@@ -149,7 +149,7 @@ describe("chatKeyOf", () => {
   });
 });
 
-describe("a foreign transport under the outbox (the README's grammY transformer recipe)", () => {
+describe("a foreign transport under the outbox (raw envelopes through retryAfterFrom)", () => {
   it("maps the transport's own 429 responses and errors into the outbox's retry signal", async () => {
     const clock = new ManualClock();
     const outbox = new TelegramOutbox({ clock, privateChatRps: 0 });

@@ -1,23 +1,8 @@
-import diagnosticsChannel from "node:diagnostics_channel";
-import { afterEach, describe, expect, it } from "vitest";
+import { recordChannels, spyLogger } from "@telepace/testing";
+import { describe, expect, it } from "vitest";
 import { type OutboxEvent, outboxChannels, Priority, RetryAfterError } from "../src/index.js";
 import { fail } from "./support/ops.js";
 import { setup } from "./support/setup.js";
-
-const subscriptions: [string, (message: unknown) => void][] = [];
-function listen(): OutboxEvent[] {
-  const events: OutboxEvent[] = [];
-  for (const name of Object.values(outboxChannels)) {
-    const handler = (message: unknown) => events.push(message as OutboxEvent);
-    diagnosticsChannel.subscribe(name, handler);
-    subscriptions.push([name, handler]);
-  }
-  return events;
-}
-afterEach(() => {
-  for (const [name, handler] of subscriptions.splice(0))
-    diagnosticsChannel.unsubscribe(name, handler);
-});
 
 describe("snapshot", () => {
   it("shows pending by priority and chat, per-chat next and frozen times, and counters", async () => {
@@ -101,7 +86,8 @@ describe("snapshot", () => {
 
 describe("diagnostics_channel events", () => {
   it("publishes the lifecycle of ops on telepace:outbox:<event> without payloads", async () => {
-    const events = listen();
+    using recorder = recordChannels<OutboxEvent>(outboxChannels);
+    const { events } = recorder;
     const { clock, outbox, rec } = setup();
     outbox.enqueue({
       chatId: 1,
@@ -165,14 +151,7 @@ describe("diagnostics_channel events", () => {
 
 describe("logger", () => {
   it("logs 429s, failures and rejections through the injected logger only", async () => {
-    const lines: { level: string; fields: Record<string, unknown>; message: string }[] = [];
-    const logger = Object.fromEntries(
-      ["debug", "info", "warn", "error"].map((level) => [
-        level,
-        (fields: Record<string, unknown>, message: string) =>
-          lines.push({ level, fields, message }),
-      ]),
-    ) as never;
+    const logger = spyLogger();
     const { clock, outbox, rec } = setup({ logger, maxPending: 1 });
     outbox.enqueue({
       chatId: 1,
@@ -180,9 +159,9 @@ describe("logger", () => {
     });
     outbox.enqueue({ chatId: 1, execute: rec.scripted("b") });
     await clock.advance(100);
-    const warnings = lines.filter((l) => l.level === "warn").map((l) => l.message);
+    const warnings = logger.calls.filter((l) => l.level === "warn").map((l) => l.message);
     expect(warnings).toEqual(["outbox full: op rejected", "rate limited (429)", "op failed"]);
-    expect(lines.find((l) => l.message === "op failed")?.fields).toMatchObject({
+    expect(logger.calls.find((l) => l.message === "op failed")?.fields).toMatchObject({
       chat: "1",
       attempts: 2,
       error: "Error",

@@ -1,4 +1,5 @@
 import { type Clock, ManualClock, type SleepOptions, type Timer } from "@telepace/core";
+import { spyLogger } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import {
   MemoryPacingStore,
@@ -290,20 +291,18 @@ describe("an asynchronous pacing store", () => {
   it("a failing store holds everything and asks again later; nothing is sent unpaced", async () => {
     const store = new AsyncStore();
     store.failNext = 2;
-    const errors: string[] = [];
-    const logger = {
-      debug() {},
-      info() {},
-      warn() {},
-      error: (_: unknown, message: string) => errors.push(message),
-    };
+    const logger = spyLogger();
     const { clock, outbox, rec } = setup({ pacingStore: store, retryBaseDelayMs: 500, logger });
     const op = outbox.enqueue({ chatId: 1, execute: rec.scripted("x") });
     await clock.advance(499);
     expect(rec.calls).toHaveLength(0);
     await clock.advance(501);
     expect((await op).status).toBe("delivered");
-    expect(errors).toEqual(["outbox pacing store failed", "outbox pacing store failed"]);
+    const errors = logger.calls.filter((call) => call.level === "error");
+    expect(errors.map((call) => call.message)).toEqual([
+      "outbox pacing store failed",
+      "outbox pacing store failed",
+    ]);
   });
 });
 

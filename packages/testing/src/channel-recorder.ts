@@ -13,14 +13,20 @@ export interface ChannelRecorder<E> extends Disposable {
 
 /**
  * Subscribes to every channel in `names` (a package's `…Channels` object) until `stop()`.
+ * `onEvent`, when given, also sees each event synchronously as it is published (to check an
+ * invariant at that moment, or to re-enter the publisher).
  *
  * @example
  * using recorder = recordChannels<OutboxEvent>(outboxChannels);
  */
-export function recordChannels<E>(names: Readonly<Record<string, string>>): ChannelRecorder<E> {
+export function recordChannels<E>(
+  names: Readonly<Record<string, string>>,
+  onEvent?: (event: E) => void,
+): ChannelRecorder<E> {
   const events: E[] = [];
   const listener = (message: unknown): void => {
     events.push(message as E);
+    onEvent?.(message as E);
   };
   const channels = [...new Set(Object.values(names))];
   for (const name of channels) diagnosticsChannel.subscribe(name, listener);

@@ -1,4 +1,10 @@
 export { type ChannelRecorder, recordChannels } from "./channel-recorder.js";
 export { type EventuallyOptions, eventually } from "./eventually.js";
 export { jainIndex } from "./jain-index.js";
-export { type LogCall, type SpyLogger, spyLogger } from "./spy-logger.js";
+export { type LogCall, type SpyLogger, type SpyLoggerOptions, spyLogger } from "./spy-logger.js";
+export { type UnhandledRejectionsOptions, unhandledRejectionsOf } from "./unhandled-rejections.js";
+export {
+  type RunUsageExampleOptions,
+  runUsageExample,
+  type UsageExampleRun,
+} from "./usage-example.js";

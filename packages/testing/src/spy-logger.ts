@@ -1,5 +1,5 @@
 // A pino-shaped logger that records every call, to assert what a component logs (and that a
-// secret never appears in it).
+// secret never appears in it), or that a logger which throws or rejects breaks nothing.
 
 import type { Logger, LogLevel } from "@telepace/core";
 
@@ -17,11 +17,28 @@ export interface SpyLogger extends Logger {
   text(): string;
 }
 
-/** A logger that records every call in order. */
-export function spyLogger(): SpyLogger {
+/** Options of {@link spyLogger}. */
+export interface SpyLoggerOptions {
+  /**
+   * Called after each call is recorded; what it returns (or throws) is what the log method
+   * returns (or throws), to play a failing transport. @defaultValue returns `undefined`
+   */
+  readonly answer?: (call: LogCall) => unknown;
+}
+
+/**
+ * A logger that records every call in order.
+ *
+ * @example
+ * const logger = spyLogger({ answer: () => Promise.reject(new Error("transport down")) });
+ */
+export function spyLogger(options: SpyLoggerOptions = {}): SpyLogger {
+  const { answer } = options;
   const calls: LogCall[] = [];
   const method = (level: LogLevel) => (fields: Record<string, unknown>, message: string) => {
-    calls.push({ level, fields, message });
+    const call = { level, fields, message };
+    calls.push(call);
+    return answer?.(call);
   };
   return {
     calls,

@@ -1,7 +1,7 @@
 // Typed dispatch events on node:diagnostics_channel, for metrics and tracing without a dependency.
 // Events carry safe metadata only: update ids, key kinds, reasons, outcomes and durations.
 
-import { channel } from "node:diagnostics_channel";
+import { channelNames, createPublisher } from "@telepace/core";
 import type { KeyKind } from "./dispatch-key.js";
 import type { ProcessOutcome, RejectReason } from "./results.js";
 
@@ -9,12 +9,12 @@ import type { ProcessOutcome, RejectReason } from "./results.js";
  * The channel names the dispatcher publishes on (`telepace:update-dispatch:<event>`); subscribe
  * with `diagnostics_channel.subscribe(name, listener)`.
  */
-export const updateDispatchChannels = Object.freeze({
-  accepted: "telepace:update-dispatch:accepted",
-  rejected: "telepace:update-dispatch:rejected",
-  started: "telepace:update-dispatch:started",
-  finished: "telepace:update-dispatch:finished",
-} as const);
+export const updateDispatchChannels = channelNames("update-dispatch", [
+  "accepted",
+  "rejected",
+  "started",
+  "finished",
+] as const);
 
 /**
  * A message on one of {@link updateDispatchChannels}. `updateId` is `null` when the update had no
@@ -47,8 +47,5 @@ export type UpdateDispatchEvent =
       readonly durationMs: number;
     };
 
-/** The channels themselves, created once; publishing is skipped when nobody subscribed. */
-export const acceptedChannel = channel(updateDispatchChannels.accepted);
-export const rejectedChannel = channel(updateDispatchChannels.rejected);
-export const startedChannel = channel(updateDispatchChannels.started);
-export const finishedChannel = channel(updateDispatchChannels.finished);
+/** Publishes an event, built and frozen only when its channel has a subscriber. */
+export const publish = createPublisher<UpdateDispatchEvent>(updateDispatchChannels);

@@ -48,7 +48,10 @@ export type {
   ProcessOutcome,
   RejectReason,
 } from "./results.js";
-export type { UpdateDispatchStats } from "./stats.js";
+export type {
+  UpdateDispatchSnapshot,
+  UpdateDispatchStats,
+} from "./snapshot.js";
 export { UpdateDispatcher } from "./update-dispatcher.js";
 export { UpdateIntake } from "./update-intake.js";
 export type {

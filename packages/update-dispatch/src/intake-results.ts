@@ -1,7 +1,7 @@
 // The typed outcomes and the snapshot of UpdateIntake: what a webhook handler switches on, what
 // close() leaves behind, and the live counters of polling.
 
-import type { UpdateDispatchStats } from "./stats.js";
+import type { UpdateDispatchSnapshot } from "./snapshot.js";
 import type { JournalSnapshot } from "./update-journal.js";
 
 /**
@@ -92,5 +92,5 @@ export interface UpdateIntakeSnapshot {
   /** The journal's own view. */
   readonly journal: JournalSnapshot;
   /** The dispatcher's gauges and counters. */
-  readonly dispatcher: UpdateDispatchStats;
+  readonly dispatcher: UpdateDispatchSnapshot;
 }

@@ -2,7 +2,19 @@
 // their validation, worded like every other telepace package.
 
 import type { Update } from "@grammyjs/types";
-import { type Clock, checkNumber, systemClock } from "@telepace/core";
+import {
+  type Clock,
+  checkBoolean,
+  checkClock,
+  checkFunction,
+  checkLogger,
+  checkNumber,
+  checkOptionalNumber,
+  checkOptions,
+  checkSignal,
+  type Logger,
+  systemClock,
+} from "@telepace/core";
 
 /**
  * Processes one update. It may return a promise; a rejection, a synchronous throw and a throw of a
@@ -12,23 +24,18 @@ import { type Clock, checkNumber, systemClock } from "@telepace/core";
  * @param update - the update as it was enqueued.
  * @param signal - aborted when the update's timeout elapses (`reason` is an
  *   `UpdateDispatchError` with code `ERR_UPDATE_TIMEOUT`) or when `close()` gives up waiting
- *   (`ERR_DISPATCHER_CLOSED`). Pass it to every call the processor makes.
+ *   (`ERR_DISPATCHER_CLOSED`). Pass it to every call the processor makes. No other running call
+ *   shares it; once this call settled unaborted with no `abort` listener left on the signal, a
+ *   later call may get the same signal, so use it only until the processor's promise settles.
  */
 export type UpdateProcessor = (update: Update, signal: AbortSignal) => unknown;
 
 /**
- * The part of a pino-compatible logger the dispatcher uses. Every call gets a fixed message and
- * fixed safe metadata (`updateId`, and `reason` for rejections): never an error, never update
- * content.
+ * The logger type of earlier releases.
+ * @deprecated Use `Logger` from `@telepace/core` (the same pino-compatible shape every telepace
+ *   package takes); this alias goes away in the next minor release.
  */
-export interface UpdateDispatchLogger {
-  /** Results that arrive after the dispatcher gave up on an update. */
-  debug?(metadata: Readonly<Record<string, unknown>>, message: string): void;
-  /** Processor failures (rejections), timeouts, interruptions and rejections at a bound. */
-  warn(metadata: Readonly<Record<string, unknown>>, message: string): void;
-  /** Processors that threw synchronously. */
-  error(metadata: Readonly<Record<string, unknown>>, message: string): void;
-}
+export type UpdateDispatchLogger = Logger;
 
 /** Options of the {@link UpdateDispatcher} constructor. */
 export interface UpdateDispatcherOptions {
@@ -48,7 +55,8 @@ export interface UpdateDispatcherOptions {
   readonly maxActivePrincipals?: number | undefined;
   /**
    * How many processors may run at once, over all principals. Updates waiting in a principal's
-   * queue never hold one of these slots. Integer >= 1.
+   * queue never hold one of these slots; a free slot takes the principal whose next update was
+   * enqueued first. Integer >= 1.
    * @defaultValue 16
    */
   readonly maxConcurrency?: number | undefined;
@@ -81,8 +89,13 @@ export interface UpdateDispatcherOptions {
   readonly closeTimeoutMs?: number | undefined;
   /** Time source for timeouts and diagnostics durations. @defaultValue systemClock */
   readonly clock?: Clock | undefined;
-  /** Where failures, timeouts and rejections are logged. @defaultValue no logging */
-  readonly logger?: UpdateDispatchLogger | undefined;
+  /**
+   * Where failures, timeouts and rejections are logged: any pino-compatible logger (`debug`,
+   * `info`, `warn`, `error`). Every call gets fixed text and fixed safe metadata (`updateId`, and
+   * `reason` for rejections), never an error or update content; a logger that throws or returns a
+   * rejected promise cannot break dispatch. @defaultValue no logging
+   */
+  readonly logger?: Logger | undefined;
 }
 
 /** Options of {@link UpdateDispatcher.enqueue}. */
@@ -149,97 +162,80 @@ export interface ResolvedOptions {
   readonly dedupeWindow: number;
   readonly closeTimeoutMs: number;
   readonly clock: Clock;
-  readonly logger: UpdateDispatchLogger | undefined;
+  readonly logger: Logger;
 }
 
-function describeType(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value;
-}
+const CONSTRUCTOR_KEYS: readonly (keyof UpdateDispatcherOptions)[] = [
+  "maxQueuedPerPrincipal",
+  "maxActivePrincipals",
+  "maxConcurrency",
+  "maxWaitingEnqueues",
+  "timeoutMs",
+  "dedupeWindow",
+  "closeTimeoutMs",
+  "clock",
+  "logger",
+];
+const ENQUEUE_KEYS: readonly (keyof EnqueueOptions)[] = ["wait", "signal"];
+const DEADLINE_KEYS: readonly (keyof DrainOptions & keyof CloseOptions)[] = ["timeoutMs", "signal"];
 
-function checkObject(name: string, value: unknown): Readonly<Record<string, unknown>> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new TypeError(`Expected \`${name}\` to be an object, got ${describeType(value)}`);
-  }
-  return value as Readonly<Record<string, unknown>>;
-}
-
-function hasMethods(value: unknown, names: readonly string[]): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  const target = value as Readonly<Record<string, unknown>>;
-  return names.every((name) => typeof target[name] === "function");
-}
-
-function checkInteger(name: string, value: unknown, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  return checkNumber(name, value, { integer: true, min });
-}
-
-/** Validates `delayMs`-like options: an integer from 0 up to what a timer can hold. */
-export function checkTimeout(name: string, value: unknown): number {
-  return checkNumber(name, value, { integer: true, min: 0, max: MAX_TIMER_DELAY_MS });
-}
+const POSITIVE = { integer: true, min: 1 } as const;
+/** An integer from 0 up to what a Node timer honours. */
+const DELAY = { integer: true, min: 0, max: MAX_TIMER_DELAY_MS } as const;
 
 /** Validates the processor. */
 export function checkProcessor(processor: unknown): UpdateProcessor {
-  if (typeof processor !== "function") {
-    throw new TypeError(`Expected \`processor\` to be a function, got ${describeType(processor)}`);
-  }
-  return processor as UpdateProcessor;
+  return checkFunction<UpdateProcessor>("processor", processor);
 }
 
-/** Applies defaults and validates; throws a TypeError or RangeError naming the bad option. */
+/**
+ * Applies defaults and validates the whole options object: an unknown key, a wrong type or an
+ * out-of-range value (`null` included) throws a TypeError or RangeError naming the option.
+ */
 export function resolveOptions(options: unknown): ResolvedOptions {
-  const given = options === undefined ? {} : checkObject("options", options);
+  const given = checkOptions("options", options, CONSTRUCTOR_KEYS);
   const defaults = updateDispatcherDefaults;
-  const { clock = systemClock, logger, timeoutMs } = given;
-  if (!hasMethods(clock, ["now", "setTimer"])) {
-    throw new TypeError(
-      `Expected \`clock\` to be a Clock with now() and setTimer(), got ${describeType(clock)}`,
-    );
-  }
-  if (logger !== undefined && !hasMethods(logger, ["warn", "error"])) {
-    throw new TypeError(
-      `Expected \`logger\` to have warn() and error() methods, got ${describeType(logger)}`,
-    );
-  }
   return {
-    maxQueuedPerPrincipal: checkInteger(
+    maxQueuedPerPrincipal: checkOptionalNumber(
       "maxQueuedPerPrincipal",
       given.maxQueuedPerPrincipal,
       defaults.maxQueuedPerPrincipal,
-      1,
+      POSITIVE,
     ),
-    maxActivePrincipals: checkInteger(
+    maxActivePrincipals: checkOptionalNumber(
       "maxActivePrincipals",
       given.maxActivePrincipals,
       defaults.maxActivePrincipals,
-      1,
+      POSITIVE,
     ),
-    maxConcurrency: checkInteger(
+    maxConcurrency: checkOptionalNumber(
       "maxConcurrency",
       given.maxConcurrency,
       defaults.maxConcurrency,
-      1,
+      POSITIVE,
     ),
-    maxWaitingEnqueues: checkInteger(
+    maxWaitingEnqueues: checkOptionalNumber(
       "maxWaitingEnqueues",
       given.maxWaitingEnqueues,
       defaults.maxWaitingEnqueues,
-      1,
+      POSITIVE,
     ),
     timeoutMs:
-      timeoutMs === undefined
+      given.timeoutMs === undefined
         ? undefined
-        : checkNumber("timeoutMs", timeoutMs, { greaterThan: 0, max: MAX_TIMER_DELAY_MS }),
-    dedupeWindow: checkInteger("dedupeWindow", given.dedupeWindow, defaults.dedupeWindow, 0),
-    closeTimeoutMs:
-      given.closeTimeoutMs === undefined
-        ? defaults.closeTimeoutMs
-        : checkTimeout("closeTimeoutMs", given.closeTimeoutMs),
-    clock: clock as Clock,
-    logger: logger as UpdateDispatchLogger | undefined,
+        : checkNumber("timeoutMs", given.timeoutMs, { greaterThan: 0, max: MAX_TIMER_DELAY_MS }),
+    dedupeWindow: checkOptionalNumber("dedupeWindow", given.dedupeWindow, defaults.dedupeWindow, {
+      integer: true,
+      min: 0,
+    }),
+    closeTimeoutMs: checkOptionalNumber(
+      "closeTimeoutMs",
+      given.closeTimeoutMs,
+      defaults.closeTimeoutMs,
+      DELAY,
+    ),
+    clock: checkClock(given.clock, systemClock),
+    logger: checkLogger(given.logger),
   };
 }
 
@@ -249,15 +245,22 @@ export function resolveEnqueueOptions(options: unknown): {
   signal: AbortSignal | undefined;
 } {
   if (options === undefined) return { wait: false, signal: undefined };
-  const { wait = false, signal } = checkObject("options", options);
-  if (typeof wait !== "boolean") {
-    throw new TypeError(`Expected \`wait\` to be a boolean, got ${describeType(wait)}`);
-  }
-  return { wait, signal: checkSignal(signal) };
+  const given = checkOptions("options", options, ENQUEUE_KEYS);
+  return {
+    wait: checkBoolean("wait", given.wait, false),
+    signal: checkSignal("signal", given.signal),
+  };
 }
 
-/** Validates an optional `signal` option. */
-export function checkSignal(signal: unknown): AbortSignal | undefined {
-  if (signal === undefined || signal instanceof AbortSignal) return signal;
-  throw new TypeError(`Expected \`signal\` to be an AbortSignal, got ${describeType(signal)}`);
+/** Validates the options of `drain` and `close`; `timeoutMs` is `fallback` when not given. */
+export function resolveDeadlineOptions(
+  options: unknown,
+  fallback: number | undefined,
+): { timeoutMs: number | undefined; signal: AbortSignal | undefined } {
+  const given = checkOptions("options", options, DEADLINE_KEYS);
+  return {
+    timeoutMs:
+      given.timeoutMs === undefined ? fallback : checkNumber("timeoutMs", given.timeoutMs, DELAY),
+    signal: checkSignal("signal", given.signal),
+  };
 }

@@ -88,3 +88,16 @@ export const REJECTED: Readonly<Record<RejectReason, EnqueueResult>> = Object.fr
     REJECT_REASONS.map((reason) => [reason, Object.freeze({ status: "rejected", reason })]),
   ) as Record<RejectReason, EnqueueResult>,
 );
+
+// Settled promises are immutable too, so `enqueue` hands out one shared promise per result
+// instead of allocating one per call.
+
+/** `Promise.resolve(ACCEPTED[kind])` for each key kind. */
+export const ACCEPTED_PROMISE: Readonly<Record<KeyKind, Promise<EnqueueResult>>> = Object.freeze(
+  Object.fromEntries(
+    KEY_KINDS.map((keyKind) => [keyKind, Promise.resolve(ACCEPTED[keyKind])]),
+  ) as Record<KeyKind, Promise<EnqueueResult>>,
+);
+
+/** `Promise.resolve(DUPLICATE)`. */
+export const DUPLICATE_PROMISE: Promise<EnqueueResult> = Promise.resolve(DUPLICATE);

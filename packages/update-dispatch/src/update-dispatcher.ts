@@ -1,87 +1,45 @@
-// UpdateDispatcher: one FIFO queue and one worker per principal, a global limit on running
-// processors, and a bounded, typed outcome at every limit.
+// UpdateDispatcher: a FIFO queue per principal, a ready queue of principals ordered by their
+// oldest waiting update, processor slots that always take the oldest work, and a bounded, typed
+// outcome at every limit.
 
 import type { Update } from "@grammyjs/types";
-import {
-  abortReason,
-  type Clock,
-  onAbort,
-  Semaphore,
-  type SemaphorePermit,
-  type Timer,
-} from "@telepace/core";
-import {
-  acceptedChannel,
-  finishedChannel,
-  rejectedChannel,
-  startedChannel,
-} from "./diagnostics.js";
-import { dispatchKeyOf, KEY_KINDS, type KeyKind } from "./dispatch-key.js";
+import { abortReason, type Clock, type LogLevel, safeLog } from "@telepace/core";
+import { AbortSubscriptions } from "./abort-subscriptions.js";
+import { publish } from "./diagnostics.js";
+import { dispatchKeyOf, KEY_KINDS } from "./dispatch-key.js";
+import type { Entry, Waiter, WaiterGroup } from "./entry.js";
 import { UpdateDispatchError } from "./errors.js";
+import { IdleWaiters } from "./idle-waiters.js";
 import {
   type CloseOptions,
   checkProcessor,
-  checkSignal,
-  checkTimeout,
   type DrainOptions,
   type EnqueueOptions,
   type ResolvedOptions,
+  resolveDeadlineOptions,
   resolveEnqueueOptions,
   resolveOptions,
   type UpdateDispatcherOptions,
   type UpdateProcessor,
 } from "./options.js";
+import { type Principal, PrincipalTable } from "./principal-table.js";
+import { ProcessorRun, type RunHost } from "./processor-run.js";
+import { ReadyQueue } from "./ready-queue.js";
 import {
   ACCEPTED,
+  ACCEPTED_PROMISE,
   type CloseResult,
   type DrainResult,
-  DUPLICATE,
+  DUPLICATE_PROMISE,
   type EnqueueResult,
   type ProcessOutcome,
   REJECT_REASONS,
   REJECTED,
   type RejectReason,
 } from "./results.js";
-import type { UpdateDispatchStats } from "./stats.js";
+import { SignalPool } from "./signal-pool.js";
+import type { UpdateDispatchSnapshot } from "./snapshot.js";
 import { UpdateLedger } from "./update-ledger.js";
-
-/** One accepted (or waiting) update. */
-interface Entry {
-  readonly update: Update;
-  /** The update_id when it is a safe integer; other updates are dispatched but not tracked. */
-  readonly updateId: number | undefined;
-  readonly keyId: string;
-  readonly keyKind: KeyKind;
-  /** Enqueue order, so leftovers can be handed back in an order that keeps per-key order. */
-  readonly seq: number;
-  readonly enqueuedAt: number;
-}
-
-/** An `enqueue(…, { wait: true })` call waiting for capacity. */
-interface Waiter {
-  readonly entry: Entry;
-  readonly resolve: (result: EnqueueResult) => void;
-  unsubscribe: () => void;
-}
-
-/** An active principal: its queue, its worker's current update, and calls waiting for room. */
-interface Principal {
-  readonly id: string;
-  readonly queue: Entry[];
-  /** Non-empty only while the queue is full, so a waiter is never overtaken by a later call. */
-  readonly waiters: Waiter[];
-  /** Taken off the queue by the worker and waiting for a processor slot. */
-  head: Entry | undefined;
-}
-
-/** A processor call in progress. `end` reports whether this call decided the outcome. */
-interface Run {
-  readonly entry: Entry;
-  readonly controller: AbortController | undefined;
-  readonly end: (outcome: ProcessOutcome) => boolean;
-}
-
-type IdleEnding = "idle" | "deadline" | "aborted";
 
 // Fixed log text: the error and the update are never formatted into a log line.
 const LOG = Object.freeze({
@@ -95,8 +53,6 @@ const LOG = Object.freeze({
 
 const IDLE: DrainResult = Object.freeze({ status: "idle" });
 const DRAIN_TIMED_OUT: DrainResult = Object.freeze({ status: "timed-out" });
-
-function noop(): void {}
 
 function trackedId(update: unknown): number | undefined {
   if (typeof update !== "object" || update === null) return undefined;
@@ -119,8 +75,8 @@ function inEnqueueOrder(entries: Entry[]): readonly Update[] {
 /**
  * Dispatches Telegram updates to a processor: updates of one principal (a user in a private chat,
  * a user in a group, a group's own control work, …) run one at a time in arrival order, different
- * principals run in parallel under a global limit, and every queue is bounded with a typed outcome
- * at the bound.
+ * principals run in parallel under a global limit, a free processor slot always takes the oldest
+ * waiting update, and every queue is bounded with a typed outcome at the bound.
  *
  * @example
  * const dispatcher = new UpdateDispatcher(async (update, signal) => {
@@ -139,20 +95,29 @@ export class UpdateDispatcher implements AsyncDisposable {
   readonly #processor: UpdateProcessor;
   readonly #options: ResolvedOptions;
   readonly #clock: Clock;
-  readonly #slots: Semaphore;
   readonly #ledger: UpdateLedger;
-  readonly #principals = new Map<string, Principal>();
-  // Principals waiting for an active slot, with the calls that wait for them. Insertion-ordered:
-  // the first entry is the principal that has waited longest.
-  readonly #admissions = new Map<string, Waiter[]>();
-  readonly #runs = new Set<Run>();
-  readonly #idleListeners = new Set<() => void>();
-  // The signal of every processor call when there is no per-update timeout; aborted by close.
-  readonly #lifetime = new AbortController();
+  readonly #principals: PrincipalTable;
+  readonly #ready = new ReadyQueue();
+  // Abort listeners of callers' signals: one per signal, however many calls wait under it.
+  readonly #callerSignals = new AbortSubscriptions();
+  readonly #idle: IdleWaiters;
+  readonly #signals: SignalPool;
+  readonly #runHost: RunHost<Principal> = {
+    ended: (run, outcome) => this.#runEnded(run, outcome),
+    settledLate: (run) => {
+      this.#abandoned--;
+      this.#log("debug", run.entry.updateId, LOG.late);
+    },
+  };
+  readonly #pumpTask = (): void => {
+    this.#isPumpScheduled = false;
+    this.#pump();
+  };
   readonly #queuedByKind = zeroCounts(KEY_KINDS);
   readonly #rejected = zeroCounts(REJECT_REASONS);
   #seq = 0;
   #queued = 0;
+  #inFlight = 0;
   #waiting = 0;
   #abandoned = 0;
   #accepted = 0;
@@ -161,21 +126,26 @@ export class UpdateDispatcher implements AsyncDisposable {
   #failed = 0;
   #timedOut = 0;
   #interrupted = 0;
+  #isPumping = false;
+  #isPumpScheduled = false;
   #closing: Promise<CloseResult> | undefined;
-  #isTerminated = false;
+  #isPastGrace = false;
 
   /**
-   * @param processor - called once per accepted update with the update and an `AbortSignal`.
+   * @param processor - called once per accepted update with the update and an `AbortSignal`
+   *   that no other running call shares; see {@link UpdateProcessor}.
    * @param options - bounds, timeout, clock and logger; see {@link UpdateDispatcherOptions}.
    * @throws {TypeError | RangeError} when the processor is not a function or an option is
-   *   invalid, naming the option and the value.
+   *   invalid or unknown, naming the option and the value.
    */
   constructor(processor: UpdateProcessor, options?: UpdateDispatcherOptions) {
     this.#processor = checkProcessor(processor);
     this.#options = resolveOptions(options);
     this.#clock = this.#options.clock;
-    this.#slots = new Semaphore(this.#options.maxConcurrency);
     const { maxActivePrincipals, maxQueuedPerPrincipal, maxWaitingEnqueues } = this.#options;
+    this.#principals = new PrincipalTable(maxQueuedPerPrincipal);
+    this.#idle = new IdleWaiters(this.#clock, this.#callerSignals);
+    this.#signals = new SignalPool(this.#options.maxConcurrency);
     // At least every id that can be open at once, so close() does not forget leftovers.
     const heldLimit = maxWaitingEnqueues + maxActivePrincipals * (maxQueuedPerPrincipal + 1);
     this.#ledger = new UpdateLedger(this.#options.dedupeWindow, heldLimit);
@@ -191,7 +161,7 @@ export class UpdateDispatcher implements AsyncDisposable {
    * With `wait: true` the call waits for room instead of being rejected at the per-principal or
    * active-principal bound, so a poller applies backpressure instead of dropping updates.
    *
-   * @throws {TypeError} synchronously when `options` is malformed.
+   * @throws {TypeError} synchronously when `options` is malformed or has an unknown key.
    * @returns rejects only with `signal.reason` when the signal aborts before acceptance.
    */
   enqueue(update: Update, options?: EnqueueOptions): Promise<EnqueueResult> {
@@ -200,7 +170,7 @@ export class UpdateDispatcher implements AsyncDisposable {
     if (this.#closing !== undefined) return Promise.resolve(this.#reject(updateId, "closed"));
     if (updateId !== undefined && this.#ledger.isDuplicate(updateId)) {
       this.#duplicates++;
-      return Promise.resolve(DUPLICATE);
+      return DUPLICATE_PROMISE;
     }
     if (signal?.aborted) {
       if (updateId !== undefined) this.#ledger.hold(updateId);
@@ -215,32 +185,34 @@ export class UpdateDispatcher implements AsyncDisposable {
       seq: this.#seq++,
       enqueuedAt: this.#clock.now(),
     };
-    const { maxQueuedPerPrincipal, maxActivePrincipals, maxWaitingEnqueues } = this.#options;
+    const { maxActivePrincipals, maxWaitingEnqueues } = this.#options;
     const principal = this.#principals.get(key.id);
-    const admission = principal === undefined ? this.#admissions.get(key.id) : undefined;
+    const admission = principal === undefined ? this.#principals.admission(key.id) : undefined;
     if (principal !== undefined) {
       // Waiters exist only while the queue is full, so room here means nobody is overtaken.
-      if (principal.queue.length < maxQueuedPerPrincipal) {
+      if (this.#principals.hasRoom(principal)) {
         this.#acceptNew(entry, principal);
-        return Promise.resolve(ACCEPTED[key.kind]);
+        return ACCEPTED_PROMISE[key.kind];
       }
       if (!wait) return Promise.resolve(this.#rejectAtBound(entry, "principal-queue-full"));
     } else if (admission === undefined && this.#principals.size < maxActivePrincipals) {
-      const created = this.#activate(key.id, []);
+      const created = this.#principals.activate(key.id);
       this.#acceptNew(entry, created);
-      void this.#work(created);
-      return Promise.resolve(ACCEPTED[key.kind]);
+      this.#ready.push(created);
+      // Processors run from a microtask, never inside enqueue: a batch enqueued in one tick is
+      // served oldest first, and the caller's code never runs a processor re-entrantly.
+      this.#schedulePump();
+      return ACCEPTED_PROMISE[key.kind];
     } else if (!wait) {
       return Promise.resolve(this.#rejectAtBound(entry, "active-principals-full"));
     }
     if (this.#waiting >= maxWaitingEnqueues) {
       return Promise.resolve(this.#rejectAtBound(entry, "waiting-full"));
     }
-    let waiters = principal?.waiters ?? admission;
-    if (waiters === undefined) {
-      waiters = [];
-      this.#admissions.set(key.id, waiters);
-    }
+    const waiters =
+      principal === undefined
+        ? this.#principals.admissionFor(key.id)
+        : this.#principals.waitersOf(principal);
     return this.#wait(entry, waiters, signal);
   }
 
@@ -261,12 +233,12 @@ export class UpdateDispatcher implements AsyncDisposable {
   }
 
   /** A fresh, frozen snapshot of gauges and counters. */
-  stats(): UpdateDispatchStats {
+  snapshot(): UpdateDispatchSnapshot {
     return Object.freeze({
       queued: this.#queued,
       queuedByKind: Object.freeze({ ...this.#queuedByKind }),
       activePrincipals: this.#principals.size,
-      inFlight: this.#runs.size,
+      inFlight: this.#inFlight,
       waiting: this.#waiting,
       abandoned: this.#abandoned,
       watermark: this.#ledger.watermark,
@@ -282,17 +254,24 @@ export class UpdateDispatcher implements AsyncDisposable {
   }
 
   /**
+   * The snapshot under its name of earlier releases.
+   * @deprecated Use {@link UpdateDispatcher.snapshot}; `stats()` goes away in the next minor
+   *   release.
+   */
+  stats(): UpdateDispatchSnapshot {
+    return this.snapshot();
+  }
+
+  /**
    * Waits until nothing is queued, waiting or running, without closing. Resolves `idle`, or
    * `timed-out` when `timeoutMs` elapses first.
    *
-   * @throws {TypeError | RangeError} synchronously for a malformed option.
+   * @throws {TypeError | RangeError} synchronously for a malformed or unknown option.
    * @returns rejects with `signal.reason` when the signal aborts first.
    */
   drain(options?: DrainOptions): Promise<DrainResult> {
-    const timeoutMs =
-      options?.timeoutMs === undefined ? undefined : checkTimeout("timeoutMs", options.timeoutMs);
-    const signal = checkSignal(options?.signal);
-    return this.#untilIdle(timeoutMs, signal).then((ending) => {
+    const { timeoutMs, signal } = resolveDeadlineOptions(options, undefined);
+    return this.#idle.wait(this.#isIdle(), timeoutMs, signal).then((ending) => {
       if (ending === "aborted") throw abortReason(signal as AbortSignal);
       return ending === "idle" ? IDLE : DRAIN_TIMED_OUT;
     });
@@ -305,34 +284,26 @@ export class UpdateDispatcher implements AsyncDisposable {
    * processors get their signal aborted (`ERR_DISPATCHER_CLOSED`), and it resolves `timed-out`
    * listing both. Calling it again returns the same promise.
    *
-   * @throws {TypeError | RangeError} synchronously for a malformed option.
+   * @throws {TypeError | RangeError} synchronously for a malformed or unknown option.
    */
   close(options?: CloseOptions): Promise<CloseResult> {
     if (this.#closing !== undefined) return this.#closing;
-    const timeoutMs =
-      options?.timeoutMs === undefined
-        ? this.#options.closeTimeoutMs
-        : checkTimeout("timeoutMs", options.timeoutMs);
-    const signal = checkSignal(options?.signal);
-    for (const principal of this.#principals.values()) this.#refuse(principal.waiters);
-    for (const waiters of this.#admissions.values()) this.#refuse(waiters);
-    this.#admissions.clear();
+    const { timeoutMs, signal } = resolveDeadlineOptions(options, this.#options.closeTimeoutMs);
+    this.#refuse(this.#principals.takeWaiters());
     this.#checkIdle();
-    this.#closing = this.#untilIdle(timeoutMs, signal).then((ending) =>
-      this.#terminate(ending === "idle"),
-    );
+    // Nothing starts once the grace period is over, even before #terminate runs.
+    const endGrace = (): void => {
+      this.#isPastGrace = true;
+    };
+    this.#closing = this.#idle
+      .wait(this.#isIdle(), timeoutMs, signal, endGrace)
+      .then((ending) => this.#terminate(ending === "idle"));
     return this.#closing;
   }
 
   /** `close()` with the `closeTimeoutMs` grace period, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
-  }
-
-  #activate(id: string, waiters: Waiter[]): Principal {
-    const principal: Principal = { id, queue: [], waiters, head: undefined };
-    this.#principals.set(id, principal);
-    return principal;
   }
 
   #acceptNew(entry: Entry, principal: Principal): void {
@@ -345,50 +316,41 @@ export class UpdateDispatcher implements AsyncDisposable {
     this.#queued++;
     this.#queuedByKind[entry.keyKind]++;
     this.#accepted++;
-    if (acceptedChannel.hasSubscribers) {
-      acceptedChannel.publish({
-        type: "accepted",
-        updateId: entry.updateId ?? null,
-        keyKind: entry.keyKind,
-      });
-    }
+    publish("accepted", () => ({
+      type: "accepted",
+      updateId: entry.updateId ?? null,
+      keyKind: entry.keyKind,
+    }));
   }
 
-  #wait(entry: Entry, waiters: Waiter[], signal: AbortSignal | undefined): Promise<EnqueueResult> {
+  #wait(
+    entry: Entry,
+    waiters: WaiterGroup,
+    signal: AbortSignal | undefined,
+  ): Promise<EnqueueResult> {
     // A waiting update is open: it holds the watermark and its id is a duplicate if offered again.
     if (entry.updateId !== undefined) this.#ledger.open(entry.updateId);
     this.#waiting++;
     return new Promise<EnqueueResult>((resolve, reject) => {
-      const waiter: Waiter = { entry, resolve, unsubscribe: noop };
-      waiter.unsubscribe = onAbort(signal, () => {
-        if (!this.#withdraw(waiter)) return;
+      const waiter: Waiter = { entry, resolve, unsubscribe: () => {} };
+      waiter.unsubscribe = this.#callerSignals.subscribe(signal, () => {
+        if (!this.#principals.withdraw(waiter)) return;
+        this.#waiting--;
         if (entry.updateId !== undefined) this.#ledger.hold(entry.updateId);
         reject(abortReason(signal as AbortSignal));
         this.#checkIdle();
       });
-      waiters.push(waiter);
+      waiters.add(waiter);
     });
-  }
-
-  /** Removes a waiter wherever it waits; false when it is no longer waiting. */
-  #withdraw(waiter: Waiter): boolean {
-    const { keyId } = waiter.entry;
-    const principal = this.#principals.get(keyId);
-    const waiters = principal?.waiters ?? this.#admissions.get(keyId);
-    const index = waiters === undefined ? -1 : waiters.indexOf(waiter);
-    if (waiters === undefined || index < 0) return false;
-    waiters.splice(index, 1);
-    this.#waiting--;
-    if (principal === undefined && waiters.length === 0) this.#admissions.delete(keyId);
-    return true;
   }
 
   /** Moves waiters into the principal's queue while it has room, oldest first. */
   #fill(principal: Principal): void {
-    const limit = this.#options.maxQueuedPerPrincipal;
-    while (principal.queue.length < limit) {
-      const waiter = principal.waiters.shift();
-      if (waiter === undefined) return;
+    const { waiters } = principal;
+    if (waiters === undefined) return;
+    for (const waiter of waiters) {
+      if (!this.#principals.hasRoom(principal)) return;
+      waiters.delete(waiter);
       this.#waiting--;
       waiter.unsubscribe();
       this.#accept(waiter.entry, principal);
@@ -397,8 +359,8 @@ export class UpdateDispatcher implements AsyncDisposable {
   }
 
   /** Answers waiting calls `closed`; their updates hold the watermark so a poller fetches them again. */
-  #refuse(waiters: Waiter[]): void {
-    for (const waiter of waiters.splice(0)) {
+  #refuse(waiters: readonly Waiter[]): void {
+    for (const waiter of waiters) {
       this.#waiting--;
       waiter.unsubscribe();
       const { updateId } = waiter.entry;
@@ -416,111 +378,80 @@ export class UpdateDispatcher implements AsyncDisposable {
   #reject(updateId: number | undefined, reason: RejectReason): EnqueueResult {
     this.#rejected[reason]++;
     this.#log("warn", updateId, LOG.rejected, reason);
-    if (rejectedChannel.hasSubscribers) {
-      rejectedChannel.publish({ type: "rejected", updateId: updateId ?? null, reason });
-    }
+    publish("rejected", () => ({ type: "rejected", updateId: updateId ?? null, reason }));
     return REJECTED[reason];
   }
 
-  /** The principal's worker: one update at a time, in order, until the queue is empty. */
-  async #work(principal: Principal): Promise<void> {
-    for (;;) {
-      const entry = principal.queue.shift();
-      // Checked and removed in the same synchronous step as enqueue's lookup, so an update can
-      // never be pushed onto a queue whose worker has already left.
-      if (entry === undefined) return this.#retire(principal);
-      this.#fill(principal);
-      principal.head = entry;
-      let permit: SemaphorePermit;
-      try {
-        permit = await this.#slots.acquire();
-      } catch {
-        return; // the slots close only when close() gives up; it took the head back
+  #schedulePump(): void {
+    if (this.#isPumpScheduled || this.#isPumping) return;
+    this.#isPumpScheduled = true;
+    queueMicrotask(this.#pumpTask);
+  }
+
+  /**
+   * The slot runners: while a processor slot is free, the ready principal whose head update is
+   * oldest starts it. Re-entrant calls (a run that ends synchronously, a processor that enqueues)
+   * return at once; the running loop picks up what they made ready.
+   */
+  #pump(): void {
+    if (this.#isPumping) return;
+    this.#isPumping = true;
+    const { maxConcurrency } = this.#options;
+    try {
+      while (this.#inFlight < maxConcurrency && !this.#isPastGrace) {
+        const principal = this.#ready.pop();
+        if (principal === undefined) break;
+        this.#start(principal);
       }
-      if (this.#isTerminated) return permit.release();
-      principal.head = undefined;
-      const outcome = await this.#process(entry);
-      permit.release();
-      if (outcome === "interrupted") return;
+    } finally {
+      this.#isPumping = false;
     }
   }
 
-  #retire(principal: Principal): void {
-    this.#principals.delete(principal.id);
-    const oldest = this.#admissions.entries().next();
-    if (!oldest.done) {
-      const [id, waiters] = oldest.value;
-      this.#admissions.delete(id);
-      const admitted = this.#activate(id, waiters);
-      this.#fill(admitted);
-      void this.#work(admitted);
+  #start(principal: Principal): void {
+    const entry = principal.queue.shift() as Entry;
+    this.#queued--;
+    this.#queuedByKind[entry.keyKind]--;
+    this.#inFlight++;
+    const startedAt = this.#clock.now();
+    publish("started", () => ({
+      type: "started",
+      updateId: entry.updateId ?? null,
+      keyKind: entry.keyKind,
+      waitedMs: startedAt - entry.enqueuedAt,
+    }));
+    const run = new ProcessorRun(entry, principal, startedAt, this.#runHost, this.#signals);
+    principal.run = run;
+    run.start(this.#processor, this.#options.timeoutMs, this.#clock);
+  }
+
+  #runEnded(run: ProcessorRun<Principal>, outcome: ProcessOutcome): void {
+    this.#inFlight--;
+    const { principal } = run;
+    principal.run = undefined;
+    if (outcome === "timed-out" || outcome === "interrupted") this.#abandoned++;
+    this.#record(run, outcome);
+    // close() took the principal's queue back; nothing continues after it gave up.
+    if (outcome === "interrupted") return;
+    if (principal.queue.length > 0) {
+      // Its next update is now next in line and no longer counts against the queue bound.
+      this.#fill(principal);
+      this.#ready.push(principal);
+    } else {
+      // Removed in the same synchronous step in which enqueue looks the key up, so no update is
+      // ever left on a queue that nobody serves.
+      const admitted = this.#principals.retire(principal);
+      if (admitted !== undefined) {
+        this.#fill(admitted); // an admitted principal has at least one live waiter
+        this.#ready.push(admitted);
+      }
     }
+    this.#pump();
     this.#checkIdle();
   }
 
-  #process(entry: Entry): Promise<ProcessOutcome> {
-    this.#queued--;
-    this.#queuedByKind[entry.keyKind]--;
-    const startedAt = this.#clock.now();
-    if (startedChannel.hasSubscribers) {
-      startedChannel.publish({
-        type: "started",
-        updateId: entry.updateId ?? null,
-        keyKind: entry.keyKind,
-        waitedMs: startedAt - entry.enqueuedAt,
-      });
-    }
-    const { timeoutMs } = this.#options;
-    // Without a timeout only close() aborts, so every call can share the lifetime signal.
-    const controller = timeoutMs === undefined ? undefined : new AbortController();
-    const signal = controller?.signal ?? this.#lifetime.signal;
-    const processor = this.#processor;
-    return new Promise<ProcessOutcome>((resolve) => {
-      let timer: Timer | undefined;
-      let hasEnded = false;
-      const run: Run = {
-        entry,
-        controller,
-        end: (outcome) => {
-          if (hasEnded) return false;
-          hasEnded = true;
-          timer?.cancel();
-          this.#runs.delete(run);
-          this.#record(entry, outcome, startedAt);
-          resolve(outcome);
-          return true;
-        },
-      };
-      this.#runs.add(run);
-      let result: unknown;
-      try {
-        result = processor(entry.update, signal);
-      } catch {
-        run.end("threw");
-        return;
-      }
-      // Promise.resolve adopts thenables and turns a throwing `then` into a rejection, so no
-      // rejection can go unhandled.
-      Promise.resolve(result).then(
-        () => run.end("succeeded") || this.#settledLate(entry),
-        () => run.end("failed") || this.#settledLate(entry),
-      );
-      if (controller !== undefined && timeoutMs !== undefined) {
-        timer = this.#clock.setTimer(() => {
-          if (!run.end("timed-out")) return;
-          this.#abandoned++;
-          controller.abort(
-            new UpdateDispatchError(
-              "ERR_UPDATE_TIMEOUT",
-              `Processing the update took longer than timeoutMs (${timeoutMs} ms)`,
-            ),
-          );
-        }, timeoutMs);
-      }
-    });
-  }
-
-  #record(entry: Entry, outcome: ProcessOutcome, startedAt: number): void {
+  #record(run: ProcessorRun<Principal>, outcome: ProcessOutcome): void {
+    const { entry, startedAt } = run;
     const { updateId } = entry;
     switch (outcome) {
       case "succeeded":
@@ -547,33 +478,25 @@ export class UpdateDispatcher implements AsyncDisposable {
       if (outcome === "interrupted") this.#ledger.hold(updateId);
       else this.#ledger.finish(updateId);
     }
-    if (finishedChannel.hasSubscribers) {
-      finishedChannel.publish({
-        type: "finished",
-        updateId: updateId ?? null,
-        keyKind: entry.keyKind,
-        outcome,
-        durationMs: this.#clock.now() - startedAt,
-      });
-    }
-  }
-
-  #settledLate(entry: Entry): void {
-    this.#abandoned--;
-    this.#log("debug", entry.updateId, LOG.late);
+    publish("finished", () => ({
+      type: "finished",
+      updateId: updateId ?? null,
+      keyKind: entry.keyKind,
+      outcome,
+      durationMs: this.#clock.now() - startedAt,
+    }));
   }
 
   /** Ends the grace period of close(): hands back what did not start, aborts what still runs. */
   #terminate(isDrained: boolean): CloseResult {
-    this.#isTerminated = true;
+    this.#ready.clear();
     const unstarted: Entry[] = [];
-    for (const principal of this.#principals.values()) {
-      if (principal.head !== undefined) unstarted.push(principal.head);
+    const runs: ProcessorRun<Principal>[] = [];
+    for (const principal of this.#principals.takeAll()) {
       unstarted.push(...principal.queue);
-      principal.head = undefined;
       principal.queue.length = 0;
+      if (principal.run !== undefined) runs.push(principal.run);
     }
-    this.#principals.clear();
     for (const entry of unstarted) {
       if (entry.updateId !== undefined) this.#ledger.hold(entry.updateId);
     }
@@ -583,13 +506,10 @@ export class UpdateDispatcher implements AsyncDisposable {
       "ERR_DISPATCHER_CLOSED",
       "The dispatcher closed before the update finished",
     );
-    this.#slots.close(reason);
-    const runs = [...this.#runs];
-    for (const run of runs) {
-      if (run.end("interrupted")) this.#abandoned++;
-    }
-    for (const run of runs) run.controller?.abort(reason);
-    this.#lifetime.abort(reason);
+    // Every run ends as interrupted before any signal aborts, so a processor that settles at
+    // once on abort counts as a late result, not as a failure.
+    for (const run of runs) run.interrupt();
+    for (const run of runs) run.abort(reason);
     this.#checkIdle();
     return Object.freeze({
       status: isDrained ? "drained" : "timed-out",
@@ -599,51 +519,23 @@ export class UpdateDispatcher implements AsyncDisposable {
   }
 
   #isIdle(): boolean {
-    return this.#queued === 0 && this.#runs.size === 0 && this.#waiting === 0;
+    return this.#queued === 0 && this.#inFlight === 0 && this.#waiting === 0;
   }
 
   #checkIdle(): void {
-    if (this.#idleListeners.size === 0 || !this.#isIdle()) return;
-    for (const listener of [...this.#idleListeners]) listener();
-  }
-
-  #untilIdle(timeoutMs: number | undefined, signal: AbortSignal | undefined): Promise<IdleEnding> {
-    if (this.#isIdle()) return Promise.resolve("idle");
-    if (signal?.aborted) return Promise.resolve("aborted");
-    if (timeoutMs === 0) return Promise.resolve("deadline");
-    return new Promise<IdleEnding>((resolve) => {
-      let timer: Timer | undefined;
-      let unsubscribe = noop;
-      const end = (ending: IdleEnding): void => {
-        this.#idleListeners.delete(onIdle);
-        timer?.cancel();
-        unsubscribe();
-        resolve(ending);
-      };
-      const onIdle = (): void => end("idle");
-      this.#idleListeners.add(onIdle);
-      unsubscribe = onAbort(signal, () => end("aborted"));
-      if (timeoutMs !== undefined) timer = this.#clock.setTimer(() => end("deadline"), timeoutMs);
-    });
+    if (!this.#idle.isEmpty && this.#isIdle()) this.#idle.notify();
   }
 
   #log(
-    level: "debug" | "warn" | "error",
+    level: LogLevel,
     updateId: number | undefined,
     message: string,
     reason?: RejectReason,
   ): void {
-    const logger = this.#options.logger;
-    const method = logger?.[level];
-    if (logger === undefined || typeof method !== "function") return;
-    const metadata =
+    const fields =
       reason === undefined
         ? { updateId: updateId ?? null }
         : { updateId: updateId ?? null, reason };
-    try {
-      method.call(logger, metadata, message);
-    } catch {
-      // A broken logger must not break dispatch.
-    }
+    safeLog(this.#options.logger, level, fields, message);
   }
 }

@@ -43,7 +43,6 @@ import { type UpdateProcessor, updateDispatcherDefaults } from "./options.js";
 import { classifyPollingFailure } from "./polling-failure.js";
 import { reportingEnds } from "./processing-end.js";
 import type { CloseResult } from "./results.js";
-import type { UpdateDispatchStats } from "./stats.js";
 import { UpdateDispatcher } from "./update-dispatcher.js";
 import { validUpdateId } from "./update-id.js";
 import type { UpdateJournal } from "./update-journal.js";
@@ -261,7 +260,7 @@ export class UpdateIntake implements AsyncDisposable {
       confirmedOffset: this.#sentOffset,
       offsetLag: this.#offsetLag(),
       journal: this.#journal.snapshot(),
-      dispatcher: this.#dispatcherStats(),
+      dispatcher: this.#dispatcher.snapshot(),
     });
   }
 
@@ -293,9 +292,6 @@ export class UpdateIntake implements AsyncDisposable {
   }
 
   // The one place that reads the dispatcher's counters.
-  #dispatcherStats(): UpdateDispatchStats {
-    return this.#dispatcher.stats();
-  }
 
   /** Processing of `id` ended: mark it finished in the journal, then free its room. */
   #ended(id: number): void {

@@ -17,6 +17,9 @@ export class UpdateLedger {
   // Min-heap over open and held ids with lazy deletion: settled ids are dropped when they reach
   // the top, and the heap is rebuilt when stale entries outnumber live ones.
   readonly #lowest = new BinaryHeap<number>((a, b) => a - b);
+  // Max-heap over held ids with lazy deletion, so forgetting the highest held id beyond the limit
+  // costs O(log n) instead of a scan of every held id.
+  readonly #highest = new BinaryHeap<number>((a, b) => b - a);
   // Finished ids for duplicate suppression: a ring of the last `windowSize` finishes, and for each
   // remembered id the position of its latest finish (an id evicted from the ring is forgotten only
   // when that was its latest finish). A Set used as a FIFO would be O(deleted) per eviction in V8.
@@ -70,7 +73,8 @@ export class UpdateLedger {
     this.#open.delete(id);
     this.#held.add(id);
     this.#lowest.push(id);
-    if (this.#held.size > this.#heldLimit) this.#held.delete(this.#highestHeld());
+    this.#highest.push(id);
+    if (this.#held.size > this.#heldLimit) this.#forgetHighestHeld();
     this.#compact();
   }
 
@@ -105,17 +109,25 @@ export class UpdateLedger {
     if (this.#highestSettled === undefined || id > this.#highestSettled) this.#highestSettled = id;
   }
 
-  #highestHeld(): number {
-    let highest = Number.NEGATIVE_INFINITY;
-    for (const id of this.#held) if (id > highest) highest = id;
-    return highest;
+  #forgetHighestHeld(): void {
+    for (;;) {
+      const highest = this.#highest.pop();
+      if (highest === undefined) return;
+      if (this.#held.delete(highest)) return;
+    }
   }
 
+  /** Rebuilds a heap once its stale entries outnumber its live ones (amortised O(1) per push). */
   #compact(): void {
     const live = this.#open.size + this.#held.size;
-    if (this.#lowest.size <= 2 * live + 64) return;
-    this.#lowest.clear();
-    for (const id of this.#open) this.#lowest.push(id);
-    for (const id of this.#held) this.#lowest.push(id);
+    if (this.#lowest.size > 2 * live + 64) {
+      this.#lowest.clear();
+      for (const id of this.#open) this.#lowest.push(id);
+      for (const id of this.#held) this.#lowest.push(id);
+    }
+    if (this.#highest.size > 2 * this.#held.size + 64) {
+      this.#highest.clear();
+      for (const id of this.#held) this.#highest.push(id);
+    }
   }
 }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { UpdateDispatcher } from "../src/index.js";
 import { groupMessage, privateMessage } from "./fixtures.js";
-import { recorder, settle } from "./harness.js";
+import { fullPrincipal, recorder, settle } from "./harness.js";
 
 describe("per-principal queue bound", () => {
   it("accepts 1 running + 32 waiting for a busy key and rejects the 33rd waiting update", async () => {
@@ -25,7 +25,7 @@ describe("per-principal queue bound", () => {
     });
     // Another principal is unaffected.
     expect((await dispatcher.enqueue(privateMessage(35, 77))).status).toBe("accepted");
-    expect(dispatcher.stats().rejected["principal-queue-full"]).toBe(1);
+    expect(dispatcher.snapshot().rejected["principal-queue-full"]).toBe(1);
 
     gate.resolve();
     await dispatcher.drain();
@@ -53,11 +53,7 @@ describe("per-principal queue bound", () => {
   });
 
   it("a rejected update is never processed", async () => {
-    const rec = recorder();
-    const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
-    const gate = rec.gate(1);
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.enqueue(privateMessage(2, 42));
+    const { rec, dispatcher, gate } = await fullPrincipal();
     expect((await dispatcher.enqueue(privateMessage(3, 42))).status).toBe("rejected");
     gate.resolve();
     await dispatcher.drain();
@@ -74,18 +70,18 @@ describe("active-principal bound", () => {
       gates.push(rec.gate(userId));
       expect((await dispatcher.enqueue(privateMessage(userId, userId))).status).toBe("accepted");
     }
-    expect(dispatcher.stats().activePrincipals).toBe(256);
+    expect(dispatcher.snapshot().activePrincipals).toBe(256);
     expect(await dispatcher.enqueue(privateMessage(1000, 257))).toEqual({
       status: "rejected",
       reason: "active-principals-full",
     });
     expect((await dispatcher.enqueue(privateMessage(1001, 5))).status).toBe("accepted");
-    expect(dispatcher.stats().rejected["active-principals-full"]).toBe(1);
+    expect(dispatcher.snapshot().rejected["active-principals-full"]).toBe(1);
 
     // Once one principal drains, a new one gets its slot.
     gates[9]?.resolve();
     await settle();
-    expect(dispatcher.stats().activePrincipals).toBe(255);
+    expect(dispatcher.snapshot().activePrincipals).toBe(255);
     expect((await dispatcher.enqueue(privateMessage(1002, 257))).status).toBe("accepted");
     for (const gate of gates) gate.resolve();
     await dispatcher.drain();
@@ -99,7 +95,7 @@ describe("active-principal bound", () => {
     const gate = rec.gate(1);
     await dispatcher.enqueue(privateMessage(1, 42));
     await settle();
-    expect(dispatcher.stats()).toMatchObject({ queued: 0, inFlight: 1, activePrincipals: 1 });
+    expect(dispatcher.snapshot()).toMatchObject({ queued: 0, inFlight: 1, activePrincipals: 1 });
     expect((await dispatcher.enqueue(privateMessage(2, 77))).status).toBe("rejected");
     // The same principal appends to its queue: no second worker.
     expect((await dispatcher.enqueue(privateMessage(3, 42))).status).toBe("accepted");
@@ -121,7 +117,11 @@ describe("global processor limit", () => {
     }
     await settle();
     expect(rec.running).toBe(16);
-    expect(dispatcher.stats()).toMatchObject({ inFlight: 16, queued: 84, activePrincipals: 100 });
+    expect(dispatcher.snapshot()).toMatchObject({
+      inFlight: 16,
+      queued: 84,
+      activePrincipals: 100,
+    });
     // Release in a scrambled order; each release lets exactly one more start.
     for (let index = 0; index < 100; index++) {
       gates[(index * 37) % 100]?.resolve();

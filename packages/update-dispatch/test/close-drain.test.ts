@@ -4,7 +4,7 @@ import { ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
 import { UpdateDispatchError, UpdateDispatcher } from "../src/index.js";
 import { privateMessage } from "./fixtures.js";
-import { recorder, settle } from "./harness.js";
+import { fullPrincipal, recorder, settle } from "./harness.js";
 
 describe("drain", () => {
   it("resolves idle at once when nothing is pending", async () => {
@@ -104,7 +104,7 @@ describe("close", () => {
       status: "rejected",
       reason: "closed",
     });
-    expect(dispatcher.stats().rejected.closed).toBe(2);
+    expect(dispatcher.snapshot().rejected.closed).toBe(2);
     expect(rec.started).toEqual([]);
   });
 
@@ -136,7 +136,7 @@ describe("close", () => {
     expect(result.unstarted[0]).toBe(updates[2]);
     expect(rec.signals.get(1)?.reason).toBeInstanceOf(UpdateDispatchError);
     expect(rec.signals.get(1)?.reason).toMatchObject({ code: "ERR_DISPATCHER_CLOSED" });
-    expect(dispatcher.stats()).toMatchObject({
+    expect(dispatcher.snapshot()).toMatchObject({
       interrupted: 2,
       queued: 0,
       inFlight: 0,
@@ -150,7 +150,7 @@ describe("close", () => {
     for (const gate of gates) gate.resolve();
     await clock.runAll();
     expect(rec.started).toEqual([1, 2]);
-    expect(dispatcher.stats()).toMatchObject({ succeeded: 0, abandoned: 0 });
+    expect(dispatcher.snapshot()).toMatchObject({ succeeded: 0, abandoned: 0 });
   });
 
   it("the watermark stays below leftovers after close", async () => {
@@ -171,11 +171,7 @@ describe("close", () => {
   });
 
   it("answers waiting calls `closed`, and their updates hold the watermark", async () => {
-    const rec = recorder();
-    const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
-    const gate = rec.gate(1);
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.enqueue(privateMessage(2, 42));
+    const { rec, dispatcher, gate } = await fullPrincipal();
     const waiting = dispatcher.enqueue(privateMessage(3, 42), { wait: true });
     await dispatcher.enqueue(privateMessage(4, 7));
     const closing = dispatcher.close();

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { UpdateDispatcher } from "../src/index.js";
 import { UpdateLedger } from "../src/update-ledger.js";
 import { editedPrivateMessage, privateMessage } from "./fixtures.js";
-import { recorder, settle } from "./harness.js";
+import { fullPrincipal, recorder, settle } from "./harness.js";
 
 describe("duplicate suppression", () => {
   it("drops an update whose id is queued or running", async () => {
@@ -19,7 +19,7 @@ describe("duplicate suppression", () => {
     gate.resolve();
     await dispatcher.drain();
     expect(rec.started).toEqual([1, 2]);
-    expect(dispatcher.stats()).toMatchObject({ duplicates: 2, accepted: 2 });
+    expect(dispatcher.snapshot()).toMatchObject({ duplicates: 2, accepted: 2 });
   });
 
   it("drops a redelivery of a finished update within the window, whatever its content", async () => {
@@ -32,11 +32,7 @@ describe("duplicate suppression", () => {
   });
 
   it("drops an update whose id is waiting for capacity", async () => {
-    const rec = recorder();
-    const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
-    const gate = rec.gate(1);
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.enqueue(privateMessage(2, 42));
+    const { rec, dispatcher, gate } = await fullPrincipal();
     const waiting = dispatcher.enqueue(privateMessage(3, 42), { wait: true });
     expect(await dispatcher.enqueue(privateMessage(3, 42), { wait: true })).toEqual({
       status: "duplicate",
@@ -93,7 +89,7 @@ describe("duplicate suppression", () => {
     expect((await dispatcher.enqueue(malformed)).status).toBe("accepted");
     await dispatcher.drain();
     expect(rec.started).toEqual([]);
-    expect(dispatcher.stats().succeeded).toBe(2);
+    expect(dispatcher.snapshot().succeeded).toBe(2);
   });
 });
 

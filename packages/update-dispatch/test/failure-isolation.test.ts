@@ -2,10 +2,11 @@
 // and the key goes on with its next update.
 
 import type { Update } from "@grammyjs/types";
+import { spyLogger } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { UpdateDispatcher, type UpdateProcessor } from "../src/index.js";
 import { privateMessage } from "./fixtures.js";
-import { spyLogger } from "./harness.js";
+import { settle } from "./harness.js";
 
 const SECRET = "s3cr3t-payload-4f1c";
 
@@ -55,6 +56,47 @@ const failures: ReadonlyArray<[string, "warn" | "error", (update: Update) => unk
       },
     }),
   ],
+  [
+    "a native promise whose own `then` throws",
+    "warn",
+    () => {
+      const promise = Promise.resolve();
+      // biome-ignore lint/suspicious/noThenProperty: a hostile `then` is the point of the test
+      Object.defineProperty(promise, "then", {
+        value: () => {
+          throw new Error(SECRET);
+        },
+      });
+      return promise;
+    },
+  ],
+  [
+    "a rejected native promise whose own `then` throws",
+    "warn",
+    () => {
+      const promise = Promise.reject(new Error(SECRET));
+      // biome-ignore lint/suspicious/noThenProperty: a hostile `then` is the point of the test
+      Object.defineProperty(promise, "then", {
+        value: () => {
+          throw new Error(SECRET);
+        },
+      });
+      return promise;
+    },
+  ],
+  [
+    "a native promise whose `constructor` getter throws",
+    "warn",
+    () => {
+      const promise = Promise.resolve();
+      Object.defineProperty(promise, "constructor", {
+        get() {
+          throw new Error(SECRET);
+        },
+      });
+      return promise;
+    },
+  ],
 ];
 
 describe("failure isolation", () => {
@@ -67,10 +109,15 @@ describe("failure isolation", () => {
     await dispatcher.drain();
 
     expect(seen).toEqual([1, 2]);
-    expect(dispatcher.stats()).toMatchObject({ failed: 1, succeeded: 1, activePrincipals: 0 });
+    expect(dispatcher.snapshot()).toMatchObject({
+      failed: 1,
+      succeeded: 1,
+      activePrincipals: 0,
+      inFlight: 0,
+    });
     expect(logger.calls).toHaveLength(1);
     expect(logger.calls[0]?.level).toBe(level);
-    expect(logger.calls[0]?.metadata).toEqual({ updateId: 1 });
+    expect(logger.calls[0]?.fields).toEqual({ updateId: 1 });
   });
 
   it("logs contain neither the error nor the update content", async () => {
@@ -90,7 +137,7 @@ describe("failure isolation", () => {
     expect(logged).not.toContain("hello");
     expect(logged).not.toContain("user 42");
     for (const call of logger.calls) {
-      expect(Object.keys(call.metadata)).toEqual(["updateId"]);
+      expect(Object.keys(call.fields)).toEqual(["updateId"]);
       expect(typeof call.message).toBe("string");
     }
     expect(new Set(logger.calls.map((call) => call.message)).size).toBe(2);
@@ -103,7 +150,7 @@ describe("failure isolation", () => {
     await dispatcher.enqueue(update);
     await dispatcher.drain();
     expect(logger.calls).toEqual([
-      { level: "warn", metadata: { updateId: null }, message: expect.any(String) },
+      { level: "warn", fields: { updateId: null }, message: expect.any(String) },
     ]);
   });
 
@@ -119,25 +166,22 @@ describe("failure isolation", () => {
     await dispatcher.enqueue(privateMessage(4, 77));
     await dispatcher.drain();
     expect(seen.sort()).toEqual([1, 2, 3, 4]);
-    expect(dispatcher.stats()).toMatchObject({ failed: 1, succeeded: 3 });
+    expect(dispatcher.snapshot()).toMatchObject({ failed: 1, succeeded: 3 });
   });
 
   it("a processor that returns a plain value (not a promise) succeeds", async () => {
     const dispatcher = new UpdateDispatcher(() => 42);
     await dispatcher.enqueue(privateMessage(1, 42));
     await dispatcher.drain();
-    expect(dispatcher.stats().succeeded).toBe(1);
+    expect(dispatcher.snapshot().succeeded).toBe(1);
   });
 
   it("a logger that throws does not break dispatch", async () => {
-    const broken = {
-      warn: () => {
+    const broken = spyLogger({
+      answer: () => {
         throw new Error("logger down");
       },
-      error: () => {
-        throw new Error("logger down");
-      },
-    };
+    });
     const seen: number[] = [];
     const dispatcher = new UpdateDispatcher(
       (update) => {
@@ -153,6 +197,24 @@ describe("failure isolation", () => {
     expect(results.map((result) => result.status)).toEqual(["accepted", "accepted", "rejected"]);
     await dispatcher.drain();
     expect(seen).toEqual([1, 2]);
+  });
+
+  it("a logger whose methods return rejected promises is contained too", async () => {
+    const logger = spyLogger({ answer: () => Promise.reject(new Error("transport down")) });
+    const dispatcher = new UpdateDispatcher(
+      () => {
+        throw new Error("boom");
+      },
+      { logger, maxQueuedPerPrincipal: 1 },
+    );
+    const results = await Promise.all(
+      [1, 2, 3].map((id) => dispatcher.enqueue(privateMessage(id, 42))),
+    );
+    expect(results.map((result) => result.status)).toEqual(["accepted", "accepted", "rejected"]);
+    await dispatcher.drain();
+    await settle();
+    // An unhandled rejection would fail this run; the counters show every call was logged.
+    expect(dispatcher.snapshot()).toMatchObject({ failed: 2 });
   });
 
   it("the processor is called without the dispatcher as `this`", async () => {

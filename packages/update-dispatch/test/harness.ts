@@ -1,9 +1,10 @@
-// A recording processor for tests: which updates started and finished in which order, how many
-// ran at once, and gates that hold an update's processor until the test releases it.
+// Test harness: a recording processor (which updates started and finished in which order, how
+// many ran at once, gates that hold an update until the test releases it) and a full principal.
 
 import type { Update } from "@grammyjs/types";
 import { createDeferred, type Deferred, ManualClock } from "@telepace/core";
-import type { UpdateDispatchLogger, UpdateProcessor } from "../src/index.js";
+import { UpdateDispatcher, type UpdateProcessor } from "../src/index.js";
+import { privateMessage } from "./fixtures.js";
 
 export interface Recorder {
   readonly processor: UpdateProcessor;
@@ -59,19 +60,15 @@ export function settle(): Promise<void> {
   return new ManualClock().flush();
 }
 
-export interface LogCall {
-  readonly level: "debug" | "warn" | "error";
-  readonly metadata: Readonly<Record<string, unknown>>;
-  readonly message: string;
-}
-
-/** A pino-shaped logger that records every call. */
-export function spyLogger(): UpdateDispatchLogger & { readonly calls: LogCall[] } {
-  const calls: LogCall[] = [];
-  return {
-    calls,
-    debug: (metadata, message) => calls.push({ level: "debug", metadata, message }),
-    warn: (metadata, message) => calls.push({ level: "warn", metadata, message }),
-    error: (metadata, message) => calls.push({ level: "error", metadata, message }),
-  };
+/**
+ * A dispatcher (queues of one per principal) whose principal 42 is full: update 1 runs, held by
+ * `gate`, and update 2 waits in its queue, so the next update of 42 waits or is rejected.
+ */
+export async function fullPrincipal() {
+  const rec = recorder();
+  const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
+  const gate = rec.gate(1);
+  await dispatcher.enqueue(privateMessage(1, 42));
+  await dispatcher.enqueue(privateMessage(2, 42));
+  return { rec, dispatcher, gate };
 }

@@ -2,31 +2,16 @@
 // floor and a cap), 409/401/404 stop polling with a typed error, anything else backs off.
 
 import { ManualClock } from "@telepace/core";
+import { spyLogger } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { MemoryUpdateJournal, PollingStoppedError, UpdateIntake } from "../src/index.js";
 import { privateMessage } from "./fixtures.js";
 import { apiError, FakeTelegram, until } from "./intake-harness.js";
 
-interface LogLine {
-  readonly level: string;
-  readonly fields: Record<string, unknown>;
-  readonly message: string;
-}
-
-function spy() {
-  const lines: LogLine[] = [];
-  const at =
-    (level: string) =>
-    (fields: Record<string, unknown>, message: string): void => {
-      lines.push({ level, fields, message });
-    };
-  return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
-}
-
 function setUp(options: { maxRetryAfterMs?: number } = {}) {
   const clock = new ManualClock();
   const telegram = new FakeTelegram(clock);
-  const logger = spy();
+  const logger = spyLogger();
   const intake = new UpdateIntake(() => {}, {
     getUpdates: telegram.getUpdates,
     clock,
@@ -89,7 +74,7 @@ describe("UpdateIntake getUpdates failures", () => {
     expect(failure).toBeInstanceOf(PollingStoppedError);
     expect(failure).toMatchObject({ code, errorCode, cause: error });
     expect(intake.snapshot().state).toBe("stopped");
-    expect(logger.lines.at(-1)).toMatchObject({ level: "error", fields: { errorCode } });
+    expect(logger.calls.at(-1)).toMatchObject({ level: "error", fields: { errorCode } });
     // Webhook-style intake still works, and run() may be tried again.
     expect(await intake.accept(privateMessage(1, 1))).toEqual({ status: "stored" });
     await intake.close();
@@ -121,10 +106,10 @@ describe("UpdateIntake getUpdates failures", () => {
     expect(await callsAfter(clock, telegram, 499)).toBe(10);
     expect(await callsAfter(clock, telegram, 1)).toBe(11);
     expect(intake.snapshot().backoffs).toBe(9);
-    expect(logger.lines.filter((line) => line.level === "warn")[0]).toMatchObject({
+    expect(logger.calls.filter((call) => call.level === "warn")[0]).toMatchObject({
       fields: { reason: "transient", code: "ECONNREFUSED", delayMs: 500 },
     });
-    expect(JSON.stringify(logger.lines)).not.toContain("SECRET");
+    expect(JSON.stringify(logger.calls)).not.toContain("SECRET");
     stop.abort();
     await running;
     await intake.close();

@@ -1,8 +1,8 @@
 // UpdateIntake's options are checked whole at construction, and its snapshot and diagnostics
 // channels report what it does with safe metadata only.
 
-import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { ManualClock } from "@telepace/core";
+import { recordChannels } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import {
   UpdateIntake,
@@ -83,65 +83,59 @@ describe("UpdateIntake options", () => {
 
 describe("UpdateIntake snapshot and diagnostics", () => {
   it("publishes intake events and returns frozen snapshots", async () => {
-    const events: UpdateIntakeEvent[] = [];
-    const listener = (message: unknown) => events.push(message as UpdateIntakeEvent);
-    const names = Object.values(updateIntakeChannels);
-    expect(names).toContain("telepace:update-dispatch:intake-polled");
-    for (const name of names) subscribe(name, listener);
-    try {
-      const clock = new ManualClock();
-      const telegram = new FakeTelegram(clock);
-      telegram.push(privateMessage(1, 1), privateMessage(2, 2));
-      const intake = new UpdateIntake(() => new Promise(() => {}), {
-        getUpdates: telegram.getUpdates,
-        clock,
-        maxUnfinished: 2,
-      });
-      telegram.failures.push({ error_code: 502 });
-      const stop = new AbortController();
-      const running = intake.run({ signal: stop.signal });
-      await until(() => intake.snapshot().state === "backing-off");
-      await clock.advance(500);
-      await until(() => intake.snapshot().state === "paused");
-      stop.abort();
-      await running;
-      await intake.close({ timeoutMs: 0 });
-      expect(events.map((event) => event.type)).toEqual([
-        "intake-backoff",
-        "intake-polled",
-        "intake-stored",
-        "intake-paused",
-        "intake-stopped",
-      ]);
-      expect(events[0]).toEqual({
-        type: "intake-backoff",
-        reason: "transient",
-        delayMs: 500,
-        errorCode: 502,
-      });
-      expect(events[2]).toEqual({
-        type: "intake-stored",
-        source: "poll",
-        appended: 2,
-        duplicates: 0,
-      });
-      expect(events.every((event) => Object.isFrozen(event))).toBe(true);
-      const snapshot = intake.snapshot();
-      expect(Object.isFrozen(snapshot)).toBe(true);
-      expect(snapshot).toMatchObject({
-        state: "closed",
-        polls: 3, // the failure, the batch, and the confirmation at close
-        fetched: 2,
-        appended: 2,
-        unfinished: 2,
-        backoffs: 1,
-        pauses: 1,
-        confirmedOffset: 3,
-        journal: { kind: "memory", isDurable: false },
-      });
-      expect(snapshot.dispatcher.interrupted).toBe(2);
-    } finally {
-      for (const name of names) unsubscribe(name, listener);
-    }
+    expect(Object.values(updateIntakeChannels)).toContain("telepace:update-dispatch:intake-polled");
+    using recorder = recordChannels<UpdateIntakeEvent>(updateIntakeChannels);
+    const { events } = recorder;
+    const clock = new ManualClock();
+    const telegram = new FakeTelegram(clock);
+    telegram.push(privateMessage(1, 1), privateMessage(2, 2));
+    const intake = new UpdateIntake(() => new Promise(() => {}), {
+      getUpdates: telegram.getUpdates,
+      clock,
+      maxUnfinished: 2,
+    });
+    telegram.failures.push({ error_code: 502 });
+    const stop = new AbortController();
+    const running = intake.run({ signal: stop.signal });
+    await until(() => intake.snapshot().state === "backing-off");
+    await clock.advance(500);
+    await until(() => intake.snapshot().state === "paused");
+    stop.abort();
+    await running;
+    await intake.close({ timeoutMs: 0 });
+    expect(events.map((event) => event.type)).toEqual([
+      "intake-backoff",
+      "intake-polled",
+      "intake-stored",
+      "intake-paused",
+      "intake-stopped",
+    ]);
+    expect(events[0]).toEqual({
+      type: "intake-backoff",
+      reason: "transient",
+      delayMs: 500,
+      errorCode: 502,
+    });
+    expect(events[2]).toEqual({
+      type: "intake-stored",
+      source: "poll",
+      appended: 2,
+      duplicates: 0,
+    });
+    expect(events.every((event) => Object.isFrozen(event))).toBe(true);
+    const snapshot = intake.snapshot();
+    expect(Object.isFrozen(snapshot)).toBe(true);
+    expect(snapshot).toMatchObject({
+      state: "closed",
+      polls: 3, // the failure, the batch, and the confirmation at close
+      fetched: 2,
+      appended: 2,
+      unfinished: 2,
+      backoffs: 1,
+      pauses: 1,
+      confirmedOffset: 3,
+      journal: { kind: "memory", isDurable: false },
+    });
+    expect(snapshot.dispatcher.interrupted).toBe(2);
   });
 });

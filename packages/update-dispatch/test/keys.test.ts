@@ -160,53 +160,27 @@ describe("seed keys: membership", () => {
 
 describe("telepace keys for updates the seed sends to Other", () => {
   const buttonMessage = (chat: unknown) => ({ message_id: 7, date: 1, chat });
+  /** User 42 pressing a button of `message`. */
+  const pressed = (updateId: number, message: unknown) =>
+    cast({
+      update_id: updateId,
+      callback_query: { id: "q", from: user(42), chat_instance: "i", message },
+    });
 
   it("callback_query in a private chat: the presser's private key", () => {
-    const update = cast({
-      update_id: 1,
-      callback_query: {
-        id: "q",
-        from: user(42),
-        chat_instance: "i",
-        message: buttonMessage(privateChat(42)),
-      },
-    });
+    const update = pressed(1, buttonMessage(privateChat(42)));
     expect(key(update)).toEqual(key(privateMessage(2, 42)));
   });
 
   it("callback_query in a group or channel: (chat, presser)", () => {
-    const inGroup = cast({
-      update_id: 1,
-      callback_query: {
-        id: "q",
-        from: user(42),
-        chat_instance: "i",
-        message: buttonMessage(supergroupChat(GROUP)),
-      },
-    });
+    const inGroup = pressed(1, buttonMessage(supergroupChat(GROUP)));
     expect(key(inGroup)).toEqual(key(groupMessage(2, GROUP, 42)));
-    const inChannel = cast({
-      update_id: 3,
-      callback_query: {
-        id: "q",
-        from: user(42),
-        chat_instance: "i",
-        message: buttonMessage(channelChat(-100777)),
-      },
-    });
+    const inChannel = pressed(3, buttonMessage(channelChat(-100777)));
     expect(key(inChannel)).toEqual({ kind: "group-user", id: "gu:-100777:42" });
   });
 
   it("callback_query on an inaccessible message still uses its chat", () => {
-    const update = cast({
-      update_id: 1,
-      callback_query: {
-        id: "q",
-        from: user(42),
-        chat_instance: "i",
-        message: { message_id: 7, date: 0, chat: supergroupChat(GROUP) },
-      },
-    });
+    const update = pressed(1, { message_id: 7, date: 0, chat: supergroupChat(GROUP) });
     expect(key(update)).toEqual(key(groupMessage(2, GROUP, 42)));
   });
 

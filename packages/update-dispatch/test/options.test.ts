@@ -59,17 +59,38 @@ describe("constructor validation", () => {
     [
       { clock: {} },
       TypeError,
-      "Expected `clock` to be a Clock with now() and setTimer(), got object",
+      "Expected `clock` to be an object with `now`, `setTimer`, `sleep`, got an object without `now`, `setTimer`, `sleep`",
     ],
     [
       { clock: null },
       TypeError,
-      "Expected `clock` to be a Clock with now() and setTimer(), got null",
+      "Expected `clock` to be an object with `now`, `setTimer`, `sleep`, got null",
     ],
     [
       { logger: { info() {} } },
       TypeError,
-      "Expected `logger` to have warn() and error() methods, got object",
+      "Expected `logger` to be an object with `debug`, `info`, `warn`, `error`, got an object without `debug`, `warn`, `error`",
+    ],
+    [
+      { maxConcurrency: null },
+      TypeError,
+      "Expected `maxConcurrency` to be an integer >= 1, got null",
+    ],
+    [
+      { timeoutMs: null },
+      TypeError,
+      "Expected `timeoutMs` to be a finite number > 0 and <= 2147483647, got null",
+    ],
+    [{ dedupeWindow: null }, TypeError, "Expected `dedupeWindow` to be an integer >= 0, got null"],
+    [
+      { maxConcurency: 4 },
+      TypeError,
+      "Unknown option `maxConcurency` in `options` (did you mean `maxConcurrency`?)",
+    ],
+    [
+      { timeout: 1_000 },
+      TypeError,
+      "Unknown option `timeout` in `options` (did you mean `timeoutMs`?)",
     ],
   ])("rejects %o", (options, type, message) => {
     expect(() => new UpdateDispatcher(noop, options as never)).toThrow(type);
@@ -81,13 +102,13 @@ describe("constructor validation", () => {
       new TypeError("Expected `processor` to be a function, got undefined"),
     );
     expect(() => new UpdateDispatcher({} as never)).toThrow(
-      new TypeError("Expected `processor` to be a function, got object"),
+      new TypeError("Expected `processor` to be a function, got an object"),
     );
   });
 
   it("rejects options that are not an object", () => {
     expect(() => new UpdateDispatcher(noop, 5 as never)).toThrow(
-      new TypeError("Expected `options` to be an object, got number"),
+      new TypeError("Expected `options` to be an object, got 5"),
     );
     expect(() => new UpdateDispatcher(noop, null as never)).toThrow(TypeError);
   });
@@ -142,13 +163,19 @@ describe("per-call validation", () => {
     const rec = recorder();
     const dispatcher = new UpdateDispatcher(rec.processor);
     expect(() => dispatcher.enqueue(privateMessage(1, 1), { wait: "yes" as never })).toThrow(
-      new TypeError("Expected `wait` to be a boolean, got string"),
+      new TypeError('Expected `wait` to be a boolean, got "yes"'),
     );
     expect(() => dispatcher.enqueue(privateMessage(1, 1), { signal: {} as never })).toThrow(
-      new TypeError("Expected `signal` to be an AbortSignal, got object"),
+      new TypeError("Expected `signal` to be an AbortSignal, got an object"),
     );
     expect(() => dispatcher.enqueue(privateMessage(1, 1), 3 as never)).toThrow(TypeError);
-    expect(dispatcher.stats().accepted).toBe(0);
+    expect(() => dispatcher.enqueue(privateMessage(1, 1), { wiat: true } as never)).toThrow(
+      new TypeError("Unknown option `wiat` in `options` (did you mean `wait`?)"),
+    );
+    expect(() => dispatcher.enqueue(privateMessage(1, 1), { signal: null } as never)).toThrow(
+      new TypeError("Expected `signal` to be an AbortSignal, got null"),
+    );
+    expect(dispatcher.snapshot().accepted).toBe(0);
   });
 
   it("drain and close validate timeoutMs and signal", () => {
@@ -158,6 +185,18 @@ describe("per-call validation", () => {
     );
     expect(() => dispatcher.close({ timeoutMs: 1.5 })).toThrow(RangeError);
     expect(() => dispatcher.close({ signal: "now" as never })).toThrow(TypeError);
+    expect(() => dispatcher.drain({ timeoutMs: null } as never)).toThrow(
+      new TypeError("Expected `timeoutMs` to be an integer >= 0 and <= 2147483647, got null"),
+    );
+    expect(() => dispatcher.drain({ timeout: 5 } as never)).toThrow(
+      new TypeError("Unknown option `timeout` in `options` (did you mean `timeoutMs`?)"),
+    );
+    expect(() => dispatcher.close({ timeoutMS: 5 } as never)).toThrow(
+      new TypeError("Unknown option `timeoutMS` in `options` (did you mean `timeoutMs`?)"),
+    );
+    expect(() => dispatcher.close(null as never)).toThrow(
+      new TypeError("Expected `options` to be an object, got null"),
+    );
     // A rejected close() call does not close.
     expect(dispatcher.isClosed).toBe(false);
   });

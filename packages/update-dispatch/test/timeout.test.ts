@@ -3,10 +3,10 @@
 
 import type { Update } from "@grammyjs/types";
 import { createDeferred, ManualClock } from "@telepace/core";
+import { spyLogger } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { UpdateDispatchError, UpdateDispatcher } from "../src/index.js";
 import { privateMessage } from "./fixtures.js";
-import { spyLogger } from "./harness.js";
 
 describe("per-update timeout", () => {
   it("aborts the processor's signal with ERR_UPDATE_TIMEOUT and frees the key", async () => {
@@ -35,7 +35,7 @@ describe("per-update timeout", () => {
     expect(signals[0]?.reason).toMatchObject({ code: "ERR_UPDATE_TIMEOUT" });
     await dispatcher.drain();
     expect(seen).toEqual([1, 2]);
-    expect(dispatcher.stats()).toMatchObject({
+    expect(dispatcher.snapshot()).toMatchObject({
       timedOut: 1,
       succeeded: 1,
       abandoned: 1,
@@ -44,7 +44,7 @@ describe("per-update timeout", () => {
     });
     expect(dispatcher.watermark).toBe(2);
     expect(logger.calls).toEqual([
-      { level: "warn", metadata: { updateId: 1 }, message: expect.stringContaining("timed out") },
+      { level: "warn", fields: { updateId: 1 }, message: expect.stringContaining("timed out") },
     ]);
   });
 
@@ -63,7 +63,7 @@ describe("per-update timeout", () => {
     expect(seen).toEqual([1, 2]);
     await clock.advance(500);
     expect(seen).toEqual([1, 2, 3]);
-    expect(dispatcher.stats().timedOut).toBe(2);
+    expect(dispatcher.snapshot().timedOut).toBe(2);
   });
 
   it("ignores a result that arrives after the timeout and logs it at debug, safely", async () => {
@@ -77,16 +77,16 @@ describe("per-update timeout", () => {
     });
     await dispatcher.enqueue(privateMessage(1, 42, "secret text"));
     await clock.advance(100);
-    expect(dispatcher.stats()).toMatchObject({ timedOut: 1, abandoned: 1 });
+    expect(dispatcher.snapshot()).toMatchObject({ timedOut: 1, abandoned: 1 });
     late.reject(new Error("secret text"));
     await clock.flush();
-    expect(dispatcher.stats()).toMatchObject({
+    expect(dispatcher.snapshot()).toMatchObject({
       timedOut: 1,
       failed: 0,
       succeeded: 0,
       abandoned: 0,
     });
-    expect(logger.calls.map((call) => [call.level, call.metadata])).toEqual([
+    expect(logger.calls.map((call) => [call.level, call.fields])).toEqual([
       ["warn", { updateId: 1 }],
       ["debug", { updateId: 1 }],
     ]);
@@ -110,7 +110,7 @@ describe("per-update timeout", () => {
     await dispatcher.enqueue(privateMessage(1, 42));
     await clock.advance(250);
     expect(reasons).toEqual([expect.objectContaining({ code: "ERR_UPDATE_TIMEOUT" })]);
-    expect(dispatcher.stats()).toMatchObject({ timedOut: 1, failed: 0, abandoned: 0 });
+    expect(dispatcher.snapshot()).toMatchObject({ timedOut: 1, failed: 0, abandoned: 0 });
     expect(clock.pendingTimers).toBe(0);
   });
 
@@ -121,7 +121,7 @@ describe("per-update timeout", () => {
     await clock.advance(10);
     await dispatcher.drain();
     expect(clock.pendingTimers).toBe(0);
-    expect(dispatcher.stats()).toMatchObject({ succeeded: 1, timedOut: 0 });
+    expect(dispatcher.snapshot()).toMatchObject({ succeeded: 1, timedOut: 0 });
   });
 
   it("gives each update its own signal when a timeout is set", async () => {
@@ -153,9 +153,9 @@ describe("per-update timeout", () => {
     await dispatcher.enqueue(privateMessage(1, 42));
     await clock.advance(3_599_999);
     expect(signals[0]?.aborted).toBe(false);
-    expect(dispatcher.stats().inFlight).toBe(1);
+    expect(dispatcher.snapshot().inFlight).toBe(1);
     await clock.advance(1);
     await dispatcher.drain();
-    expect(dispatcher.stats().succeeded).toBe(1);
+    expect(dispatcher.snapshot().succeeded).toBe(1);
   });
 });

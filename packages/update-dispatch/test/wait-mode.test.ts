@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { type EnqueueResult, UpdateDispatcher } from "../src/index.js";
 import { privateMessage } from "./fixtures.js";
-import { recorder, settle } from "./harness.js";
+import { fullPrincipal, recorder, settle } from "./harness.js";
 
 function track(promise: Promise<EnqueueResult>): { result: EnqueueResult | undefined } {
   const box: { result: EnqueueResult | undefined } = { result: undefined };
@@ -15,23 +15,19 @@ function track(promise: Promise<EnqueueResult>): { result: EnqueueResult | undef
 
 describe("wait mode", () => {
   it("waits for room in a full principal queue, then is accepted and processed in order", async () => {
-    const rec = recorder();
-    const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
-    const gate = rec.gate(1);
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.enqueue(privateMessage(2, 42));
+    const { rec, dispatcher, gate } = await fullPrincipal();
     const third = track(dispatcher.enqueue(privateMessage(3, 42), { wait: true }));
     const fourth = track(dispatcher.enqueue(privateMessage(4, 42), { wait: true }));
     await settle();
     expect(third.result).toBeUndefined();
-    expect(dispatcher.stats()).toMatchObject({ waiting: 2, queued: 1, inFlight: 1 });
+    expect(dispatcher.snapshot()).toMatchObject({ waiting: 2, queued: 1, inFlight: 1 });
 
     gate.resolve();
     await dispatcher.drain();
     expect(third.result).toEqual({ status: "accepted", keyKind: "private" });
     expect(fourth.result).toEqual({ status: "accepted", keyKind: "private" });
     expect(rec.finished).toEqual([1, 2, 3, 4]);
-    expect(dispatcher.stats().rejected["principal-queue-full"]).toBe(0);
+    expect(dispatcher.snapshot().rejected["principal-queue-full"]).toBe(0);
   });
 
   it("waits for an active-principal slot; principals are admitted in FIFO order", async () => {
@@ -44,7 +40,7 @@ describe("wait mode", () => {
     const fourth = track(dispatcher.enqueue(privateMessage(4, 77), { wait: true }));
     await settle();
     expect([second.result, third.result, fourth.result]).toEqual([undefined, undefined, undefined]);
-    expect(dispatcher.stats()).toMatchObject({ waiting: 3, activePrincipals: 1 });
+    expect(dispatcher.snapshot()).toMatchObject({ waiting: 3, activePrincipals: 1 });
 
     gate.resolve();
     await dispatcher.drain();
@@ -93,16 +89,12 @@ describe("wait mode", () => {
       status: "accepted",
       keyKind: "private",
     });
-    expect(dispatcher.stats().waiting).toBe(0);
+    expect(dispatcher.snapshot().waiting).toBe(0);
     await dispatcher.drain();
   });
 
   it("aborting a waiting call withdraws the update and rejects with the signal's reason", async () => {
-    const rec = recorder();
-    const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
-    const gate = rec.gate(1);
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.enqueue(privateMessage(2, 42));
+    const { rec, dispatcher, gate } = await fullPrincipal();
     const controller = new AbortController();
     const waiting = dispatcher.enqueue(privateMessage(3, 42), {
       wait: true,
@@ -112,7 +104,7 @@ describe("wait mode", () => {
     const reason = new Error("poller stopping");
     controller.abort(reason);
     await expect(waiting).rejects.toBe(reason);
-    expect(dispatcher.stats().waiting).toBe(1);
+    expect(dispatcher.snapshot().waiting).toBe(1);
 
     gate.resolve();
     await dispatcher.drain();
@@ -154,11 +146,7 @@ describe("wait mode", () => {
   });
 
   it("a signal that aborts after acceptance changes nothing", async () => {
-    const rec = recorder();
-    const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
-    const gate = rec.gate(1);
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.enqueue(privateMessage(2, 42));
+    const { rec, dispatcher, gate } = await fullPrincipal();
     const controller = new AbortController();
     const waiting = track(
       dispatcher.enqueue(privateMessage(3, 42), { wait: true, signal: controller.signal }),
@@ -191,7 +179,7 @@ describe("wait mode", () => {
     await dispatcher.drain();
     expect(waiting.map((box) => box.result?.status)).toEqual(["accepted", "accepted"]);
     expect(rec.finished).toEqual([1, 2, 3, 4]);
-    expect(dispatcher.stats().rejected["waiting-full"]).toBe(1);
+    expect(dispatcher.snapshot().rejected["waiting-full"]).toBe(1);
   });
 
   it("a poller batch enqueued all at once keeps each principal's order", async () => {

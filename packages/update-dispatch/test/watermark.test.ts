@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { UpdateDispatcher } from "../src/index.js";
 import { UpdateLedger } from "../src/update-ledger.js";
 import { privateMessage } from "./fixtures.js";
-import { recorder, settle } from "./harness.js";
+import { fullPrincipal, recorder, settle } from "./harness.js";
 
 describe("watermark", () => {
   it("is undefined until an update finishes, then follows finished updates", async () => {
@@ -19,7 +19,7 @@ describe("watermark", () => {
     gate.resolve();
     await dispatcher.drain();
     expect(dispatcher.watermark).toBe(10);
-    expect(dispatcher.stats().watermark).toBe(10);
+    expect(dispatcher.snapshot().watermark).toBe(10);
   });
 
   it("stays below an unfinished update while later ones of other principals finish", async () => {
@@ -85,11 +85,7 @@ describe("watermark", () => {
   });
 
   it("a waiting update holds it; an update rejected at a bound does not", async () => {
-    const rec = recorder();
-    const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
-    const gate = rec.gate(1);
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.enqueue(privateMessage(2, 42));
+    const { dispatcher, gate } = await fullPrincipal();
     expect((await dispatcher.enqueue(privateMessage(3, 42))).status).toBe("rejected");
     const waiting = dispatcher.enqueue(privateMessage(4, 42), { wait: true });
     await dispatcher.enqueue(privateMessage(5, 7));
@@ -103,11 +99,7 @@ describe("watermark", () => {
   });
 
   it("an update whose wait was aborted holds it until the same id is enqueued again", async () => {
-    const rec = recorder();
-    const dispatcher = new UpdateDispatcher(rec.processor, { maxQueuedPerPrincipal: 1 });
-    const gate = rec.gate(1);
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.enqueue(privateMessage(2, 42));
+    const { dispatcher, gate } = await fullPrincipal();
     const controller = new AbortController();
     const withdrawn = dispatcher.enqueue(privateMessage(3, 42), {
       wait: true,
@@ -132,7 +124,7 @@ describe("watermark", () => {
     await dispatcher.enqueue({ update_id: 2.5 } as never);
     await dispatcher.drain();
     expect(dispatcher.watermark).toBeUndefined();
-    expect(dispatcher.stats().succeeded).toBe(2);
+    expect(dispatcher.snapshot().succeeded).toBe(2);
   });
 });
 

@@ -44,14 +44,16 @@ export function telepaceDispatcher(options: { maxConcurrency: number }): Dispatc
     },
     held() {
       if (dispatcher === undefined) return 0;
-      const stats = dispatcher.stats();
-      return stats.queued + stats.inFlight + stats.waiting;
+      const snapshot = dispatcher.snapshot();
+      return snapshot.queued + snapshot.inFlight + snapshot.waiting;
     },
     async run(feed, recorder) {
       let errors = 0;
       const active = new UpdateDispatcher((update) => recorder.process(update), {
         maxConcurrency: options.maxConcurrency,
         logger: {
+          debug: () => {},
+          info: () => {},
           warn: () => {
             errors++;
           },

@@ -77,9 +77,23 @@ export interface ReplayTrace {
   readonly makespanMs: number;
 }
 
+/** Options of {@link ReplayRecorder}. */
+export interface RecorderOptions {
+  /**
+   * Position of an update in the stream. @defaultValue `update_id − 1` (the in-memory feed's ids;
+   * the sim numbers its updates itself, so its replays read the position from the text)
+   */
+  readonly indexOf?: (update: Update) => number;
+  /** Whether `process` is an `async` function even when there is no I/O. @defaultValue false */
+  readonly isAsync?: boolean;
+  /** Which positions `done` waits for. @defaultValue every update of the stream */
+  readonly awaits?: (index: number) => boolean;
+}
+
 /**
  * The processor every contender calls, with the checks. `process(update)` waits the update's
- * simulated I/O on a real timer (none when it is 0) and records timings.
+ * simulated I/O on a real timer (none when it is 0) and records timings; with no I/O it returns
+ * synchronously (`undefined`), or a resolved promise when the recorder is `isAsync`.
  */
 export class ReplayRecorder {
   readonly #stream: UpdateStream;
@@ -92,22 +106,35 @@ export class ReplayRecorder {
   #overlapping = 0;
   #duplicates = 0;
   #lastEnd = 0;
+  readonly #isAwaited: Uint8Array;
+  #awaitedLeft: number;
   readonly #done: Promise<void>;
   #resolveDone: () => void = () => {};
+  readonly #indexOf: (update: Update) => number;
+  /** The processor. */
+  readonly process: (update: Update) => Promise<void> | undefined;
 
-  constructor(stream: UpdateStream, startedAt: number) {
+  constructor(stream: UpdateStream, startedAt: number, options: RecorderOptions = {}) {
     this.#stream = stream;
     this.#startedAt = startedAt;
+    this.#indexOf = options.indexOf ?? ((update) => update.update_id - 1);
+    const run = (update: Update): Promise<void> | undefined => this.#run(update);
+    this.process = options.isAsync === true ? async (update) => run(update) : run;
     this.#queueingMs = new Float64Array(stream.updates.length).fill(Number.NaN);
     this.#highestStarted = new Int32Array(stream.options.principals).fill(-1);
     this.#running = new Uint8Array(stream.options.principals);
+    this.#isAwaited = new Uint8Array(stream.updates.length);
+    for (let index = 0; index < stream.updates.length; index++) {
+      this.#isAwaited[index] = options.awaits === undefined || options.awaits(index) ? 1 : 0;
+    }
+    this.#awaitedLeft = this.#isAwaited.reduce((sum, flag) => sum + flag, 0);
     this.#done = new Promise((resolve) => {
       this.#resolveDone = resolve;
     });
-    if (stream.updates.length === 0) this.#resolveDone();
+    if (this.#awaitedLeft === 0) this.#resolveDone();
   }
 
-  /** Resolves once every update of the stream has been processed. */
+  /** Resolves once every awaited update (by default: all) has been processed. */
   get done(): Promise<void> {
     return this.#done;
   }
@@ -116,9 +143,8 @@ export class ReplayRecorder {
     return this.#finished;
   }
 
-  /** The processor. */
-  readonly process = (update: Update): Promise<void> | undefined => {
-    const index = update.update_id - 1;
+  #run(update: Update): Promise<void> | undefined {
+    const index = this.#indexOf(update);
     const principal = this.#stream.principalOf[index] as number;
     if (!Number.isNaN(this.#queueingMs[index] as number)) this.#duplicates++;
     else if ((this.#highestStarted[principal] as number) > index) this.#outOfOrder++;
@@ -129,21 +155,21 @@ export class ReplayRecorder {
     this.#running[principal] = 1;
     const io = this.#stream.ioMs[index] as number;
     if (io === 0) {
-      this.#end(principal);
+      this.#end(principal, index);
       return undefined;
     }
     return new Promise<void>((resolve) => {
       setTimeout(() => {
-        this.#end(principal);
+        this.#end(principal, index);
         resolve();
       }, io);
     });
-  };
+  }
 
-  #end(principal: number): void {
+  #end(principal: number, index: number): void {
     this.#running[principal] = 0;
     this.#finished++;
-    if (this.#finished === this.#stream.updates.length) {
+    if (this.#isAwaited[index] === 1 && --this.#awaitedLeft === 0) {
       this.#lastEnd = performance.now();
       this.#resolveDone();
     }

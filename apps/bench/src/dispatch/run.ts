@@ -12,7 +12,8 @@ import {
   POLL_LIMIT,
   telepaceDispatcher,
 } from "./contenders.js";
-import { ReplayRecorder, UpdateFeed } from "./replay.js";
+import { type EndToEndConfig, endToEndConfig, runEndToEnd } from "./end-to-end.js";
+import { type RecorderOptions, ReplayRecorder, UpdateFeed } from "./replay.js";
 import { makeUpdateStream, type StreamOptions, type UpdateStream } from "./workload.js";
 
 /** Sizes of the dispatch comparison. */
@@ -22,8 +23,10 @@ export interface DispatchConfig {
   readonly steady: StreamOptions;
   readonly backlog: StreamOptions;
   readonly overhead: StreamOptions;
-  /** Repetitions of the overhead scenario (the median run is kept). */
+  /** Repetitions of the overhead scenario per processor (the median is kept). */
   readonly overheadRepeats: number;
+  /** The end-to-end scenarios against the simulator and the flood. */
+  readonly endToEnd: EndToEndConfig;
 }
 
 const PRINCIPALS = { principals: 2_000, skew: 0.5, groupShare: 0.3, groups: 50 } as const;
@@ -52,7 +55,8 @@ export const dispatchConfig: DispatchConfig = {
     ioMs: [0, 0],
     seed: 3,
   },
-  overheadRepeats: 3,
+  overheadRepeats: 7,
+  endToEnd: endToEndConfig,
 };
 
 /** Everything measured for one contender in one scenario. */
@@ -67,6 +71,8 @@ export interface DispatchRun {
   readonly queueingMs: Summary;
   readonly peakHeldUpdates: number;
   readonly heap: HeapReading;
+  /** CPU time of the process (user + system) during the run, ms. */
+  readonly cpuMs: number;
   readonly outOfOrderStarts: number;
   readonly overlappingStarts: number;
   readonly duplicateStarts: number;
@@ -74,16 +80,22 @@ export interface DispatchRun {
   readonly errors: number;
 }
 
-async function replay(stream: UpdateStream, contender: DispatchContender): Promise<DispatchRun> {
+async function replay(
+  stream: UpdateStream,
+  contender: DispatchContender,
+  options: RecorderOptions = {},
+): Promise<DispatchRun> {
   const heap = new HeapSampler(5);
   let peakHeld = 0;
   const probe = setInterval(() => {
     peakHeld = Math.max(peakHeld, contender.held());
   }, 5);
+  const cpuBefore = process.cpuUsage();
   const startedAt = performance.now();
   const feed = new UpdateFeed(stream, startedAt);
-  const recorder = new ReplayRecorder(stream, startedAt);
+  const recorder = new ReplayRecorder(stream, startedAt, options);
   const report = await contender.run(feed, recorder, stream.updates.length);
+  const cpu = process.cpuUsage(cpuBefore);
   clearInterval(probe);
   const heapReading = heap.stop();
   const trace = recorder.trace();
@@ -98,6 +110,7 @@ async function replay(stream: UpdateStream, contender: DispatchContender): Promi
     queueingMs: summarize(queueing),
     peakHeldUpdates: peakHeld,
     heap: heapReading,
+    cpuMs: (cpu.user + cpu.system) / 1000,
     outOfOrderStarts: trace.outOfOrderStarts,
     overlappingStarts: trace.overlappingStarts,
     duplicateStarts: trace.duplicateStarts,
@@ -183,24 +196,15 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
   for (const contender of contendersFor(config))
     backlog.push(await replay(backlogStream, contender));
 
-  // Overhead: repeated, contenders interleaved, the median makespan kept per contender.
   const overheadStream = makeUpdateStream(config.overhead);
-  const samples = new Map<string, DispatchRun[]>();
-  for (let round = 0; round < config.overheadRepeats; round++) {
-    for (const contender of [directCalls(), ...contendersFor(config)]) {
-      const run = await replay(overheadStream, contender);
-      samples.set(run.contender, [...(samples.get(run.contender) ?? []), run]);
-    }
-  }
-  const overhead = [...samples.values()].map((runs) => {
-    const sorted = [...runs].sort((a, b) => a.makespanMs - b.makespanMs);
-    return sorted[Math.floor((sorted.length - 1) / 2)] as DispatchRun;
-  });
-  const direct = overhead[0] as DispatchRun;
-  const perUpdateUs = (run: DispatchRun): number =>
-    ((run.makespanMs - direct.makespanMs) * 1000) / run.updates;
-  const telepaceOverhead = overhead[1] as DispatchRun;
+  const overheadSync = await measureOverhead(config, overheadStream, false);
+  const overheadAsync = await measureOverhead(config, overheadStream, true);
+  const endToEnd = await runEndToEnd(config.endToEnd, config.concurrency);
 
+  const backlogVsRunner = ratio(
+    (backlog[0] as DispatchRun).updatesPerSecond,
+    (backlog[1] as DispatchRun).updatesPerSecond,
+  );
   const tables: Table[] = [
     loadTable(`Dispatch, steady load: ${describe(config.steady)}`, steady, [
       `equal settings: concurrency ${config.concurrency} on both sides; the third row is the runner's default sink`,
@@ -208,37 +212,126 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
     loadTable(`Dispatch, backlog (overload): ${describe(config.backlog)}`, backlog, [
       "updates/s here is the drain rate of the whole backlog; both pollers take at most 100 updates per poll",
     ]),
-    {
-      title: `Dispatch, raw overhead: ${describe(config.overhead)}, median of ${config.overheadRepeats}`,
-      columns: [
-        { header: "contender", align: "left" },
-        { header: "time vs direct" },
-        { header: "overhead/update vs telepace" },
-        { header: "order violations" },
-      ],
-      rows: overhead.map((run) => [
-        run.contender,
-        formatRatio(ratio(run.makespanMs, direct.makespanMs)),
-        run === direct ? "—" : formatRatio(ratio(perUpdateUs(run), perUpdateUs(telepaceOverhead))),
-        formatCount(violations(run)),
-      ]),
-      notes: [
-        `direct calls await the processor update after update; telepace adds ${formatFixed(perUpdateUs(telepaceOverhead), 2)} µs per update over them`,
-      ],
-    },
+    overheadTable(config, overheadSync, "a synchronous processor (returns undefined)"),
+    overheadTable(config, overheadAsync, "an `async () => {}` processor"),
+    ...endToEnd.tables,
   ];
+  // telepace's rows only (each table shows every contender's own count).
+  const telepaceViolations = [steady, backlog, overheadSync.runs, overheadAsync.runs]
+    .map((runs) => violations(runs[runs === steady || runs === backlog ? 0 : 1] as DispatchRun))
+    .reduce((sum, count) => sum + count, endToEnd.orderViolations);
   return {
     area: "dispatch",
     tables,
     durationMs: performance.now() - startedAt,
     figures: {
+      summary: {
+        overheadVsRunner: overheadSync.telepaceVsRunner,
+        overheadAsyncVsRunner: overheadAsync.telepaceVsRunner,
+        backlogVsRunner,
+        pollingVsRunner: endToEnd.pollingVsRunner,
+        fetchesPerUpdate: endToEnd.fetchesPerUpdate,
+        hotPrincipalOthersP99Ms: endToEnd.hotPrincipalOthersP99Ms,
+        orderViolations: telepaceViolations,
+        lostAfterCrash: endToEnd.lostAfterCrash,
+      },
       config: { ...config, pollLimit: POLL_LIMIT },
       steady,
       backlog,
-      overhead: overhead.map((run) => ({
-        ...run,
-        overheadPerUpdateUs: run === direct ? 0 : perUpdateUs(run),
-      })),
+      overhead: { sync: overheadSync, async: overheadAsync },
+      ...endToEnd.figures,
     },
+  };
+}
+
+/** Overhead per update of each contender over direct calls, from CPU time, median of rounds. */
+interface OverheadResult {
+  readonly processor: "sync" | "async";
+  /** The median run of each contender (by CPU time), direct calls first. */
+  readonly runs: readonly DispatchRun[];
+  /** Median over rounds of (contender's CPU − direct calls' CPU in that round) ÷ updates, µs. */
+  readonly cpuOverheadPerUpdateUs: readonly number[];
+  /** The same from wall-clock makespans, µs (noisy on a shared machine). */
+  readonly wallOverheadPerUpdateUs: readonly number[];
+  /** telepace's CPU overhead ÷ the runner's at equal concurrency. */
+  readonly telepaceVsRunner: number;
+  /** telepace's CPU overhead ÷ the runner's at its default concurrency. */
+  readonly telepaceVsRunnerDefault: number;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : (sorted[Math.floor((sorted.length - 1) / 2)] as number);
+}
+
+/**
+ * Raw overhead: rounds of direct calls and every contender, interleaved; a contender's overhead
+ * in a round is its CPU time (or makespan) minus the direct calls' of the same round.
+ */
+async function measureOverhead(
+  config: DispatchConfig,
+  stream: UpdateStream,
+  isAsync: boolean,
+): Promise<OverheadResult> {
+  const rounds: DispatchRun[][] = [];
+  for (let round = 0; round < config.overheadRepeats; round++) {
+    const runs: DispatchRun[] = [];
+    for (const contender of [directCalls(), ...contendersFor(config)]) {
+      runs.push(await replay(stream, contender, { isAsync }));
+    }
+    rounds.push(runs);
+  }
+  const count = (rounds[0] as DispatchRun[]).length;
+  const perUpdate = (value: (run: DispatchRun) => number, index: number): number =>
+    median(
+      rounds.map(
+        (runs) =>
+          ((value(runs[index] as DispatchRun) - value(runs[0] as DispatchRun)) * 1000) /
+          stream.updates.length,
+      ),
+    );
+  const cpu = Array.from({ length: count }, (_, index) => perUpdate((run) => run.cpuMs, index));
+  const wall = Array.from({ length: count }, (_, index) =>
+    perUpdate((run) => run.makespanMs, index),
+  );
+  const runs = Array.from({ length: count }, (_, index) => {
+    const sorted = rounds.map((round) => round[index] as DispatchRun);
+    sorted.sort((a, b) => a.cpuMs - b.cpuMs);
+    return sorted[Math.floor((sorted.length - 1) / 2)] as DispatchRun;
+  });
+  return {
+    processor: isAsync ? "async" : "sync",
+    runs,
+    cpuOverheadPerUpdateUs: cpu,
+    wallOverheadPerUpdateUs: wall,
+    telepaceVsRunner: ratio(cpu[1] as number, cpu[2] as number),
+    telepaceVsRunnerDefault: ratio(cpu[1] as number, cpu[3] as number),
+  };
+}
+
+function overheadTable(config: DispatchConfig, result: OverheadResult, processor: string): Table {
+  const telepace = result.cpuOverheadPerUpdateUs[1] as number;
+  return {
+    title: `Dispatch, raw overhead with ${processor}: ${describe(config.overhead)}, median of ${config.overheadRepeats}`,
+    columns: [
+      { header: "contender", align: "left" },
+      { header: "CPU/update over direct" },
+      { header: "vs telepace" },
+      { header: "wall/update over direct" },
+      { header: "order violations" },
+    ],
+    rows: result.runs.map((run, index) => [
+      run.contender,
+      index === 0 ? "—" : `${formatFixed(result.cpuOverheadPerUpdateUs[index] as number, 2)} µs`,
+      index === 0
+        ? "—"
+        : formatRatio(ratio(result.cpuOverheadPerUpdateUs[index] as number, telepace)),
+      index === 0 ? "—" : `${formatFixed(result.wallOverheadPerUpdateUs[index] as number, 2)} µs`,
+      formatCount(violations(run)),
+    ]),
+    notes: [
+      "CPU = process.cpuUsage() (user + system) around each run, minus the direct calls' of the same round, ÷ updates; the median over rounds",
+      "wall-clock is shown for reference: on a shared machine it mostly measures other processes",
+    ],
   };
 }

@@ -21,7 +21,15 @@ export interface StreamOptions {
   /** Simulated I/O per update, ms, drawn uniformly from [min, max]; 0..0 means no I/O. */
   readonly ioMs: readonly [min: number, max: number];
   readonly seed: number;
+  /**
+   * Share of the updates sent by one hot principal (principal 0, a private chat), 0..1; the rest
+   * spread over the other principals as `skew` says. @defaultValue none (no hot principal)
+   */
+  readonly hotShare?: number;
 }
+
+/** The principal index of the hot principal of a stream with `hotShare`. */
+export const HOT_PRINCIPAL = 0;
 
 /** A stream ready to replay. Arrays are indexed by position in the stream (update_id − 1). */
 export interface UpdateStream {
@@ -51,14 +59,27 @@ export function makeUpdateStream(options: StreamOptions): UpdateStream {
       rankToPrincipal[index] as number,
     ];
   }
+  const hotShare = options.hotShare;
+  // The hot principal stays a private chat: group principals are the highest indices then.
   const groupPrincipals = Math.round(options.principals * options.groupShare);
+  const isGroupPrincipal = (principal: number): boolean =>
+    hotShare === undefined
+      ? principal < groupPrincipals
+      : principal >= options.principals - groupPrincipals;
+  const pickOther =
+    hotShare === undefined ? undefined : zipfSampler(options.principals - 1, options.skew, random);
   const updates: Update[] = [];
   const arrivalMs = new Float64Array(options.count);
   const ioMs = new Uint16Array(options.count);
   const principalOf = new Uint32Array(options.count);
   const date = 1_767_225_600; // a fixed date keeps the stream identical between runs
   for (let index = 0; index < options.count; index++) {
-    const principal = rankToPrincipal[pickPrincipal()] as number;
+    const principal =
+      hotShare === undefined || pickOther === undefined
+        ? (rankToPrincipal[pickPrincipal()] as number)
+        : random() < hotShare
+          ? HOT_PRINCIPAL
+          : 1 + pickOther();
     principalOf[index] = principal;
     arrivalMs[index] = Number.isFinite(options.arrivalsPerSecond)
       ? (index * 1000) / options.arrivalsPerSecond
@@ -66,7 +87,7 @@ export function makeUpdateStream(options: StreamOptions): UpdateStream {
     ioMs[index] = randomInt(random, options.ioMs[0], options.ioMs[1]);
     const userId = FIRST_USER_ID + principal;
     const from = { id: userId, is_bot: false, first_name: `User ${principal}` };
-    const isGroup = principal < groupPrincipals;
+    const isGroup = isGroupPrincipal(principal);
     const message = (
       isGroup
         ? {

@@ -1,6 +1,7 @@
 // What stands between a transfer and its chunk requests: byte permits of the media scheduler,
 // task slots of p-queue (optionally with small files first), or nothing.
 
+import type { Clock } from "@telepace/core";
 import {
   MediaSchedulerRegistry,
   type MediaSchedulerRegistryOptions,
@@ -14,6 +15,9 @@ export interface GatedTransfer {
   /** The file is done (or given up). */
   close(): void;
 }
+
+/** Makes a fresh gate for one run, on the run's clock. */
+export type GateFactory = (clock: Clock) => Gate;
 
 /** A gate shared by all transfers of a run. */
 export interface Gate {
@@ -29,18 +33,20 @@ const DC = "bot-api-sim";
 
 /** @telepace/media-scheduler: a permit of the chunk's bytes before each request. */
 export function schedulerGate(
+  clock: Clock,
   label: string,
   options: MediaSchedulerRegistryOptions = {},
   settings: Readonly<Record<string, number | string | boolean>> = {},
   largeInBackground = false,
 ): Gate {
-  const registry = new MediaSchedulerRegistry(options);
+  const registry = new MediaSchedulerRegistry({ ...options, clock });
   return {
     name: `telepace media-scheduler${label}`,
     settings: {
       maxBytesInFlight: registry.limits.download.maxBytesInFlight,
       maxActiveSmallTransfers: String(registry.limits.download.maxActiveSmallTransfers),
       maxActiveLargeTransfers: String(registry.limits.download.maxActiveLargeTransfers),
+      maxLargeBytesInFlight: String(registry.limits.download.maxLargeBytesInFlight),
       ...settings,
     },
     open(file) {

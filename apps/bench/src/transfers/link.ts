@@ -1,169 +1,137 @@
-// A shared link of fixed bandwidth between the downloading client and the sim: a loopback TCP
-// proxy that splits `bytesPerSecond` evenly between connections with data waiting.
+// A shared link simulated by time, not by moving bytes: every request waits one round trip, then
+// its response shares the link's bandwidth evenly with every other response in flight, as TCP
+// flows share a bottleneck (processor sharing). Driven by a Clock, so under a ManualClock a run
+// takes no CPU beyond the gates themselves and the link is a true ceiling.
 
-import net from "node:net";
+import type { Clock, Timer } from "@telepace/core";
+import { seededRandom } from "../random.js";
 
-/** Options of {@link ShapedLink}. */
-export interface ShapedLinkOptions {
-  /** The server behind the link. */
-  readonly targetPort: number;
-  readonly targetHost?: string;
-  /** Downstream bandwidth shared by every connection, bytes per second. */
+/** Options of {@link TimedLink}. */
+export interface TimedLinkOptions {
+  readonly clock: Clock;
+  /** Bandwidth shared by every response in flight, bytes per second. */
   readonly bytesPerSecond: number;
-  /** How often bytes are released, ms. Smaller is smoother and costs more CPU. @defaultValue 2 */
-  readonly tickMs?: number;
+  /** From sending a request to its first response byte, ms (the mean, with jitter). */
+  readonly roundTripMs: number;
+  /**
+   * Each round trip is drawn uniformly from `roundTripMs × (1 ± roundTripJitter)`, seeded, so
+   * responses started together do not move in lockstep. A fraction in [0, 1). @defaultValue 0
+   */
+  readonly roundTripJitter?: number;
+  /** Seed of the jitter. @defaultValue 1 */
+  readonly seed?: number;
 }
 
-/** Bytes buffered per connection before the upstream socket is paused. */
-const HIGH_WATER_BYTES = 256 * 1024;
-/** The longest stretch of unused bandwidth carried over, ms (a stalled timer bursts no more). */
-const MAX_CARRY_MS = 10;
-
-class Flow {
-  readonly chunks: Buffer[] = [];
-  queuedBytes = 0;
-  isPaused = false;
-
-  constructor(
-    readonly client: net.Socket,
-    readonly upstream: net.Socket,
-  ) {}
-
-  /** Takes up to `limit` bytes from the front of the queue. */
-  take(limit: number): Buffer {
-    const parts: Buffer[] = [];
-    let taken = 0;
-    while (taken < limit && this.chunks.length > 0) {
-      const head = this.chunks[0] as Buffer;
-      const want = limit - taken;
-      if (head.length <= want) {
-        parts.push(head);
-        taken += head.length;
-        this.chunks.shift();
-      } else {
-        parts.push(head.subarray(0, want));
-        this.chunks[0] = head.subarray(want);
-        taken += want;
-      }
-    }
-    this.queuedBytes -= taken;
-    return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, taken);
-  }
+interface Flow {
+  readonly tag: number;
+  remaining: number;
+  readonly resolve: () => void;
 }
 
-/**
- * The proxy. `listen()` it, point clients at its port, `close()` it when done. Loopback alone
- * serves everything at memory speed: without a shared bottleneck no scheduler could matter.
- */
-export class ShapedLink {
-  readonly #options: Required<ShapedLinkOptions>;
+/** Bytes below this count as delivered (floating-point residue of the sharing arithmetic). */
+const EPSILON_BYTES = 1e-6;
+
+export class TimedLink {
+  readonly #clock: Clock;
+  readonly #bytesPerMs: number;
+  readonly #roundTripMs: number;
+  readonly #jitter: number;
+  readonly #random: () => number;
   readonly #flows = new Set<Flow>();
-  readonly #server: net.Server;
-  #timer: NodeJS.Timeout | undefined;
-  #lastTick = 0;
-  #credit = 0;
-  #forwarded = 0;
+  readonly #delivered = new Map<number, number>();
+  #lastUpdate = 0;
+  #timer: Timer | undefined;
+  #totalDelivered = 0;
+  #busyMs = 0;
 
-  constructor(options: ShapedLinkOptions) {
+  constructor(options: TimedLinkOptions) {
     if (!(options.bytesPerSecond > 0)) {
       throw new RangeError(
         `Expected \`bytesPerSecond\` to be > 0, got ${String(options.bytesPerSecond)}`,
       );
     }
-    this.#options = { targetHost: "127.0.0.1", tickMs: 2, ...options };
-    this.#server = net.createServer((client) => this.#connect(client));
+    if (!(options.roundTripMs >= 0)) {
+      throw new RangeError(
+        `Expected \`roundTripMs\` to be >= 0, got ${String(options.roundTripMs)}`,
+      );
+    }
+    this.#clock = options.clock;
+    this.#bytesPerMs = options.bytesPerSecond / 1000;
+    this.#roundTripMs = options.roundTripMs;
+    this.#jitter = options.roundTripJitter ?? 0;
+    if (!(this.#jitter >= 0 && this.#jitter < 1)) {
+      throw new RangeError(`Expected \`roundTripJitter\` to be in [0, 1), got ${this.#jitter}`);
+    }
+    this.#random = seededRandom(options.seed ?? 1);
+    this.#lastUpdate = options.clock.now();
   }
 
-  /** Bytes delivered to clients so far. */
-  get forwardedBytes(): number {
-    return this.#forwarded;
+  /** Bytes delivered so far, in total. */
+  get deliveredBytes(): number {
+    this.#advance();
+    return this.#totalDelivered;
   }
 
-  /** Starts listening on a free loopback port; resolves with the port. */
-  async listen(): Promise<number> {
-    await new Promise<void>((resolve, reject) => {
-      this.#server.once("error", reject);
-      this.#server.listen(0, "127.0.0.1", () => resolve());
+  /** Milliseconds during which at least one response was moving. */
+  get busyMs(): number {
+    this.#advance();
+    return this.#busyMs;
+  }
+
+  /** Bytes delivered so far to requests carrying `tag`. */
+  deliveredTo(tag: number): number {
+    this.#advance();
+    return this.#delivered.get(tag) ?? 0;
+  }
+
+  /**
+   * One request whose response is `bytes` long; resolves when its last byte arrives.
+   * `onFirstByte` runs when the response starts to flow.
+   */
+  async fetch(bytes: number, tag: number, onFirstByte?: () => void): Promise<void> {
+    const jitter = this.#jitter === 0 ? 0 : this.#jitter * (2 * this.#random() - 1);
+    await this.#clock.sleep(this.#roundTripMs * (1 + jitter));
+    onFirstByte?.();
+    if (bytes <= 0) return;
+    await new Promise<void>((resolve) => {
+      this.#advance();
+      this.#flows.add({ tag, remaining: bytes, resolve });
+      this.#rearm();
     });
-    this.#lastTick = performance.now();
-    this.#timer = setInterval(() => this.#tick(), this.#options.tickMs);
-    return (this.#server.address() as net.AddressInfo).port;
   }
 
-  /** Stops accepting, cuts every connection and stops the clock. */
-  async close(): Promise<void> {
-    clearInterval(this.#timer);
+  // Moves every flow forward to now at an equal share each, and finishes those that are done.
+  #advance(): void {
+    const now = this.#clock.now();
+    const elapsed = now - this.#lastUpdate;
+    this.#lastUpdate = now;
+    if (elapsed <= 0 || this.#flows.size === 0) return;
+    this.#busyMs += elapsed;
+    const share = (elapsed * this.#bytesPerMs) / this.#flows.size;
     for (const flow of this.#flows) {
-      flow.client.destroy();
-      flow.upstream.destroy();
+      const moved = Math.min(share, flow.remaining);
+      flow.remaining -= moved;
+      this.#totalDelivered += moved;
+      this.#delivered.set(flow.tag, (this.#delivered.get(flow.tag) ?? 0) + moved);
+      if (flow.remaining <= EPSILON_BYTES) {
+        this.#flows.delete(flow);
+        flow.resolve();
+      }
     }
-    this.#flows.clear();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
-  #connect(client: net.Socket): void {
-    client.setNoDelay(true);
-    const upstream = net.connect(this.#options.targetPort, this.#options.targetHost);
-    upstream.setNoDelay(true);
-    const flow = new Flow(client, upstream);
-    this.#flows.add(flow);
-    // Requests are small and go upstream unshaped; only responses cross the bottleneck.
-    client.pipe(upstream);
-    upstream.on("data", (chunk: Buffer) => {
-      flow.chunks.push(chunk);
-      flow.queuedBytes += chunk.length;
-      if (flow.queuedBytes >= HIGH_WATER_BYTES && !flow.isPaused) {
-        flow.isPaused = true;
-        upstream.pause();
-      }
-    });
-    const finish = (): void => {
-      if (!this.#flows.delete(flow)) return;
-      client.destroy();
-      upstream.destroy();
-    };
-    upstream.on("end", () => {
-      // Deliver what is queued before closing the client side.
-      const drainThenEnd = (): void => {
-        if (flow.queuedBytes === 0) {
-          this.#flows.delete(flow);
-          client.end();
-        } else setTimeout(drainThenEnd, this.#options.tickMs);
-      };
-      drainThenEnd();
-    });
-    upstream.on("error", finish);
-    client.on("error", finish);
-    client.on("close", finish);
-  }
-
-  #tick(): void {
-    const now = performance.now();
-    const elapsed = Math.min(now - this.#lastTick, MAX_CARRY_MS);
-    this.#lastTick = now;
-    this.#credit += (elapsed * this.#options.bytesPerSecond) / 1000;
-    let waiting = [...this.#flows].filter((flow) => flow.queuedBytes > 0);
-    if (waiting.length === 0) {
-      this.#credit = 0; // an idle link banks nothing
-      return;
-    }
-    // Water-filling: an even share each round; flows that need less leave the rest to others.
-    while (this.#credit >= 1 && waiting.length > 0) {
-      const share = Math.floor(this.#credit / waiting.length);
-      if (share === 0) break;
-      for (const flow of waiting) {
-        const bytes = flow.take(share);
-        this.#credit -= bytes.length;
-        this.#forwarded += bytes.length;
-        flow.client.write(bytes);
-      }
-      waiting = waiting.filter((flow) => flow.queuedBytes > 0);
-    }
-    for (const flow of this.#flows) {
-      if (flow.isPaused && flow.queuedBytes < HIGH_WATER_BYTES / 2) {
-        flow.isPaused = false;
-        flow.upstream.resume();
-      }
-    }
+  // One timer, at the next finish under the current sharing.
+  #rearm(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    if (this.#flows.size === 0) return;
+    let least = Number.POSITIVE_INFINITY;
+    for (const flow of this.#flows) least = Math.min(least, flow.remaining);
+    const delayMs = (least * this.#flows.size) / this.#bytesPerMs;
+    this.#timer = this.#clock.setTimer(() => {
+      this.#timer = undefined;
+      this.#advance();
+      this.#rearm();
+    }, delayMs);
   }
 }

@@ -1,74 +1,52 @@
-// The transfer comparison: downloads from the sim over a shared link gated by the media
-// scheduler, by p-queue or by nothing; fairness between equal files; grant overhead.
+// The transfer comparison: downloads over a simulated shared link gated by the media scheduler,
+// by p-queue or by nothing; fairness between equal files; grant overhead.
 
-import { type BotApiSim, start } from "@telepace/bot-api-sim";
-import { MediaSchedulerRegistry } from "@telepace/media-scheduler";
-import PQueue from "p-queue";
-import { Agent } from "undici";
-import { randomInt, seededRandom } from "../random.js";
+import { jainIndex } from "@telepace/testing";
 import type { AreaResult } from "../report.js";
-import {
-  formatCount,
-  formatFixed,
-  formatRatio,
-  jainIndex,
-  ratio,
-  type Summary,
-  summarize,
-} from "../stats.js";
+import { formatCount, formatFixed, formatRatio, ratio, type Summary, summarize } from "../stats.js";
 import type { Table } from "../table.js";
-import {
-  CHUNK_BYTES,
-  chunksOf,
-  downloadChunk,
-  type FilePlan,
-  type FileSpec,
-  uploadFiles,
-} from "./files.js";
-import { type Gate, noLimitGate, pQueueGate, schedulerGate } from "./gates.js";
-import { ShapedLink } from "./link.js";
+import { CHUNK_BYTES, equalPlans, type MixedPlan, mixedPlans } from "./files.js";
+import { type GateFactory, noLimitGate, pQueueGate, schedulerGate } from "./gates.js";
+import { type GrantConfig, type GrantFigures, grantOverhead } from "./grants.js";
+import { type GateRun, type LinkModel, simulate } from "./simulate.js";
 
 const MiB = 1024 * 1024;
 const KiB = 1024;
 
 /** Sizes of the transfer comparison. */
 export interface TransfersConfig {
-  /** Bandwidth of the shared link, bytes/s. */
-  readonly linkBytesPerSecond: number;
-  readonly large: { readonly count: number; readonly sizeBytes: number };
-  readonly small: {
-    readonly count: number;
-    readonly minBytes: number;
-    readonly maxBytes: number;
-    /** The first small download starts this long after the large ones, ms. */
-    readonly firstStartMs: number;
-    /** Gap between small download starts, ms. */
-    readonly intervalMs: number;
-  };
-  /** Equal files for the fairness figure, under a budget smaller than one file. */
+  /** The shared link every download crosses. */
+  readonly link: LinkModel;
+  /** Large files from the start, small ones arriving while they run. */
+  readonly mixed: MixedPlan;
+  /** Equal files for the fairness figures, under a budget smaller than one file. */
   readonly equal: {
     readonly count: number;
     readonly sizeBytes: number;
     readonly budgetBytes: number;
   };
-  /** Runs of each scenario per gate (gates interleaved); figures are medians over them. */
-  readonly repeats: number;
-  readonly grants: {
-    readonly transfers: number;
-    readonly grantsPerTransfer: number;
-    readonly repeats: number;
-  };
+  /** The mixed workload again at these mean round trips, ms, for the round-trip table. */
+  readonly roundTripsMs: readonly number[];
+  readonly grants: GrantConfig;
   readonly seed: number;
 }
 
 /** The full-size configuration `pnpm bench` uses. */
 export const transfersConfig: TransfersConfig = {
-  linkBytesPerSecond: 64 * MiB,
-  large: { count: 3, sizeBytes: 20 * MiB }, // the Bot API's download limit
-  small: { count: 160, minBytes: 16 * KiB, maxBytes: 256 * KiB, firstStartMs: 100, intervalMs: 6 },
+  link: { bytesPerSecond: 64 * MiB, roundTripMs: 5, roundTripJitter: 0.5 },
+  mixed: {
+    large: { count: 3, sizeBytes: 20 * MiB }, // the Bot API's download limit
+    small: {
+      count: 160,
+      minBytes: 16 * KiB,
+      maxBytes: 256 * KiB,
+      firstStartMs: 100,
+      intervalMs: 6,
+    },
+  },
   equal: { count: 8, sizeBytes: 4 * MiB, budgetBytes: 2 * MiB },
-  repeats: 3,
-  grants: { transfers: 1_000, grantsPerTransfer: 20, repeats: 3 },
+  roundTripsMs: [5, 30, 50],
+  grants: { transfers: 1_000, grantsPerTransfer: 20, repeats: 5 },
   seed: 7,
 };
 
@@ -80,446 +58,321 @@ const NO_SLOT_CAPS = {
   maxActiveLargeTransfers: Number.POSITIVE_INFINITY,
 } as const;
 
-/** Fresh gates for one round of the mixed scenario; the first is the baseline. */
-function mixedGates(): Gate[] {
+/** The configuration the README recommends for mixed workloads. */
+const RECOMMENDED_DOWNLOAD = { maxActiveSmallTransfers: Number.POSITIVE_INFINITY } as const;
+
+/** A contender of one scenario, with a stable id for the summary. */
+interface Contender {
+  readonly id: string;
+  readonly make: GateFactory;
+}
+
+/** The mixed scenario's contenders. */
+function mixedContenders(): Contender[] {
   return [
-    schedulerGate(" (defaults: 16 MiB, 5 small + 2 large)"),
-    pQueueGate(P_QUEUE_CONCURRENCY, false),
-    pQueueGate(P_QUEUE_CONCURRENCY, true),
-    noLimitGate(),
-    schedulerGate(" (16 MiB, slot caps off)", { download: NO_SLOT_CAPS }, { slotCaps: false }),
-    schedulerGate(
-      " (16 MiB, slot caps off, large in background)",
-      { download: NO_SLOT_CAPS },
-      { slotCaps: false, largeInBackground: true },
-      true,
-    ),
+    {
+      id: "defaults",
+      make: (clock) => schedulerGate(clock, " (defaults: 16 MiB, large 4 MiB, 5 small + 2 large)"),
+    },
+    {
+      id: "originalLimits",
+      make: (clock) =>
+        schedulerGate(clock, " (original limits: 16 MiB, 5 small + 2 large)", {
+          download: { maxLargeBytesInFlight: Number.POSITIVE_INFINITY },
+        }),
+    },
+    { id: "pQueueFifo", make: () => pQueueGate(P_QUEUE_CONCURRENCY, false) },
+    { id: "pQueueSmallFirst", make: () => pQueueGate(P_QUEUE_CONCURRENCY, true) },
+    { id: "noLimit", make: () => noLimitGate() },
+    {
+      id: "recommended",
+      make: (clock) =>
+        schedulerGate(clock, " (recommended for mixed loads: defaults, small slots uncapped)", {
+          download: RECOMMENDED_DOWNLOAD,
+        }),
+    },
+    {
+      id: "capsOffOriginal",
+      make: (clock) =>
+        schedulerGate(clock, " (original limits, slot caps off)", {
+          download: { ...NO_SLOT_CAPS, maxLargeBytesInFlight: Number.POSITIVE_INFINITY },
+        }),
+    },
   ];
 }
 
-/** Fresh gates for one round of the fairness scenario; the first is the baseline. */
-function fairnessGates(config: TransfersConfig): Gate[] {
+/** The fairness scenario's contenders; the first is the baseline of the table's ratios. */
+function fairnessContenders(config: TransfersConfig): Contender[] {
   const budget = config.equal.budgetBytes;
   const label = `${budget / MiB} MiB`;
   return [
-    schedulerGate(` (${label}, default slot caps)`, { download: { maxBytesInFlight: budget } }),
-    pQueueGate(budget / CHUNK_BYTES, false),
-    noLimitGate(),
-    schedulerGate(
-      ` (${label}, slot caps off)`,
-      { download: { maxBytesInFlight: budget, ...NO_SLOT_CAPS } },
-      { slotCaps: false },
-    ),
+    {
+      id: "defaults",
+      make: (clock) =>
+        schedulerGate(clock, ` (${label}, default slot caps)`, {
+          download: { maxBytesInFlight: budget },
+        }),
+    },
+    { id: "pQueue", make: () => pQueueGate(budget / CHUNK_BYTES, false) },
+    { id: "noLimit", make: () => noLimitGate() },
+    {
+      id: "capsOff",
+      make: (clock) =>
+        schedulerGate(
+          clock,
+          ` (${label}, slot caps off)`,
+          { download: { maxBytesInFlight: budget, ...NO_SLOT_CAPS } },
+          { slotCaps: false },
+        ),
+    },
   ];
-}
-
-interface Arena {
-  readonly sim: BotApiSim;
-  readonly link: ShapedLink;
-  readonly root: string;
-}
-
-/** One file's download as measured. */
-interface FileRun {
-  readonly name: string;
-  readonly kind: "small" | "large";
-  readonly sizeBytes: number;
-  readonly startMs: number;
-  /** From the file's start to its last byte, ms. */
-  readonly durationMs: number;
-}
-
-interface GateRun {
-  readonly files: FileRun[];
-  readonly makespanMs: number;
-  readonly bytes: number;
-  readonly peakBytesInFlight: number;
-  /** Bytes each file had received when the first file finished. */
-  readonly bytesAtFirstFinish: number[];
-}
-
-async function download(arena: Arena, gate: Gate, files: readonly FileSpec[]): Promise<GateRun> {
-  const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
-  const received = new Array<number>(files.length).fill(0);
-  let bytesAtFirstFinish: number[] | undefined;
-  let inFlight = 0;
-  let peakInFlight = 0;
-  const startedAt = performance.now();
-  const runs = await Promise.all(
-    files.map(async (file, index): Promise<FileRun> => {
-      const wait = startedAt + file.startMs - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const fileStartedAt = performance.now();
-      const transfer = gate.open(file);
-      try {
-        await Promise.all(
-          chunksOf(file.sizeBytes).map((chunk) =>
-            transfer.run(chunk.length, async () => {
-              inFlight += chunk.length;
-              peakInFlight = Math.max(peakInFlight, inFlight);
-              try {
-                return await downloadChunk(
-                  dispatcher,
-                  arena.root,
-                  arena.sim.token,
-                  file,
-                  chunk,
-                  (bytes) => {
-                    received[index] = (received[index] as number) + bytes;
-                  },
-                );
-              } finally {
-                inFlight -= chunk.length;
-              }
-            }),
-          ),
-        );
-      } finally {
-        transfer.close();
-      }
-      bytesAtFirstFinish ??= [...received];
-      return {
-        name: file.name,
-        kind: file.kind,
-        sizeBytes: file.sizeBytes,
-        startMs: file.startMs,
-        durationMs: performance.now() - fileStartedAt,
-      };
-    }),
-  );
-  const makespanMs = performance.now() - startedAt;
-  await dispatcher.close();
-  await gate.dispose();
-  return {
-    files: runs,
-    makespanMs,
-    bytes: files.reduce((sum, file) => sum + file.sizeBytes, 0),
-    peakBytesInFlight: peakInFlight,
-    bytesAtFirstFinish: bytesAtFirstFinish ?? [],
-  };
-}
-
-function mixedPlans(config: TransfersConfig): FilePlan[] {
-  const random = seededRandom(config.seed);
-  const plans: FilePlan[] = [];
-  for (let index = 0; index < config.large.count; index++) {
-    plans.push({
-      name: `large-${index}`,
-      sizeBytes: config.large.sizeBytes,
-      kind: "large",
-      startMs: 0,
-    });
-  }
-  for (let index = 0; index < config.small.count; index++) {
-    plans.push({
-      name: `small-${index}`,
-      sizeBytes: randomInt(random, config.small.minBytes / KiB, config.small.maxBytes / KiB) * KiB,
-      kind: "small",
-      startMs: config.small.firstStartMs + index * config.small.intervalMs,
-    });
-  }
-  return plans;
-}
-
-function equalPlans(config: TransfersConfig): FilePlan[] {
-  return Array.from({ length: config.equal.count }, (_, index) => ({
-    name: `equal-${index}`,
-    sizeBytes: config.equal.sizeBytes,
-    kind: config.equal.sizeBytes >= 20 * MiB ? ("large" as const) : ("small" as const),
-    startMs: 0,
-  }));
 }
 
 /** Figures of one gate in the mixed scenario. */
 export interface MixedFigures {
+  readonly id: string;
   readonly gate: string;
-  readonly settings: Gate["settings"];
-  /** Runs the medians are taken over. */
-  readonly runs: number;
+  readonly settings: GateRun["settings"];
   readonly smallCompletionMs: Summary;
   readonly largeCompletionMs: Summary;
   readonly makespanMs: number;
   readonly throughputBytesPerSecond: number;
-  readonly throughputVsNoLimit: number;
+  /** Throughput ÷ the link's bandwidth. */
+  readonly throughputVsLink: number;
   readonly peakBytesInFlight: number;
 }
 
 /** Figures of one gate in the equal-transfers scenario. */
 export interface FairnessFigures {
+  readonly id: string;
   readonly gate: string;
-  readonly runs: number;
-  /** Jain's index over bytes received per file when the first file finished. */
-  readonly jainAtFirstFinish: number;
-  /** Per run: bytes each file had received when the first file finished. */
-  readonly bytesAtFirstFinish: readonly (readonly number[])[];
+  /** Jain's index over the bytes each file had received when the first file finished. */
+  readonly jainFromFirstGrant: number;
+  /**
+   * Jain's index over the bytes each file received from the moment every file had a response
+   * flowing until the first file finished (NaN when the first finished before that).
+   */
+  readonly jainBacklogged: number;
+  readonly bytesAtFirstFinish: readonly number[];
   readonly completionMs: Summary;
 }
 
-/** Figures of the grant-overhead microbenchmark. */
-export interface GrantFigures {
-  readonly contender: string;
-  readonly grants: number;
-  readonly elapsedMs: number;
-  /** Elapsed minus the no-gate loop, per grant, µs. */
-  readonly overheadPerGrantUs: number;
+/** The ids of the round-trip table's contenders, in its column order. */
+const ROUND_TRIP_IDS = ["defaults", "recommended", "originalLimits", "pQueueFifo"] as const;
+
+/** The mixed scenario at one mean round trip. */
+export interface RoundTripFigures {
+  readonly roundTripMs: number;
+  readonly mixed: readonly MixedFigures[];
 }
 
-/** 1,000 transfers (or tasks) each taking grants in a loop; nothing else happens per grant. */
-async function grantLoop(
-  config: TransfersConfig,
-  kind: "scheduler" | "p-queue" | "none",
-): Promise<number> {
-  const { transfers, grantsPerTransfer } = config.grants;
-  const startedAt = performance.now();
-  if (kind === "scheduler") {
-    // Uploads have no transfer-count caps, so all 1,000 transfers sit in the rotation at once.
-    const registry = new MediaSchedulerRegistry();
-    await Promise.all(
-      Array.from({ length: transfers }, async () => {
-        using transfer = registry.open({ dc: "grants", direction: "upload", sizeBytes: MiB });
-        for (let grant = 0; grant < grantsPerTransfer; grant++) {
-          using _permit = await transfer.acquire(64 * KiB);
-          await Promise.resolve();
-        }
-      }),
-    );
-    await registry.close();
-  } else if (kind === "p-queue") {
-    const queue = new PQueue({ concurrency: (8 * MiB) / (64 * KiB) });
-    await Promise.all(
-      Array.from({ length: transfers }, async () => {
-        for (let grant = 0; grant < grantsPerTransfer; grant++) {
-          await queue.add(async () => {
-            await Promise.resolve();
-          });
-        }
-      }),
-    );
-  } else {
-    await Promise.all(
-      Array.from({ length: transfers }, async () => {
-        for (let grant = 0; grant < grantsPerTransfer; grant++) {
-          await (async () => {
-            await Promise.resolve();
-          })();
-        }
-      }),
-    );
-  }
-  return performance.now() - startedAt;
+/** The headline ratios, as `areas.transfers.summary` in results/latest.json. */
+export interface TransfersSummary {
+  /** Equal files, slot caps off: Jain's index from the first grant to the first finish. */
+  readonly jainFromFirstGrant: number;
+  /** The same, counted from when every file is backlogged. */
+  readonly jainBacklogged: number;
+  /** Small-file p99, the recommended configuration ÷ p-queue first come first served. */
+  readonly smallP99VsPqueueFifo: number;
+  /** Small-file p99, the defaults ÷ p-queue first come first served. */
+  readonly smallP99VsPqueueFifoDefaults: number;
+  /** Large-file mean completion, the recommended configuration ÷ no limit. */
+  readonly largeMeanVsNoLimit: number;
+  /** Overhead per grant, the scheduler ÷ p-queue. */
+  readonly grantCostVsPqueue: number;
+  /** Throughput of the recommended configuration ÷ the link's bandwidth. */
+  readonly throughputVsLink: number;
 }
 
-async function grantOverhead(config: TransfersConfig): Promise<GrantFigures[]> {
-  const kinds = ["none", "scheduler", "p-queue"] as const;
-  const samples = new Map<string, number[]>(kinds.map((kind) => [kind, []]));
-  for (const kind of kinds)
-    await grantLoop({ ...config, grants: { ...config.grants, transfers: 100 } }, kind);
-  for (let round = 0; round < config.grants.repeats; round++) {
-    for (const kind of kinds) samples.get(kind)?.push(await grantLoop(config, kind));
-  }
-  const median = (kind: string): number => summarize(samples.get(kind) ?? []).p50;
-  const grants = config.grants.transfers * config.grants.grantsPerTransfer;
-  const floor = median("none");
-  const names: Record<(typeof kinds)[number], string> = {
-    none: "no gate (the loop alone)",
-    scheduler: "telepace media-scheduler (upload, 8 MiB = 128 permits of 64 KiB)",
-    "p-queue": "p-queue (concurrency 128)",
+function mixedFigures(id: string, run: GateRun, link: LinkModel): MixedFigures {
+  const throughput = (run.bytes * 1000) / run.makespanMs;
+  const durations = (kind: "small" | "large"): number[] =>
+    run.files.filter((file) => file.kind === kind).map((file) => file.durationMs);
+  return {
+    id,
+    gate: run.gate,
+    settings: run.settings,
+    smallCompletionMs: summarize(durations("small")),
+    largeCompletionMs: summarize(durations("large")),
+    makespanMs: run.makespanMs,
+    throughputBytesPerSecond: throughput,
+    throughputVsLink: throughput / link.bytesPerSecond,
+    peakBytesInFlight: run.peakBytesInFlight,
   };
-  return kinds.map((kind) => ({
-    contender: names[kind],
-    grants,
-    elapsedMs: median(kind),
-    overheadPerGrantUs: kind === "none" ? 0 : ((median(kind) - floor) * 1000) / grants,
-  }));
 }
 
-async function withArena<T>(
-  config: TransfersConfig,
-  body: (arena: Arena) => Promise<T>,
-): Promise<T> {
-  const sim = await start({ rateLimits: false, maxFileStorageBytes: 1024 * MiB });
-  const link = new ShapedLink({ targetPort: sim.port, bytesPerSecond: config.linkBytesPerSecond });
-  try {
-    const port = await link.listen();
-    return await body({ sim, link, root: `http://127.0.0.1:${port}` });
-  } finally {
-    await link.close();
-    await sim.close({ timeoutMs: 1_000 });
-  }
+function fairnessFigures(id: string, run: GateRun): FairnessFigures {
+  const atStart = run.bytesWhenAllFlowing;
+  return {
+    id,
+    gate: run.gate,
+    jainFromFirstGrant: jainIndex(run.bytesAtFirstFinish),
+    jainBacklogged:
+      atStart === undefined
+        ? Number.NaN
+        : jainIndex(run.bytesAtFirstFinish.map((bytes, index) => bytes - (atStart[index] ?? 0))),
+    bytesAtFirstFinish: run.bytesAtFirstFinish,
+    completionMs: summarize(run.files.map((file) => file.durationMs)),
+  };
 }
 
 function mb(bytes: number): string {
   return `${formatFixed(bytes / MiB, 1)} MiB`;
 }
 
-function median(values: readonly number[]): number {
-  return summarize(values).p50;
-}
-
-/** The median of each figure over repeated runs of one gate. */
-function medianSummary(summaries: readonly Summary[]): Summary {
-  const pick = (key: keyof Summary): number => median(summaries.map((summary) => summary[key]));
-  return {
-    count: pick("count"),
-    min: pick("min"),
-    p50: pick("p50"),
-    p90: pick("p90"),
-    p99: pick("p99"),
-    max: pick("max"),
-    mean: pick("mean"),
-  };
-}
-
-/**
- * Runs every gate `repeats` times, gates interleaved so slow moments of a busy machine spread
- * over all of them; returns the runs per gate, in the order of the first round.
- */
-async function rounds(
-  repeats: number,
-  makeGates: () => Gate[],
-  runOne: (gate: Gate) => Promise<GateRun>,
-): Promise<{ name: string; settings: Gate["settings"]; runs: GateRun[] }[]> {
-  const byName = new Map<string, { name: string; settings: Gate["settings"]; runs: GateRun[] }>();
-  for (let round = 0; round < repeats; round++) {
-    for (const gate of makeGates()) {
-      const entry = byName.get(gate.name) ?? { name: gate.name, settings: gate.settings, runs: [] };
-      byName.set(gate.name, entry);
-      entry.runs.push(await runOne(gate));
-    }
-  }
-  return [...byName.values()];
+function byId<T extends { readonly id: string }>(rows: readonly T[], id: string): T {
+  const row = rows.find((candidate) => candidate.id === id);
+  if (row === undefined) throw new Error(`no row ${id}`);
+  return row;
 }
 
 /** Runs the transfer comparison. */
 export async function runTransfers(config: TransfersConfig = transfersConfig): Promise<AreaResult> {
   const startedAt = performance.now();
-  const { mixed, fairness } = await withArena(config, async (arena) => {
-    const mixedFiles = await uploadFiles(arena.sim, mixedPlans(config), config.seed);
-    const equalFiles = await uploadFiles(arena.sim, equalPlans(config), config.seed + 1);
-    // Warm up every gate (JIT, sockets) on a few files before measuring.
-    const warmFiles = mixedFiles.filter((file) => file.kind === "small").slice(0, 8);
-    for (const gate of [...mixedGates(), ...fairnessGates(config)]) {
-      await download(arena, gate, warmFiles);
+  const mixedFiles = mixedPlans(config.mixed, config.seed);
+  const equalFiles = equalPlans(config.equal.count, config.equal.sizeBytes, 20 * MiB);
+  const runMixed = async (link: LinkModel, ids?: readonly string[]): Promise<MixedFigures[]> => {
+    const rows: MixedFigures[] = [];
+    for (const contender of mixedContenders()) {
+      if (ids !== undefined && !ids.includes(contender.id)) continue;
+      rows.push(mixedFigures(contender.id, await simulate(contender.make, mixedFiles, link), link));
     }
-    const mixedRounds = await rounds(config.repeats, mixedGates, (gate) =>
-      download(arena, gate, mixedFiles),
+    return rows;
+  };
+  const mixed = await runMixed(config.link);
+  const byRoundTrip: RoundTripFigures[] = [];
+  for (const roundTripMs of config.roundTripsMs) {
+    const rows = await runMixed({ ...config.link, roundTripMs }, ROUND_TRIP_IDS);
+    byRoundTrip.push({ roundTripMs, mixed: rows });
+  }
+  const fairness: FairnessFigures[] = [];
+  for (const contender of fairnessContenders(config)) {
+    fairness.push(
+      fairnessFigures(contender.id, await simulate(contender.make, equalFiles, config.link)),
     );
-    const fairnessRounds = await rounds(
-      config.repeats,
-      () => fairnessGates(config),
-      (gate) => download(arena, gate, equalFiles),
-    );
-    const throughputOf = (run: GateRun): number => (run.bytes * 1000) / run.makespanMs;
-    const ceiling = median(
-      (mixedRounds.find((entry) => entry.name === "no limit")?.runs ?? []).map(throughputOf),
-    );
-    return {
-      mixed: mixedRounds.map(({ name, settings, runs }): MixedFigures => {
-        const throughput = median(runs.map(throughputOf));
-        return {
-          gate: name,
-          settings,
-          runs: runs.length,
-          smallCompletionMs: medianSummary(
-            runs.map((run) =>
-              summarize(
-                run.files.filter((file) => file.kind === "small").map((file) => file.durationMs),
-              ),
-            ),
-          ),
-          largeCompletionMs: medianSummary(
-            runs.map((run) =>
-              summarize(
-                run.files.filter((file) => file.kind === "large").map((file) => file.durationMs),
-              ),
-            ),
-          ),
-          makespanMs: median(runs.map((run) => run.makespanMs)),
-          throughputBytesPerSecond: throughput,
-          throughputVsNoLimit: throughput / ceiling,
-          peakBytesInFlight: Math.max(...runs.map((run) => run.peakBytesInFlight)),
-        };
-      }),
-      fairness: fairnessRounds.map(
-        ({ name, runs }): FairnessFigures => ({
-          gate: name,
-          runs: runs.length,
-          jainAtFirstFinish: median(runs.map((run) => jainIndex(run.bytesAtFirstFinish))),
-          bytesAtFirstFinish: runs.map((run) => run.bytesAtFirstFinish),
-          completionMs: medianSummary(
-            runs.map((run) => summarize(run.files.map((file) => file.durationMs))),
-          ),
-        }),
-      ),
-    };
-  });
-  const grants = await grantOverhead(config);
+  }
+  const grants = await grantOverhead(config.grants);
 
-  const base = mixed[0] as MixedFigures;
+  const recommended = byId(mixed, "recommended");
+  const fifo = byId(mixed, "pQueueFifo");
+  const noLimit = byId(mixed, "noLimit");
+  const fairCapsOff = byId(fairness, "capsOff");
+  const grantScheduler = grants[1] as GrantFigures;
+  const grantPQueue = grants[2] as GrantFigures;
+  const summary: TransfersSummary = {
+    jainFromFirstGrant: fairCapsOff.jainFromFirstGrant,
+    jainBacklogged: fairCapsOff.jainBacklogged,
+    smallP99VsPqueueFifo: ratio(recommended.smallCompletionMs.p99, fifo.smallCompletionMs.p99),
+    smallP99VsPqueueFifoDefaults: ratio(
+      byId(mixed, "defaults").smallCompletionMs.p99,
+      fifo.smallCompletionMs.p99,
+    ),
+    largeMeanVsNoLimit: ratio(recommended.largeCompletionMs.mean, noLimit.largeCompletionMs.mean),
+    grantCostVsPqueue: ratio(grantScheduler.overheadPerGrantUs, grantPQueue.overheadPerGrantUs),
+    throughputVsLink: recommended.throughputVsLink,
+  };
+
+  const { link } = config;
   const fairBase = fairness[0] as FairnessFigures;
-  const grantBase = grants[1] as GrantFigures;
   const tables: Table[] = [
     {
-      title: `Transfers, small files while large ones run: ${config.large.count} × ${mb(config.large.sizeBytes)} from t=0, ${config.small.count} small files of ${config.small.minBytes / KiB}–${config.small.maxBytes / KiB} KiB one every ${config.small.intervalMs} ms, shared ${mb(config.linkBytesPerSecond)}/s link, median of ${config.repeats}`,
+      title: `Transfers, small files while large ones run: ${config.mixed.large.count} × ${mb(config.mixed.large.sizeBytes)} from t=0, ${config.mixed.small.count} small files of ${config.mixed.small.minBytes / KiB}–${config.mixed.small.maxBytes / KiB} KiB one every ${config.mixed.small.intervalMs} ms, ${mb(link.bytesPerSecond)}/s link with ${link.roundTripMs} ms ± ${link.roundTripJitter * 100}% round trips (simulated time)`,
       columns: [
         { header: "gate", align: "left" },
-        { header: "small p50" },
-        { header: "small p99" },
-        { header: "large mean" },
-        { header: "throughput vs no limit" },
+        { header: "small p50 vs p-queue FIFO" },
+        { header: "small p99 vs p-queue FIFO" },
+        { header: "large mean vs no limit" },
+        { header: "throughput vs link" },
         { header: "peak in flight" },
       ],
       rows: mixed.map((figures) => [
         figures.gate,
-        formatRatio(ratio(figures.smallCompletionMs.p50, base.smallCompletionMs.p50)),
-        formatRatio(ratio(figures.smallCompletionMs.p99, base.smallCompletionMs.p99)),
-        formatRatio(ratio(figures.largeCompletionMs.mean, base.largeCompletionMs.mean)),
-        formatRatio(figures.throughputVsNoLimit),
+        formatRatio(ratio(figures.smallCompletionMs.p50, fifo.smallCompletionMs.p50)),
+        formatRatio(ratio(figures.smallCompletionMs.p99, fifo.smallCompletionMs.p99)),
+        formatRatio(ratio(figures.largeCompletionMs.mean, noLimit.largeCompletionMs.mean)),
+        formatRatio(figures.throughputVsLink),
         mb(figures.peakBytesInFlight),
       ]),
       notes: [
-        `completion ratios are each row ÷ the first row; it measured small p50 ${formatFixed(base.smallCompletionMs.p50, 0)} ms, p99 ${formatFixed(base.smallCompletionMs.p99, 0)} ms, large mean ${formatFixed(base.largeCompletionMs.mean, 0)} ms`,
+        `p-queue first come first served: small p50 ${formatFixed(fifo.smallCompletionMs.p50, 0)} ms, p99 ${formatFixed(fifo.smallCompletionMs.p99, 0)} ms; no limit: large mean ${formatFixed(noLimit.largeCompletionMs.mean, 0)} ms (simulated)`,
         `every file requests all its ${CHUNK_BYTES / KiB} KiB Range chunks at once and the gate decides when each runs; p-queue's ${P_QUEUE_CONCURRENCY} slots hold as many chunks as the scheduler's 16 MiB`,
-        "the link shares its bandwidth evenly between connections with data waiting, as TCP flows share a bottleneck",
+        "each request waits one round trip, then its response shares the link evenly with every response in flight, as TCP flows share a bottleneck; time is simulated, so CPU load changes nothing",
       ],
     },
     {
-      title: `Transfers, fairness: ${config.equal.count} equal files of ${mb(config.equal.sizeBytes)} started together, ${mb(config.equal.budgetBytes)} budget (p-queue: ${config.equal.budgetBytes / CHUNK_BYTES} slots), median of ${config.repeats}`,
+      title: `Transfers, fairness: ${config.equal.count} equal files of ${mb(config.equal.sizeBytes)} started together, ${mb(config.equal.budgetBytes)} budget (p-queue: ${config.equal.budgetBytes / CHUNK_BYTES} slots)`,
       columns: [
         { header: "gate", align: "left" },
-        { header: "Jain's index at first finish" },
+        { header: "Jain's index from first grant" },
+        { header: "Jain's index once all backlogged" },
         { header: "completion p50" },
         { header: "completion max" },
       ],
       rows: fairness.map((figures) => [
         figures.gate,
-        formatFixed(figures.jainAtFirstFinish, 3),
+        formatFixed(figures.jainFromFirstGrant, 3),
+        formatFixed(figures.jainBacklogged, 3),
         formatRatio(ratio(figures.completionMs.p50, fairBase.completionMs.p50)),
         formatRatio(ratio(figures.completionMs.max, fairBase.completionMs.max)),
       ]),
       notes: [
-        "Jain's index over the bytes each file had received when the first file finished (1 = equal shares, 1/n = one file took all)",
-        "a budget of half a file keeps the files contending for most of their download, as a 16 MiB budget does for files much larger than that",
+        "Jain's index over the bytes each file had received when the first file finished (1 = equal shares, 1/n = one file took all); 'once all backlogged' counts only the bytes received after every file had a response flowing",
         "the scheduler's default caps admit 5 small transfers at a time (the rest wait for a slot); the last row lifts the caps to show the round robin alone",
+        "completion ratios are each row ÷ the first row",
       ],
     },
     {
-      title: `Transfers, grant overhead at ${formatCount(config.grants.transfers)} transfers (${formatCount(config.grants.grantsPerTransfer)} grants each, no I/O, median of ${config.grants.repeats})`,
+      title: `Transfers, grant overhead at ${formatCount(config.grants.transfers)} transfers (${formatCount(config.grants.grantsPerTransfer)} grants each, no I/O, real time, median of ${config.grants.repeats})`,
       columns: [
         { header: "contender", align: "left" },
         { header: "time vs no gate" },
-        { header: "overhead/grant vs telepace" },
+        { header: "overhead/grant vs p-queue" },
       ],
       rows: grants.map((figures, index) => [
         figures.contender,
         formatRatio(ratio(figures.elapsedMs, (grants[0] as GrantFigures).elapsedMs)),
         index === 0
           ? "—"
-          : formatRatio(ratio(figures.overheadPerGrantUs, grantBase.overheadPerGrantUs)),
+          : formatRatio(ratio(figures.overheadPerGrantUs, grantPQueue.overheadPerGrantUs)),
       ]),
       notes: [
-        `telepace: ${formatFixed(grantBase.overheadPerGrantUs, 2)} µs per grant over the bare loop`,
+        `telepace: ${formatFixed(grantScheduler.overheadPerGrantUs, 2)} µs per grant over the bare loop; p-queue: ${formatFixed(grantPQueue.overheadPerGrantUs, 2)} µs`,
       ],
+    },
+    {
+      title: `Transfers, the mixed load at longer round trips (±${config.link.roundTripJitter * 100}% jitter): small p99 vs p-queue first come first served, and throughput vs link`,
+      columns: [
+        { header: "round trip", align: "left" },
+        { header: "defaults p99" },
+        { header: "recommended p99" },
+        { header: "original limits p99" },
+        { header: "defaults throughput" },
+        { header: "recommended throughput" },
+        { header: "original limits throughput" },
+      ],
+      rows: byRoundTrip.map(({ roundTripMs, mixed: rows }) => {
+        const base = byId(rows, "pQueueFifo").smallCompletionMs.p99;
+        const p99 = (id: string) => formatRatio(ratio(byId(rows, id).smallCompletionMs.p99, base));
+        const throughput = (id: string) => formatRatio(byId(rows, id).throughputVsLink);
+        return [
+          `${roundTripMs} ms`,
+          p99("defaults"),
+          p99("recommended"),
+          p99("originalLimits"),
+          throughput("defaults"),
+          throughput("recommended"),
+          throughput("originalLimits"),
+        ];
+      }),
+      notes: [
+        "with longer round trips each small file takes longer, and 5 active small transfers no longer keep up with one arriving every 6 ms: lift that cap (the recommended configuration)",
+      ],
+    },
+    {
+      title: "Transfers, summary (areas.transfers.summary)",
+      columns: [{ header: "figure", align: "left" }, { header: "value" }],
+      rows: Object.entries(summary).map(([key, value]) => [key, formatFixed(value as number, 3)]),
+      notes: [],
     },
   ];
   return {
@@ -528,7 +381,9 @@ export async function runTransfers(config: TransfersConfig = transfersConfig): P
     durationMs: performance.now() - startedAt,
     figures: {
       config: { ...config, chunkBytes: CHUNK_BYTES, pQueueConcurrency: P_QUEUE_CONCURRENCY },
+      summary,
       mixed,
+      byRoundTrip,
       fairness,
       grants,
     },

@@ -17,6 +17,7 @@ import {
 import {
   checkPace,
   type GrammyRecipe,
+  grammyTelepaceWriter,
   grammyWriter,
   type PaceCheck,
   type Target,
@@ -66,11 +67,10 @@ export function contenders(plan: WritePlan): WriterFactory[] {
     ["auto-retry", "throttler"],
     ["auto-retry"],
   ];
-  const modes: GrammyRecipe["edits"][] = hasEdits
-    ? ["every-state", "latest-only"]
-    : ["every-state"];
+  const modes: GrammyRecipe["edits"][] = hasEdits ? ["every-state", "latest-only"] : ["none"];
   return [
     telepaceWriter,
+    grammyTelepaceWriter,
     ...modes.flatMap((edits) =>
       stacks.map((install) => (target: Target) => grammyWriter(target, { install, edits })),
     ),
@@ -195,7 +195,7 @@ function workloadTable(
       `at ×${scale}, sends to distinct chats in isolation (nominal 30/s after a burst of 30): ${pace.map((check) => `${check.limiter} ${formatFixed(check.sendsPerSecond, 1)}/s`).join(", ")}`,
       ...(hasStreams
         ? [
-            "staleness = how long the progress text on screen had been out of date, sampled every 50 ms; [latest-only edits] = the author keeps one edit in flight and then sends the newest text",
+            "staleness = how long the progress text on screen had been out of date, sampled every 50 ms; [latest-only edits: fair peer] = the author keeps one edit in flight and then sends the newest text (coalescing by hand); [edit per state: naive] = an editMessageText per state, what an author writes without coalescing; grammY + @telepace/grammy issues an edit per state too (the plugin coalesces)",
           ]
         : []),
     ],

@@ -1,11 +1,13 @@
-// The contenders of the writes comparison behind one interface: telepace's TelegramClient, and
-// grammY's Api with the throttler and auto-retry in either order, or auto-retry alone.
+// The contenders of the writes comparison behind one interface: telepace's TelegramClient,
+// grammY's Api with @telepace/grammy, and grammY's Api with the throttler and auto-retry in either
+// order, or auto-retry alone.
 
 import { autoRetry } from "@grammyjs/auto-retry";
 import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { TelegramClient } from "@telepace/client";
+import { replaceProgress, telepace } from "@telepace/grammy";
 import { classifyFailure, type FailureVerdict, TelegramOutbox } from "@telepace/outbox";
-import { Api, HttpError } from "grammy";
+import { Api, GrammyError, HttpError } from "grammy";
 import { ScaledClock } from "./scaled-clock.js";
 
 /** One message the workload sends and waits for. */
@@ -80,14 +82,23 @@ class Outstanding {
  * telepace: TelegramClient with every default, on a clock in Telegram time. The only adaptation
  * is converting the sim's time-scaled `retry_after` back to Telegram milliseconds.
  */
-export function telepaceWriter(target: Target): Writer {
-  const clock = new ScaledClock(target.scale);
+/**
+ * An outbox in Telegram time: a scaled clock, and a classifier that converts the sim's scaled
+ * `retry_after` back to Telegram milliseconds. Every other option keeps its default.
+ */
+function telegramTime(scale: number) {
+  const clock = new ScaledClock(scale);
   const classify = (error: unknown, context: { idempotent: boolean }): FailureVerdict => {
     const verdict = classifyFailure(error, context);
     return verdict.action === "rate-limited"
-      ? { action: "rate-limited", retryAfterMs: verdict.retryAfterMs * target.scale }
+      ? { action: "rate-limited", retryAfterMs: verdict.retryAfterMs * scale }
       : verdict;
   };
+  return { clock, classify };
+}
+
+export function telepaceWriter(target: Target): Writer {
+  const { clock, classify } = telegramTime(target.scale);
   const client = new TelegramClient({
     token: target.token,
     apiRoot: target.apiRoot,
@@ -161,9 +172,10 @@ export interface GrammyRecipe {
   /**
    * How the bot author drives progress; both are common, so both are run. `every-state`: an
    * editMessageText per progress state; `latest-only`: one edit in flight per message, then the
-   * newest text (coalescing written by hand).
+   * newest text (coalescing written by hand, the fair peer); `none`: the workload has no
+   * progress (the row's name then says nothing about edits).
    */
-  readonly edits: "every-state" | "latest-only";
+  readonly edits: "every-state" | "latest-only" | "none";
 }
 
 /** The throttler's documented defaults with every millisecond divided by the time scale. */
@@ -254,9 +266,85 @@ export async function checkPace(scale: number, sends = 120): Promise<PaceCheck[]
   ];
 }
 
+/**
+ * The row's name: latest-only edits are the fair peer (coalescing written by hand), an edit per
+ * state is how the plugins are used naively (nothing coalesces it).
+ */
 function recipeName(recipe: GrammyRecipe): string {
   const stack = recipe.install.length === 1 ? "auto-retry only" : recipe.install.join(", then ");
-  return `grammY ${stack}${recipe.edits === "latest-only" ? " [latest-only edits]" : ""}`;
+  const mode = {
+    "latest-only": " [latest-only edits: fair peer]",
+    "every-state": " [edit per state: naive]",
+    none: "",
+  }[recipe.edits];
+  return `grammY ${stack}${mode}`;
+}
+
+// grammY types its signal parameter with the abort-controller shim; at runtime it is the same.
+type GrammySignal = NonNullable<Parameters<Api["deleteMessage"]>[2]>;
+
+/** Whether a failed grammY send may have reached Telegram (and was not resent). */
+function mayHaveArrived(error: unknown, target: Target): boolean {
+  if (target.signal.aborted) return false;
+  return error instanceof HttpError || (error instanceof GrammyError && error.error_code >= 500);
+}
+
+/**
+ * grammY's Api with `api.config.use(telepace())` and nothing else, used the plain way: an
+ * `editMessageText` per progress state, not awaited (the plugin coalesces), the final through
+ * `replaceProgress`. Its outbox runs in Telegram time like the telepace row's.
+ */
+export function grammyTelepaceWriter(target: Target): Writer {
+  const { clock, classify } = telegramTime(target.scale);
+  const api = new Api(target.token, { apiRoot: target.apiRoot });
+  const pace = telepace({ clock, classifyFailure: classify });
+  api.config.use(pace);
+  const signal = target.signal as unknown as GrammySignal;
+  const outstanding = new Outstanding();
+  const counters: Record<string, number> = { editsIssued: 0, editsFailed: 0 };
+  const settle = async (record: SendRecord, sending: Promise<{ message_id: number }>) => {
+    try {
+      record.messageId = (await sending).message_id;
+      record.status = "delivered";
+    } catch (error) {
+      record.status = "failed";
+      record.maybeDelivered = mayHaveArrived(error, target);
+    }
+  };
+  return {
+    name: "grammY + @telepace/grammy",
+    settings: { transformer: "telepace() defaults", clock: `Telegram time (×${target.scale})` },
+    counters,
+    send: (record) =>
+      outstanding.track(
+        settle(record, api.sendMessage(record.chatId, record.text, undefined, signal)),
+      ),
+    edit(chatId, messageId, text) {
+      counters.editsIssued = (counters.editsIssued ?? 0) + 1;
+      api.editMessageText(chatId, messageId, text, undefined, signal).catch(() => {
+        counters.editsFailed = (counters.editsFailed ?? 0) + 1;
+      });
+    },
+    finish: (record, progressId) =>
+      outstanding.track(
+        settle(
+          record,
+          progressId === undefined
+            ? api.sendMessage(record.chatId, record.text, undefined, signal)
+            : replaceProgress(api, record.chatId, progressId, record.text, undefined, signal),
+        ),
+      ),
+    // The progress deletes run after their final, inside the outbox: idle once it is empty.
+    async idle() {
+      await outstanding.idle();
+      for (;;) {
+        const { pending, inFlight } = pace.snapshot();
+        if (pending + inFlight === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    close: () => pace.close({ drain: false, timeoutMs: 1_000 }),
+  };
 }
 
 /** grammY's Api against the sim, with the transformers as their READMEs install them. */
@@ -267,8 +355,7 @@ export function grammyWriter(target: Target, recipe: GrammyRecipe): Writer {
     // sim), 5xx and network errors with backoff, forever.
     api.config.use(name === "throttler" ? scaledThrottler(target.scale) : autoRetry());
   }
-  // grammY types its signal parameter with the abort-controller shim; at runtime it is the same.
-  const signal = target.signal as unknown as NonNullable<Parameters<Api["deleteMessage"]>[2]>;
+  const signal = target.signal as unknown as GrammySignal;
   const outstanding = new Outstanding();
   const counters: Record<string, number> = { editsIssued: 0, editsFailed: 0, editsSkipped: 0 };
   // latest-only: per message, whether an edit is in flight and the newest text waiting for it.
@@ -299,7 +386,7 @@ export function grammyWriter(target: Target, recipe: GrammyRecipe): Writer {
     counters,
     send: (record) => outstanding.track(send(record)),
     edit(chatId, messageId, text) {
-      if (recipe.edits === "every-state") {
+      if (recipe.edits !== "latest-only") {
         void editNow(chatId, messageId, text);
         return;
       }

@@ -62,6 +62,7 @@ export class SimChats {
   readonly #world: SimWorld;
   #groups = 0;
 
+  /** @internal */
   constructor(world: SimWorld) {
     this.#world = world;
   }

@@ -40,6 +40,7 @@ function checkName(name: string, value: unknown): void {
 export class SimUsers {
   readonly #world: SimWorld;
 
+  /** @internal */
   constructor(world: SimWorld) {
     this.#world = world;
   }

@@ -27,7 +27,7 @@ const TEXT_KEYS: readonly (keyof SendTextOptions)[] = ["bot", "replyTo", "entiti
 /** The keys of {@link SendMediaOptions}. */
 const MEDIA_KEYS: readonly (keyof SendMediaOptions)[] = ["bot", "caption", "replyTo"];
 
-/** Options of {@link UserActions.sendText}. */
+/** Options of {@link BotApiSim.sendText}. */
 export interface SendTextOptions extends BotOption {
   /** Reply to this message of the same chat. */
   readonly replyTo?: number;
@@ -35,7 +35,7 @@ export interface SendTextOptions extends BotOption {
   readonly entities?: readonly MessageEntity[];
 }
 
-/** Options of {@link UserActions.sendDocument} and {@link UserActions.sendPhoto}. */
+/** Options of {@link BotApiSim.sendDocument} and {@link BotApiSim.sendPhoto}. */
 export interface SendMediaOptions extends BotOption {
   /** Up to 1024 characters. */
   readonly caption?: string;

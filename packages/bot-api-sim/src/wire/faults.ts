@@ -187,7 +187,7 @@ export class FaultInjector {
     return result;
   }
 
-  /** The latency for one call of `method`, in ms. */
+  /** The latency for one call of `method`, in ms. @internal */
   latencyFor(method: string): number {
     const latency = this.#latency;
     if (latency === undefined) return 0;
@@ -195,7 +195,7 @@ export class FaultInjector {
     return latency.ms + (latency.jitterMs > 0 ? this.#random() * latency.jitterMs : 0);
   }
 
-  /** Takes the fault, if any, for one call of `method`. */
+  /** Takes the fault, if any, for one call of `method`. @internal */
   take(method: string): PlannedFault | undefined {
     const key = method.toLowerCase();
     const queued = this.#dequeue(key) ?? (key === "download" ? undefined : this.#dequeue("*"));

@@ -46,17 +46,3 @@ export async function connect(
   });
   return { server, client };
 }
-
-/** Waits (in real time) until `check` stops throwing; for state reached through real I/O. */
-export async function eventually(check: () => void, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (error) {
-      if (Date.now() - started > timeoutMs) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
-}

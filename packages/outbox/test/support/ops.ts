@@ -33,17 +33,8 @@ export class Recorder {
   /** An execute that stays in flight until the test resolves or rejects `last(label).done`. */
   manual(label: string, chat?: number | string): OutboxOperation<unknown>["execute"] {
     return (signal) => {
-      const done = createDeferred<unknown>();
-      const call: Call = {
-        label,
-        chat,
-        startedAt: this.clock.now(),
-        signal,
-        endedAt: undefined,
-        done,
-      };
-      this.calls.push(call);
-      return done.promise.finally(() => {
+      const call = this.#start(label, chat, signal);
+      return call.done.promise.finally(() => {
         call.endedAt = this.clock.now();
       });
     };
@@ -61,20 +52,25 @@ export class Recorder {
     let index = 0;
     return (signal) => {
       const step = steps[Math.min(index++, steps.length - 1)];
-      const done = createDeferred<unknown>();
-      const call: Call = {
-        label,
-        chat,
-        startedAt: this.clock.now(),
-        signal,
-        endedAt: undefined,
-        done,
-      };
-      this.calls.push(call);
+      const call = this.#start(label, chat, signal);
       call.endedAt = this.clock.now();
       if (step instanceof Thrown) return Promise.reject(step.value);
       return Promise.resolve(step);
     };
+  }
+
+  /** Records a call that starts now. */
+  #start(label: string, chat: number | string | undefined, signal: AbortSignal): Call {
+    const call: Call = {
+      label,
+      chat,
+      startedAt: this.clock.now(),
+      signal,
+      endedAt: undefined,
+      done: createDeferred<unknown>(),
+    };
+    this.calls.push(call);
+    return call;
   }
 }
 

@@ -1,14 +1,14 @@
-// The shape of UpdateDispatcher.stats(): live gauges and monotonic counters, safe to export as
+// The shape of UpdateDispatcher.snapshot(): live gauges and monotonic counters, safe to export as
 // metrics (no ids of users or chats, no update content).
 
 import type { KeyKind } from "./dispatch-key.js";
 import type { RejectReason } from "./results.js";
 
-/** A fresh, frozen snapshot returned by {@link UpdateDispatcher.stats}. */
-export interface UpdateDispatchStats {
+/** A fresh, frozen snapshot returned by {@link UpdateDispatcher.snapshot}. */
+export interface UpdateDispatchSnapshot {
   /** Accepted updates not yet started (in principal queues or waiting for a processor slot). */
   readonly queued: number;
-  /** {@link UpdateDispatchStats.queued} split by the kind of principal. */
+  /** {@link UpdateDispatchSnapshot.queued} split by the kind of principal. */
   readonly queuedByKind: Readonly<Record<KeyKind, number>>;
   /** Principals with work queued or running (bounded by `maxActivePrincipals`). */
   readonly activePrincipals: number;
@@ -40,3 +40,9 @@ export interface UpdateDispatchStats {
   /** Enqueues answered `rejected`, ever, by reason. */
   readonly rejected: Readonly<Record<RejectReason, number>>;
 }
+
+/**
+ * The snapshot's name in earlier releases.
+ * @deprecated Use {@link UpdateDispatchSnapshot}; this alias goes away in the next minor release.
+ */
+export type UpdateDispatchStats = UpdateDispatchSnapshot;

@@ -1,8 +1,8 @@
-// stats() snapshots and the diagnostics_channel events.
+// snapshot() and the diagnostics_channel events.
 
-import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { ManualClock } from "@telepace/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { recordChannels } from "@telepace/testing";
+import { describe, expect, it } from "vitest";
 import {
   type UpdateDispatchEvent,
   UpdateDispatcher,
@@ -11,9 +11,9 @@ import {
 import { groupMessage, pollUpdate, privateMessage } from "./fixtures.js";
 import { recorder, settle } from "./harness.js";
 
-describe("stats", () => {
+describe("snapshot", () => {
   it("starts at zero", () => {
-    const stats = new UpdateDispatcher(() => {}).stats();
+    const stats = new UpdateDispatcher(() => {}).snapshot();
     expect(stats).toEqual({
       queued: 0,
       queuedByKind: {
@@ -56,37 +56,38 @@ describe("stats", () => {
     await dispatcher.enqueue(groupMessage(3, -100, 42));
     await dispatcher.enqueue(pollUpdate(4));
     await settle();
-    const stats = dispatcher.stats();
+    const stats = dispatcher.snapshot();
     expect(stats).toMatchObject({ queued: 3, activePrincipals: 3, inFlight: 1, accepted: 4 });
     expect(stats.queuedByKind).toMatchObject({ private: 1, "group-user": 1, other: 1 });
     gate.resolve();
     await dispatcher.drain();
-    expect(dispatcher.stats()).toMatchObject({ queued: 0, activePrincipals: 0, succeeded: 4 });
-    expect(dispatcher.stats().queuedByKind.private).toBe(0);
+    expect(dispatcher.snapshot()).toMatchObject({ queued: 0, activePrincipals: 0, succeeded: 4 });
+    expect(dispatcher.snapshot().queuedByKind.private).toBe(0);
   });
 
   it("returns a fresh frozen snapshot each time", async () => {
     const dispatcher = new UpdateDispatcher(() => {});
-    const before = dispatcher.stats();
+    const before = dispatcher.snapshot();
     await dispatcher.enqueue(privateMessage(1, 42));
     expect(Object.isFrozen(before)).toBe(true);
     expect(Object.isFrozen(before.queuedByKind)).toBe(true);
     expect(Object.isFrozen(before.rejected)).toBe(true);
     expect(before.accepted).toBe(0);
-    expect(dispatcher.stats().accepted).toBe(1);
+    expect(dispatcher.snapshot().accepted).toBe(1);
     await dispatcher.drain();
+  });
+
+  it("is still available as the deprecated stats()", async () => {
+    const dispatcher = new UpdateDispatcher(() => {});
+    await dispatcher.enqueue(privateMessage(1, 42));
+    await dispatcher.drain();
+    expect(dispatcher.stats()).toEqual(dispatcher.snapshot());
+    expect(Object.isFrozen(dispatcher.stats())).toBe(true);
   });
 });
 
 describe("diagnostics channels", () => {
-  const events: UpdateDispatchEvent[] = [];
-  const listener = (message: unknown) => events.push(message as UpdateDispatchEvent);
   const names = Object.values(updateDispatchChannels);
-
-  afterEach(() => {
-    for (const name of names) unsubscribe(name, listener);
-    events.length = 0;
-  });
 
   it("are named telepace:update-dispatch:<event>", () => {
     expect(names).toEqual([
@@ -98,7 +99,8 @@ describe("diagnostics channels", () => {
   });
 
   it("publish accepted, rejected, started and finished with safe metadata only", async () => {
-    for (const name of names) subscribe(name, listener);
+    using recorder = recordChannels<UpdateDispatchEvent>(updateDispatchChannels);
+    const { events } = recorder;
     const clock = new ManualClock();
     const dispatcher = new UpdateDispatcher(
       async (update) => {
@@ -123,5 +125,6 @@ describe("diagnostics channels", () => {
       { type: "finished", updateId: 2, keyKind: "private", outcome: "failed", durationMs: 5 },
     ]);
     expect(JSON.stringify(events)).not.toContain("secret");
+    expect(events.every((event) => Object.isFrozen(event))).toBe(true);
   });
 });

@@ -1,0 +1,139 @@
+// A crash mid-backlog and a restart: a bot process (crash-child.ts) drains a backlog from the
+// simulator, is killed with SIGKILL after a number of updates finished, and a new process takes
+// over. Updates that never finished in either process are lost.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { CrashChildConfig } from "./crash-child.js";
+import { openSimLink } from "./sim-link.js";
+import type { UpdateStream } from "./workload.js";
+
+/** Sizes of a crash run. */
+export interface CrashOptions {
+  readonly kind: CrashChildConfig["kind"];
+  readonly concurrency: number;
+  /** The first process is killed once this many updates finished. */
+  readonly killAfter: number;
+  readonly latencyMs: number;
+  /** The run gives up this long after the restart, ms. */
+  readonly deadlineMs: number;
+  /** Once the simulator holds nothing unconfirmed, the run ends after this long without a finish, ms. */
+  readonly quietMs: number;
+}
+
+/** What a crash run measured. */
+export interface CrashRun {
+  readonly kind: CrashChildConfig["kind"];
+  readonly concurrency: number;
+  readonly updates: number;
+  /** Updates finished (distinct) before the kill. */
+  readonly finishedBeforeKill: number;
+  /** Updates that never finished in either process. */
+  readonly lost: number;
+  /** Updates that finished more than once (run again after the restart). */
+  readonly repeated: number;
+  readonly durationMs: number;
+}
+
+const CHILD = fileURLToPath(new URL("./crash-child.ts", import.meta.url));
+const BENCH_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** Node flags for the child: tsx, and the source condition when this process runs from source. */
+function childFlags(): string[] {
+  const fromDist = import.meta.resolve("@telepace/update-dispatch").includes("/dist/");
+  return ["--import", "tsx", ...(fromDist ? [] : ["--conditions=@telepace/source"])];
+}
+
+function startChild(config: CrashChildConfig): ChildProcess {
+  return spawn(process.execPath, [...childFlags(), CHILD, JSON.stringify(config)], {
+    cwd: BENCH_ROOT,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGKILL");
+  await exited;
+}
+
+async function completions(file: string): Promise<number[]> {
+  const text = await readFile(file, "utf8").catch(() => "");
+  return text
+    .split("\n")
+    .filter((line) => line !== "")
+    .map(Number);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs the backlog of `stream` through a process that is killed, then through a second one. */
+export async function runCrash(stream: UpdateStream, options: CrashOptions): Promise<CrashRun> {
+  const link = await openSimLink(stream, options.latencyMs);
+  const directory = await mkdtemp(path.join(tmpdir(), "telepace-bench-crash-"));
+  const startedAt = performance.now();
+  try {
+    for (let index = 0; index < stream.updates.length; index++) link.send(index);
+    const config: CrashChildConfig = {
+      kind: options.kind,
+      apiRoot: link.sim.apiRoot,
+      token: link.sim.token,
+      concurrency: options.concurrency,
+      stream: stream.options,
+      journalDirectory: path.join(directory, "journal"),
+      completionsPath: path.join(directory, "completions"),
+    };
+    const first = startChild(config);
+    let finishedBeforeKill = 0;
+    try {
+      for (;;) {
+        await sleep(5);
+        const done = new Set(await completions(config.completionsPath)).size;
+        if (done >= options.killAfter || first.exitCode !== null) break;
+      }
+    } finally {
+      await kill(first);
+    }
+    finishedBeforeKill = new Set(await completions(config.completionsPath)).size;
+    const second = startChild(config);
+    const restartedAt = performance.now();
+    try {
+      let seen = 0;
+      let lastProgressAt = performance.now();
+      while (performance.now() - restartedAt < options.deadlineMs) {
+        await sleep(20);
+        const done = new Set(await completions(config.completionsPath)).size;
+        if (done >= stream.updates.length) break;
+        if (done > seen) {
+          seen = done;
+          lastProgressAt = performance.now();
+        } else if (
+          link.sim.pendingUpdates() === 0 &&
+          performance.now() - lastProgressAt > options.quietMs
+        ) {
+          break;
+        }
+      }
+    } finally {
+      await kill(second);
+    }
+    const all = await completions(config.completionsPath);
+    const distinct = new Set(all);
+    return {
+      kind: options.kind,
+      concurrency: options.concurrency,
+      updates: stream.updates.length,
+      finishedBeforeKill,
+      lost: stream.updates.length - distinct.size,
+      repeated: all.length - distinct.size,
+      durationMs: performance.now() - startedAt,
+    };
+  } finally {
+    await link.close();
+    await rm(directory, { recursive: true, force: true });
+  }
+}

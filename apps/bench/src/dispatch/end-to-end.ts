@@ -1,0 +1,297 @@
+// The dispatch scenarios with a real intake: long polling against the simulator (a backlog, a
+// hot principal), a crash and restart, and a flood far beyond every bound — telepace's
+// UpdateIntake against grammY runner at equal concurrency and at its default, in the same run.
+
+import { formatCount, formatFixed, formatRatio, ratio } from "../stats.js";
+import type { Table } from "../table.js";
+import { type CrashRun, runCrash } from "./crash.js";
+import { type FloodRun, floodIntake, floodRunner } from "./flood.js";
+import { intakePoller, type PollerContender, runnerPoller } from "./pollers.js";
+import { type PollingRun, runPolling } from "./polling.js";
+import { makeUpdateStream, type StreamOptions } from "./workload.js";
+
+/** Sizes of the end-to-end scenarios. */
+export interface EndToEndConfig {
+  /** Added by the simulator to every Bot API call, ms (a round trip to a nearby server). */
+  readonly latencyMs: number;
+  /** A backlog drained by long polling. */
+  readonly polling: StreamOptions;
+  /** Arrivals with one principal sending `hotShare` of them. */
+  readonly hot: StreamOptions;
+  /** A backlog drained by a process that is killed, then by its successor. */
+  readonly crash: StreamOptions;
+  /** Updates finished before the kill. */
+  readonly crashKillAfter: number;
+  /** Flood sizes, smallest first; memory is flat when the largest peaks no higher. */
+  readonly floodSizes: readonly number[];
+  /** Every polling run gives up this long after it started, ms. */
+  readonly deadlineMs: number;
+}
+
+const PRIVATE_PRINCIPALS = { principals: 2_000, skew: 0.5, groupShare: 0, groups: 1 } as const;
+
+/** The full-size configuration. */
+export const endToEndConfig: EndToEndConfig = {
+  latencyMs: 2,
+  polling: {
+    ...PRIVATE_PRINCIPALS,
+    count: 20_000,
+    arrivalsPerSecond: Number.POSITIVE_INFINITY,
+    ioMs: [5, 15],
+    seed: 11,
+  },
+  hot: {
+    ...PRIVATE_PRINCIPALS,
+    count: 7_500,
+    arrivalsPerSecond: 1_500,
+    ioMs: [5, 15],
+    seed: 12,
+    hotShare: 0.17,
+  },
+  crash: {
+    ...PRIVATE_PRINCIPALS,
+    count: 3_000,
+    arrivalsPerSecond: Number.POSITIVE_INFINITY,
+    ioMs: [5, 15],
+    seed: 13,
+  },
+  crashKillAfter: 1_000,
+  floodSizes: [100_000, 1_000_000],
+  deadlineMs: 30_000,
+};
+
+/** What the end-to-end scenarios produced. */
+export interface EndToEndResult {
+  readonly tables: readonly Table[];
+  readonly figures: Readonly<Record<string, unknown>>;
+  /** The intake's drain rate ÷ the runner's at equal concurrency. */
+  readonly pollingVsRunner: number;
+  /** Updates the simulator handed out per update, for the intake. */
+  readonly fetchesPerUpdate: number;
+  /** The intake's queueing p99 of everybody but the hot principal, ms. */
+  readonly hotPrincipalOthersP99Ms: number;
+  /** Order violations of the intake's runs. */
+  readonly orderViolations: number;
+  /** Updates the intake lost over the crash. */
+  readonly lostAfterCrash: number;
+}
+
+function pollers(concurrency: number): PollerContender[] {
+  return [
+    intakePoller({ maxConcurrency: concurrency }),
+    runnerPoller({ concurrency }),
+    runnerPoller({ concurrency: 500, label: ", its default" }),
+  ];
+}
+
+function violations(run: PollingRun): number {
+  return run.outOfOrderStarts + run.overlappingStarts + run.duplicateStarts;
+}
+
+const confirms = (run: PollingRun): string =>
+  run.isConfirmedAfterStore ? "after storing" : "on fetch";
+
+function pollingTable(config: EndToEndConfig, runs: readonly PollingRun[]): Table {
+  const base = runs[0] as PollingRun;
+  return {
+    title: `Dispatch, long polling against the simulator: a backlog of ${formatCount(config.polling.count)} updates over ${formatCount(config.polling.principals)} private chats (Zipf ${config.polling.skew}), I/O ${config.polling.ioMs[0]}–${config.polling.ioMs[1]} ms, +${config.latencyMs} ms per call`,
+    columns: [
+      { header: "contender", align: "left" },
+      { header: "confirms", align: "left" },
+      { header: "updates/s" },
+      { header: "fetches/update" },
+      { header: "getUpdates calls" },
+      { header: "queue p99" },
+      { header: "peak held" },
+      { header: "order violations" },
+      { header: "late" },
+    ],
+    rows: runs.map((run) => [
+      run.contender,
+      confirms(run),
+      formatRatio(ratio(run.updatesPerSecond, base.updatesPerSecond)),
+      formatFixed(run.fetchesPerUpdate, 2),
+      formatCount(run.getUpdatesCalls),
+      formatRatio(ratio(run.othersQueueingMs.p99, base.othersQueueingMs.p99)),
+      formatCount(run.peakHeld),
+      formatCount(violations(run)),
+      formatCount(run.late),
+    ]),
+    notes: [
+      `ratios are each row ÷ the telepace row; telepace drained ${formatCount(base.updatesPerSecond)} updates/s, queueing p99 ${formatFixed(base.othersQueueingMs.p99, 0)} ms`,
+      "both sides run the same grammY Bot (HTTP client, bot.handleUpdate); fetches/update = updates the simulator handed out ÷ updates in the stream",
+      "confirms: the intake confirms an offset once the batch is stored in its journal (at-least-once with a durable journal); the runner's fetcher confirms on fetch, before processing",
+    ],
+  };
+}
+
+function hotTable(config: EndToEndConfig, runs: readonly PollingRun[]): Table {
+  const base = runs[0] as PollingRun;
+  const hotRate = config.hot.arrivalsPerSecond * (config.hot.hotShare ?? 0);
+  const ms = (value: number): string => `${formatFixed(value, 1)} ms`;
+  return {
+    title: `Dispatch, a hot principal: ${formatCount(config.hot.count)} updates at ${formatCount(config.hot.arrivalsPerSecond)}/s over ${formatCount(config.hot.principals)} private chats, one of them sending ${Math.round((config.hot.hotShare ?? 0) * 100)}% (${formatCount(hotRate)}/s against about ${formatCount(2000 / (config.hot.ioMs[0] + config.hot.ioMs[1]))}/s served), +${config.latencyMs} ms per call`,
+    columns: [
+      { header: "contender", align: "left" },
+      { header: "others p50" },
+      { header: "others p99" },
+      { header: "others p99 vs telepace" },
+      { header: "hot p99" },
+      { header: "rejected" },
+      { header: "others late" },
+      { header: "peak held" },
+      { header: "order violations" },
+    ],
+    rows: runs.map((run) => [
+      run.contender,
+      ms(run.othersQueueingMs.p50),
+      ms(run.othersQueueingMs.p99),
+      formatRatio(ratio(run.othersQueueingMs.p99, base.othersQueueingMs.p99)),
+      ms(run.hotQueueingMs.p99),
+      formatCount(run.rejected),
+      formatCount(run.late),
+      formatCount(run.peakHeld),
+      formatCount(violations(run)),
+    ]),
+    notes: [
+      "queueing = processor start − the moment the user sent the message; the run ends once every other principal's update finished (the hot one's backlog is left)",
+      `rejected: the intake's dispatcher rejections and busy answers; the runner never rejects — its sink fills with the hot principal's waiting updates and it stops fetching; late = not started within ${formatCount(config.deadlineMs / 1000)} s`,
+    ],
+  };
+}
+
+function crashTable(config: EndToEndConfig, runs: readonly CrashRun[]): Table {
+  return {
+    title: `Dispatch, SIGKILL mid-backlog and a restart: ${formatCount(config.crash.count)} updates waiting, the bot process killed after ${formatCount(config.crashKillAfter)} finished`,
+    columns: [
+      { header: "contender", align: "left" },
+      { header: "confirms", align: "left" },
+      { header: "finished before kill" },
+      { header: "lost" },
+      { header: "run again" },
+    ],
+    rows: runs.map((run) => [
+      run.kind === "intake"
+        ? `telepace UpdateIntake + FileUpdateJournal (maxConcurrency ${run.concurrency})`
+        : `grammY run(bot) + sequentialize (concurrency ${run.concurrency})`,
+      run.kind === "intake" ? "after storing" : "on fetch",
+      formatCount(run.finishedBeforeKill),
+      formatCount(run.lost),
+      formatCount(run.repeated),
+    ]),
+    notes: [
+      "a real child process per bot, killed with SIGKILL; each finished update is appended to a file with a plain write, which outlives the process",
+      "lost = never finished in either process; run again = finished twice (at-least-once: it had finished but was not yet marked so)",
+    ],
+  };
+}
+
+function floodTable(config: EndToEndConfig, runs: readonly FloodRun[][]): Table {
+  const mib = (bytes: number): string => `${formatFixed(bytes / 1_048_576, 1)} MB`;
+  const sizes = config.floodSizes;
+  const largest = sizes[sizes.length - 1] as number;
+  const smallest = sizes[0] as number;
+  const base = (runs[0] as FloodRun[])[sizes.length - 1] as FloodRun;
+  return {
+    title: `Dispatch, a flood: ${sizes.map(formatCount).join(" and ")} updates waiting at once (made on demand), a processor that does nothing`,
+    columns: [
+      { header: "contender", align: "left" },
+      ...sizes.map((size) => ({ header: `live heap, ${formatCount(size)}` })),
+      { header: "live growth" },
+      ...sizes.map((size) => ({ header: `sampled peak, ${formatCount(size)}` })),
+      { header: `updates/s at ${formatCount(largest)}` },
+    ],
+    rows: runs.map((bySize) => {
+      const small = bySize[0] as FloodRun;
+      const large = bySize[bySize.length - 1] as FloodRun;
+      const rate = (run: FloodRun): number => (run.finished * 1000) / run.durationMs;
+      return [
+        large.contender,
+        ...bySize.map((run) => mib(run.peakLiveAboveBaselineBytes)),
+        formatRatio(ratio(large.peakLiveAboveBaselineBytes, small.peakLiveAboveBaselineBytes)),
+        ...bySize.map((run) => mib(run.peakHeapAboveBaselineBytes)),
+        formatRatio(ratio(rate(large), rate(base))),
+      ];
+    }),
+    notes: [
+      "live heap = the highest heap in use right after a full collection (every 100 ms), above the baseline; sampled peak = every 5 ms without collecting (includes garbage)",
+      `live growth = live heap at ${formatCount(largest)} ÷ at ${formatCount(smallest)}: about 1× is flat; updates/s is each row ÷ the telepace row`,
+      "the intake stores every update in its (memory) journal and stops fetching at maxUnfinished (1000); the runner holds at most its concurrency",
+    ],
+  };
+}
+
+/** Runs every end-to-end scenario. */
+export async function runEndToEnd(
+  config: EndToEndConfig,
+  concurrency: number,
+): Promise<EndToEndResult> {
+  const pollingStream = makeUpdateStream(config.polling);
+  const polling: PollingRun[] = [];
+  for (const contender of pollers(concurrency)) {
+    polling.push(
+      await runPolling(pollingStream, contender, {
+        latencyMs: config.latencyMs,
+        deadlineMs: config.deadlineMs,
+      }),
+    );
+  }
+
+  const hotStream = makeUpdateStream(config.hot);
+  const hot: PollingRun[] = [];
+  for (const contender of pollers(concurrency)) {
+    hot.push(
+      await runPolling(hotStream, contender, {
+        latencyMs: config.latencyMs,
+        deadlineMs: config.deadlineMs,
+        isHotLeftBehind: true,
+      }),
+    );
+  }
+
+  const crashStream = makeUpdateStream(config.crash);
+  const crash: CrashRun[] = [];
+  for (const [kind, size] of [
+    ["intake", concurrency],
+    ["runner", concurrency],
+    ["runner", 500],
+  ] as const) {
+    crash.push(
+      await runCrash(crashStream, {
+        kind,
+        concurrency: size,
+        killAfter: config.crashKillAfter,
+        latencyMs: config.latencyMs,
+        deadlineMs: config.deadlineMs,
+        quietMs: 1_000,
+      }),
+    );
+  }
+
+  const flood: FloodRun[][] = [[], [], []];
+  for (const size of config.floodSizes) {
+    flood[0]?.push(await floodIntake(size, concurrency));
+    flood[1]?.push(await floodRunner(size, concurrency));
+    flood[2]?.push(await floodRunner(size, 500, ", its default"));
+  }
+
+  const intakePolling = polling[0] as PollingRun;
+  const intakeHot = hot[0] as PollingRun;
+  return {
+    tables: [
+      pollingTable(config, polling),
+      hotTable(config, hot),
+      crashTable(config, crash),
+      floodTable(config, flood),
+    ],
+    figures: { polling, hotPrincipal: hot, crash, flood },
+    pollingVsRunner: ratio(
+      intakePolling.updatesPerSecond,
+      (polling[1] as PollingRun).updatesPerSecond,
+    ),
+    fetchesPerUpdate: intakePolling.fetchesPerUpdate,
+    hotPrincipalOthersP99Ms: intakeHot.othersQueueingMs.p99,
+    orderViolations: violations(intakePolling) + violations(intakeHot),
+    lostAfterCrash: (crash[0] as CrashRun).lost,
+  };
+}

@@ -1,0 +1,175 @@
+// A flood: far more updates waiting than any bound, made on demand so the workload itself holds
+// no memory, through the intake (getUpdates with offsets) and through grammY runner's source;
+// the peak heap shows whether memory stays flat as the flood grows.
+
+import { createConcurrentSink, createRunner, createSource, sequentialize } from "@grammyjs/runner";
+import type { Update } from "@grammyjs/types";
+import { UpdateIntake } from "@telepace/update-dispatch";
+import { collectGarbage, HeapSampler } from "../heap.js";
+import { principalConstraint } from "./workload.js";
+
+const PRINCIPALS = 2_000;
+const FIRST_USER_ID = 100_000;
+
+function floodUpdate(id: number): Update {
+  const userId = FIRST_USER_ID + (id % PRINCIPALS);
+  const from = { id: userId, is_bot: false, first_name: "User" };
+  return {
+    update_id: id,
+    message: {
+      message_id: id,
+      date: 1_767_225_600,
+      chat: { id: userId, type: "private", first_name: "User" },
+      from,
+      text: `message ${id}`,
+    },
+  } as Update;
+}
+
+/** `total` updates waiting at once, handed out from the confirmed offset like getUpdates. */
+class Flood {
+  readonly total: number;
+  #confirmed = 1;
+
+  constructor(total: number) {
+    this.total = total;
+  }
+
+  /**
+   * getUpdates: confirms everything below `offset`, returns up to `limit` from there. It answers
+   * after a turn of the event loop, as a network call would (timers, the heap samplers among
+   * them, run in between).
+   */
+  async getUpdates(offset: number | undefined, limit: number): Promise<Update[]> {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (offset !== undefined) this.#confirmed = Math.max(this.#confirmed, offset);
+    const end = Math.min(this.total + 1, this.#confirmed + limit);
+    const batch: Update[] = [];
+    for (let id = this.#confirmed; id < end; id++) batch.push(floodUpdate(id));
+    return batch;
+  }
+}
+
+/** What one flood run measured. */
+export interface FloodRun {
+  readonly contender: string;
+  readonly updates: number;
+  readonly finished: number;
+  /** Highest heap in use sampled every 5 ms, above the post-GC baseline (includes garbage). */
+  readonly peakHeapAboveBaselineBytes: number;
+  /** Highest heap in use right after a full collection, every 100 ms, above the baseline. */
+  readonly peakLiveAboveBaselineBytes: number;
+  /** Heap in use after a full collection once the run ended, above the baseline. */
+  readonly retainedAboveBaselineBytes: number;
+  readonly isCollected: boolean;
+  readonly durationMs: number;
+}
+
+/** A long poll with nothing to return: answers empty once `signal` aborts. */
+const idle = (signal: AbortSignal): Promise<Update[]> =>
+  signal.aborted
+    ? Promise.resolve([])
+    : new Promise((resolve) => signal.addEventListener("abort", () => resolve([]), { once: true }));
+
+async function measure(
+  contender: string,
+  total: number,
+  drive: (flood: Flood, finish: () => void, done: Promise<void>) => Promise<void>,
+): Promise<FloodRun> {
+  collectGarbage();
+  const flood = new Flood(total);
+  let finished = 0;
+  let resolveDone: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    resolveDone = resolve;
+  });
+  const finish = (): void => {
+    if (++finished === total) resolveDone();
+  };
+  const heap = new HeapSampler(5);
+  const baseline = process.memoryUsage().heapUsed;
+  let peakLive = baseline;
+  const live = setInterval(() => {
+    if (collectGarbage()) peakLive = Math.max(peakLive, process.memoryUsage().heapUsed);
+  }, 100);
+  const startedAt = performance.now();
+  await drive(flood, finish, done);
+  const durationMs = performance.now() - startedAt;
+  clearInterval(live);
+  const reading = heap.stop();
+  collectGarbage();
+  const retained = process.memoryUsage().heapUsed - baseline;
+  return {
+    contender,
+    updates: total,
+    finished,
+    peakHeapAboveBaselineBytes: reading.peakAboveBaselineBytes,
+    peakLiveAboveBaselineBytes: Math.max(0, peakLive - baseline),
+    retainedAboveBaselineBytes: Math.max(0, retained),
+    isCollected: reading.isCollected,
+    durationMs,
+  };
+}
+
+/** The intake with its defaults and `maxConcurrency`, an `async () => {}`-like processor. */
+export function floodIntake(total: number, maxConcurrency: number): Promise<FloodRun> {
+  return measure(
+    `telepace UpdateIntake (maxConcurrency ${maxConcurrency})`,
+    total,
+    async (flood, finish, done) => {
+      const intake = new UpdateIntake(
+        async () => {
+          finish();
+        },
+        {
+          getUpdates: async (params, { signal }) => {
+            const batch = await flood.getUpdates(params.offset, params.limit);
+            return batch.length > 0 ? batch : idle(signal);
+          },
+          dispatcher: { maxConcurrency },
+        },
+      );
+      const stopping = new AbortController();
+      const polling = intake.run({ signal: stopping.signal });
+      await done;
+      stopping.abort();
+      await polling;
+      await intake.close({ timeoutMs: 0 });
+    },
+  );
+}
+
+/** grammY runner's source and concurrent sink with `sequentialize`, the same processor. */
+export function floodRunner(total: number, concurrency: number, label = ""): Promise<FloodRun> {
+  return measure(
+    `grammY runner + sequentialize (concurrency ${concurrency}${label})`,
+    total,
+    async (flood, finish, done) => {
+      const ordered = sequentialize<Update>(principalConstraint);
+      const sink = createConcurrentSink<Update>(
+        {
+          consume: (update) =>
+            ordered(update, async () => {
+              finish();
+            }),
+        },
+        async () => {},
+        { concurrency },
+      );
+      let offset: number | undefined;
+      const source = createSource<Update>({
+        supply: async (batchSize, signal) => {
+          // The runner's fetcher: the next offset is the last fetched id + 1, set on fetch.
+          const batch = await flood.getUpdates(offset, Math.max(1, Math.min(batchSize, 100)));
+          const last = batch[batch.length - 1];
+          if (last !== undefined) offset = last.update_id + 1;
+          return batch.length > 0 ? batch : idle(signal as AbortSignal);
+        },
+      });
+      const runner = createRunner(source, sink);
+      runner.start();
+      await done;
+      await runner.stop();
+    },
+  );
+}

@@ -1,0 +1,116 @@
+// The long-polling contenders against the simulator, each as a grammY bot author would wire it:
+// telepace's UpdateIntake feeding `bot.handleUpdate`, and grammY runner's `run(bot)` with
+// `sequentialize`. Both use the same grammY `Bot` (its HTTP client and middleware), so only
+// fetching and dispatching differ.
+
+import { run, sequentialize } from "@grammyjs/runner";
+import type { Update } from "@grammyjs/types";
+import { UpdateIntake } from "@telepace/update-dispatch";
+import { Bot, type Context } from "grammy";
+import type { SimLink } from "./sim-link.js";
+import { principalConstraint } from "./workload.js";
+
+/** grammY's Node build types the signal with the `abort-controller` shim. */
+type GrammySignal = Parameters<Bot["api"]["getUpdates"]>[1];
+type GrammyGetUpdatesParams = Parameters<Bot["api"]["getUpdates"]>[0];
+
+/** What a poller reports besides the recorder's trace. */
+export interface PollerReport {
+  /** Updates a bound refused (the intake's dispatcher rejections plus `busy` answers). */
+  readonly rejected: number;
+  /** Stored-but-unfinished updates at most (the intake), or tasks in the sink at most (runner). */
+  readonly peakHeld: number;
+}
+
+/** A running poller: `stop()` ends polling and reports. */
+export interface RunningPoller {
+  stop(): Promise<PollerReport>;
+}
+
+/** One side of a polling comparison. */
+export interface PollerContender {
+  readonly name: string;
+  readonly settings: Readonly<Record<string, number | string | boolean>>;
+  /** Whether an update is confirmed to Telegram only once stored (at-least-once on a crash). */
+  readonly isConfirmedAfterStore: boolean;
+  /** Starts polling `link`'s bot; every update goes to `process`. */
+  start(link: SimLink, process: (update: Update) => unknown): Promise<RunningPoller>;
+}
+
+async function botFor(link: SimLink): Promise<Bot> {
+  const bot = new Bot(link.sim.token, { client: { apiRoot: link.sim.apiRoot } });
+  await bot.init();
+  return bot;
+}
+
+/** Samples a gauge every 5 ms and keeps its maximum. */
+function peakOf(gauge: () => number): { stop(): number } {
+  let peak = 0;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, gauge());
+  }, 5);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, gauge());
+    },
+  };
+}
+
+/** UpdateIntake with its defaults (memory journal, maxUnfinished 1000) and `maxConcurrency`. */
+export function intakePoller(options: { maxConcurrency: number }): PollerContender {
+  return {
+    name: `telepace UpdateIntake (maxConcurrency ${options.maxConcurrency})`,
+    settings: { maxConcurrency: options.maxConcurrency, maxUnfinished: 1000, pollLimit: 100 },
+    isConfirmedAfterStore: true,
+    async start(link, process) {
+      const bot = await botFor(link);
+      bot.use((ctx: Context) => process(ctx.update));
+      const intake = new UpdateIntake((update) => bot.handleUpdate(update), {
+        getUpdates: (params, { signal }) =>
+          bot.api.getUpdates({ ...params } as GrammyGetUpdatesParams, signal as GrammySignal),
+        dispatcher: { maxConcurrency: options.maxConcurrency },
+      });
+      const stopping = new AbortController();
+      const polling = intake.run({ signal: stopping.signal });
+      const held = peakOf(() => intake.snapshot().unfinished);
+      return {
+        async stop() {
+          stopping.abort();
+          await polling;
+          const snapshot = intake.snapshot();
+          await intake.close({ timeoutMs: 0 });
+          const rejected = Object.values(snapshot.dispatcher.rejected).reduce((a, b) => a + b, 0);
+          return { rejected: rejected + snapshot.busy, peakHeld: held.stop() };
+        },
+      };
+    },
+  };
+}
+
+/** grammY runner's `run(bot)`, `sequentialize` by principal first in the middleware. */
+export function runnerPoller(options: { concurrency: number; label?: string }): PollerContender {
+  return {
+    name: `grammY run(bot) + sequentialize (concurrency ${options.concurrency}${options.label ?? ""})`,
+    settings: { concurrency: options.concurrency },
+    isConfirmedAfterStore: false,
+    async start(link, process) {
+      const bot = await botFor(link);
+      bot.use(sequentialize((ctx: Context) => principalConstraint(ctx.update)));
+      bot.use((ctx: Context) => process(ctx.update));
+      const handle = run(bot, {
+        sink: { concurrency: options.concurrency },
+        runner: { silent: true },
+      });
+      const held = peakOf(() => handle.size());
+      return {
+        async stop() {
+          // The loop exits once the sink takes its last batch; a hot principal's backlog may
+          // hold it for seconds, and what it still runs no longer counts.
+          await Promise.race([handle.stop(), new Promise((resolve) => setTimeout(resolve, 1_000))]);
+          return { rejected: 0, peakHeld: held.stop() };
+        },
+      };
+    },
+  };
+}

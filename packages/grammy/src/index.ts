@@ -1,0 +1,9 @@
+export { type MethodClass, type MethodName, methodClasses } from "./method-classes.js";
+export { type ReplacingProgress, replacing } from "./progress-marker.js";
+export {
+  type GrammySignal,
+  replaceProgress,
+  type SendMessageOther,
+} from "./replace-progress.js";
+export { type RunnerHandle, type RunOptions, run } from "./runner.js";
+export { type TelepaceOptions, type TelepaceTransformer, telepace } from "./transformer.js";

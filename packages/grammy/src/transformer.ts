@@ -1,0 +1,160 @@
+// telepace(): the outbox as a grammY API transformer. Every write goes through one TelegramOutbox
+// (classified by method, failures turned into what the outbox understands); reads pass straight
+// through; the outcome goes back to grammY as the envelope it expects.
+
+import {
+  type OutboxCloseOptions,
+  type OutboxOperation,
+  type OutboxSnapshot,
+  TelegramOutbox,
+  type TelegramOutboxOptions,
+} from "@telepace/outbox";
+import type { Transformer } from "grammy";
+import { bridgeSignal } from "./abort-bridge.js";
+import { ApiFailure, type FailedEnvelope, networkFailureOf } from "./failures.js";
+import { editKeysOf, type OperationPlan, planOperation } from "./operation-plan.js";
+import { type Envelope, responseOf } from "./outcome-response.js";
+import { checkPeerOptions } from "./peer-options.js";
+import { replacedMessageOf, withoutMarker } from "./progress-marker.js";
+
+/** Options of {@link telepace}: those of the outbox underneath. */
+export interface TelepaceOptions extends TelegramOutboxOptions {}
+
+/**
+ * A grammY transformer (install it with `bot.api.config.use(…)`) that owns a
+ * `TelegramOutbox` (`@telepace/outbox`).
+ */
+export interface TelepaceTransformer extends Transformer, AsyncDisposable {
+  /** The outbox every write goes through. */
+  readonly outbox: TelegramOutbox;
+  /** The outbox's live state: pending and in-flight ops, per-chat pacing and freezes, counters. */
+  snapshot(): OutboxSnapshot;
+  /**
+   * Closes the outbox: by default it drains (pending writes keep going out) within `timeoutMs`
+   * (10 s). Calls made afterwards reject with `ERR_OUTBOX_CLOSED`; reads still pass.
+   */
+  close(options?: OutboxCloseOptions): Promise<void>;
+}
+
+type Prev = (
+  method: string,
+  payload: Record<string, unknown>,
+  signal?: unknown,
+) => Promise<Envelope>;
+
+// Names grammY users bring from transformer-throttler and auto-retry, and what replaces them.
+const PEER_OPTIONS: Readonly<Record<string, string>> = Object.freeze({
+  global: "`globalRps` (telepace paces per chat and in total by itself)",
+  group: "`groupChatRps` and `groupBurst` (telepace paces per chat by itself)",
+  out: "`privateChatRps` (telepace paces per chat by itself)",
+  rethrowInternalServerErrors:
+    "`classifyFailure` (5xx are retried only where a repeat cannot duplicate a message)",
+  rethrowHttpErrors:
+    "`classifyFailure` (network errors are retried only where a repeat cannot duplicate a message)",
+});
+
+const installed = new WeakSet<object>();
+
+/** Whether `transformer` was made by {@link telepace}. */
+export function isTelepaceTransformer(transformer: unknown): boolean {
+  return typeof transformer === "function" && installed.has(transformer);
+}
+
+function attempt(
+  prev: Prev,
+  method: string,
+  payload: Record<string, unknown>,
+): (signal: AbortSignal) => Promise<Envelope> {
+  return async (signal) => {
+    let response: Envelope;
+    try {
+      response = await prev(method, payload, signal);
+    } catch (error) {
+      throw networkFailureOf(method, error);
+    }
+    if (response.ok) return response;
+    throw new ApiFailure(method, response as FailedEnvelope);
+  };
+}
+
+function operation(
+  plan: OperationPlan,
+  execute: (signal: AbortSignal) => Promise<Envelope>,
+): OutboxOperation<Envelope> {
+  return {
+    chatId: plan.chatId,
+    key: plan.key,
+    priority: plan.priority,
+    idempotent: plan.idempotent,
+    paced: plan.paced,
+    supersedes: plan.supersedes,
+    execute,
+  };
+}
+
+/**
+ * Makes the transformer that replaces transformer-throttler and auto-retry: every Bot API write
+ * goes through a `TelegramOutbox` (`@telepace/outbox`) — paced per chat under a global budget,
+ * edits coalesced per message, deletes dropping their message's pending edits, 429s freezing only
+ * their chat, 5xx and network failures retried where a repeat cannot duplicate a message. Reads
+ * (getUpdates, getMe, getFile, getChat…) pass straight through.
+ *
+ * Answers are what grammY expects: the envelope (an API failure becomes the usual `GrammyError`),
+ * `true` for an edit that changed nothing or was replaced by a newer one, the original
+ * `HttpError` for a network failure that was not retried.
+ *
+ * @throws {TypeError|RangeError} naming the option, when an option is invalid.
+ *
+ * @example
+ * const pace = telepace();
+ * bot.api.config.use(pace);
+ * // … on shutdown:
+ * await pace.close();
+ */
+export function telepace(options?: TelepaceOptions): TelepaceTransformer {
+  checkPeerOptions(options, PEER_OPTIONS);
+  const outbox = new TelegramOutbox(options);
+
+  const transform = async (
+    prev: Prev,
+    method: string,
+    payload: Record<string, unknown>,
+    signal?: unknown,
+  ): Promise<Envelope> => {
+    const given = payload ?? {};
+    const plan = planOperation(method, given);
+    const replaced = replacedMessageOf(given);
+    if (plan === undefined) return prev(method, given, signal);
+    if (replaced !== undefined && plan.methodClass !== "send") {
+      throw new TypeError(`replacing() marks a send; ${method} is not one`);
+    }
+    const body = replaced === undefined ? given : withoutMarker(given);
+    const op = operation(plan, attempt(prev, method, body));
+    const bridged = bridgeSignal(signal);
+    try {
+      if (replaced === undefined) {
+        return responseOf(await outbox.enqueue(op, { signal: bridged.signal }));
+      }
+      const remove = { chat_id: body.chat_id, message_id: replaced };
+      const deletePlan = planOperation("deleteMessage", remove) as OperationPlan;
+      const replacing: OutboxOperation<Envelope> = {
+        ...op,
+        supersedes: editKeysOf(replaced),
+        // Only a delivered final deletes the progress message; it is not awaited by the caller.
+        followUp: () => operation(deletePlan, attempt(prev, "deleteMessage", remove)),
+      };
+      return responseOf(await outbox.enqueue(replacing, { signal: bridged.signal }));
+    } finally {
+      bridged.dispose();
+    }
+  };
+
+  const transformer = Object.assign(transform as unknown as Transformer, {
+    outbox,
+    snapshot: () => outbox.snapshot(),
+    close: (closeOptions?: OutboxCloseOptions) => outbox.close(closeOptions),
+    [Symbol.asyncDispose]: () => outbox.close(),
+  });
+  installed.add(transformer);
+  return transformer;
+}

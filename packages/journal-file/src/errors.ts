@@ -1,0 +1,37 @@
+// The error family of @telepace/journal-file: one base class with a stable `code`.
+
+/** Stable codes of {@link JournalError}. */
+export type JournalErrorCode =
+  | "ERR_JOURNAL_CLOSED"
+  | "ERR_JOURNAL_LOCKED"
+  | "ERR_JOURNAL_CORRUPT"
+  | "ERR_JOURNAL_IO"
+  | "ERR_JOURNAL_FAILED";
+
+/**
+ * Base class of every error @telepace/journal-file creates. Match on `code`, never on `message`.
+ *
+ * - `ERR_JOURNAL_CLOSED`: a method was called after `close()`.
+ * - `ERR_JOURNAL_LOCKED`: another live process (or this one) has the directory open.
+ * - `ERR_JOURNAL_CORRUPT`: the log is damaged somewhere other than its unsynced tail.
+ * - `ERR_JOURNAL_IO`: the file system failed; `cause` is the system error.
+ * - `ERR_JOURNAL_FAILED`: an earlier write or sync failed, so nothing more is accepted.
+ */
+export class JournalError extends Error {
+  /** Stable machine-readable code. */
+  readonly code: JournalErrorCode;
+
+  /** @param code - the stable code. @param message - human-readable, never parsed. */
+  constructor(code: JournalErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "JournalError";
+    this.code = code;
+  }
+}
+
+/** Wraps a system error from `node:fs` as `ERR_JOURNAL_IO`, keeping it as `cause`. */
+export function ioError(doing: string, cause: unknown): JournalError {
+  const code = (cause as { code?: unknown } | null)?.code;
+  const suffix = typeof code === "string" ? ` (${code})` : "";
+  return new JournalError("ERR_JOURNAL_IO", `Could not ${doing}${suffix}`, { cause });
+}

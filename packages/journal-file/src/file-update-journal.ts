@@ -1,0 +1,350 @@
+// FileUpdateJournal: the UpdateJournal of one machine — an append-only, checksummed log in a
+// directory, synced before an append resolves, replayed (torn tail cut) when it is opened again.
+
+import { mkdir, rm } from "node:fs/promises";
+import type { Update } from "@grammyjs/types";
+import { describeValue, type Logger, safeLog } from "@telepace/core";
+import type {
+  AppendResult,
+  JournalSnapshot,
+  JournalStateValue,
+  UpdateJournal,
+} from "@telepace/update-dispatch";
+import { checkStateKey, checkStateValue, checkUpdateId, checkUpdates } from "./arguments.js";
+import { publish } from "./diagnostics.js";
+import { acquireLock, type DirectoryLock } from "./directory-lock.js";
+import { ioError, JournalError } from "./errors.js";
+import { JournalModel } from "./journal-model.js";
+import { type JournalPaths, journalPaths } from "./log-file.js";
+import { type Recovery, recoverLog } from "./log-recovery.js";
+import { LogWriter } from "./log-writer.js";
+import { type FileUpdateJournalOptions, type ResolvedOptions, resolveOptions } from "./options.js";
+import { encodeRecord, type JournalRecord } from "./record-codec.js";
+
+/** The `JournalSnapshot` (of `@telepace/update-dispatch`) of a {@link FileUpdateJournal}. */
+export interface FileJournalSnapshot extends JournalSnapshot {
+  readonly kind: "file";
+  readonly isDurable: true;
+  /** The directory given to `open`. */
+  readonly directory: string;
+  /** Size of the log file in bytes, header included. */
+  readonly fileBytes: number;
+  /** Records in the log file (a batch, a group of finishes or a state change is one record). */
+  readonly records: number;
+  /** Application records in `state()`. */
+  readonly stateKeys: number;
+  /** Ranges in the index of stored ids (its memory; 1 while the ids are consecutive). */
+  readonly idRanges: number;
+  /** Bytes of a torn tail cut off the log when it was opened (0: it ended cleanly). */
+  readonly recoveredTailBytes: number;
+  /** Monotonic: updates stored by `append`. */
+  readonly appended: number;
+  /** Monotonic: updates `append` skipped as duplicates. */
+  readonly duplicates: number;
+  /** Monotonic: updates marked finished. */
+  readonly finished: number;
+  /** Monotonic: writes to the log (each one a group of records). */
+  readonly writes: number;
+  /** Monotonic: fdatasync calls on the log. */
+  readonly syncs: number;
+  /** Monotonic: compactions, automatic or not. */
+  readonly compactions: number;
+  /** Whether a write or sync failed, so every change now rejects with `ERR_JOURNAL_FAILED`. */
+  readonly isFailed: boolean;
+  readonly isClosed: boolean;
+}
+
+interface Counters {
+  appended: number;
+  duplicates: number;
+  finished: number;
+}
+
+/**
+ * A durable `UpdateJournal` (of `@telepace/update-dispatch`) for one process on one machine,
+ * kept in a directory: an append-only log of checksummed records (batches, finishes, state
+ * changes), a lock file, and a temporary file while it compacts. Open it with
+ * {@link FileUpdateJournal.open}.
+ *
+ * - `append` resolves after its batch is written and `fdatasync`ed: it survives `kill -9` and a
+ *   power cut. Appends, finishes and state changes queued together share one write and one sync.
+ * - `finish` resolves after its record is written, without a sync of its own: a process crash
+ *   keeps it, a power cut may lose it, and the update then runs again (at-least-once).
+ * - `putState` / `deleteState` are synced like appends.
+ *
+ * @example
+ * await using journal = await FileUpdateJournal.open("./data/journal");
+ * const { appended } = await journal.append(updates);
+ * await confirmOffset(((await journal.highestUpdateId()) ?? -1) + 1);
+ */
+export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
+  readonly #directory: string;
+  readonly #paths: JournalPaths;
+  readonly #model: JournalModel;
+  readonly #writer: LogWriter;
+  readonly #lock: DirectoryLock;
+  readonly #logger: Logger;
+  readonly #recoveredTailBytes: number;
+  readonly #counters: Counters = { appended: 0, duplicates: 0, finished: 0 };
+  #closing: Promise<void> | undefined;
+
+  /**
+   * Opens the journal in `directory` (created if missing), taking its lock and replaying its log.
+   *
+   * @throws {JournalError} `ERR_JOURNAL_LOCKED` when a live process has it open,
+   *   `ERR_JOURNAL_CORRUPT` when the log is damaged other than at its tail, `ERR_JOURNAL_IO`.
+   * @throws {TypeError | RangeError} for a bad directory or option.
+   */
+  static async open(
+    directory: string,
+    options?: FileUpdateJournalOptions,
+  ): Promise<FileUpdateJournal> {
+    if (typeof directory !== "string" || directory.length === 0) {
+      throw new TypeError(
+        `Expected \`directory\` to be a non-empty string, got ${describeValue(directory)}`,
+      );
+    }
+    const resolved = resolveOptions(options);
+    const paths = journalPaths(directory);
+    try {
+      await mkdir(directory, { recursive: true });
+    } catch (error) {
+      throw ioError(`create the journal directory ${directory}`, error);
+    }
+    const lock = await acquireLock(paths.lock);
+    let journal: FileUpdateJournal | undefined;
+    try {
+      if (lock.takenOverFrom !== undefined) {
+        safeLog(
+          resolved.logger,
+          "warn",
+          { directory, pid: lock.takenOverFrom },
+          "journal lock of a process that is gone taken over",
+        );
+      }
+      await rm(paths.compacting, { force: true });
+      const model = new JournalModel(resolved.dedupeHorizon);
+      const recovery = await recoverLog(paths, model);
+      if (recovery.cutBytes > 0) {
+        safeLog(
+          resolved.logger,
+          "warn",
+          { directory, cutBytes: recovery.cutBytes, size: recovery.file.size },
+          "journal log ended in a torn write; cut it off",
+        );
+      }
+      publish("opened", () => ({
+        type: "opened",
+        directory,
+        fileBytes: recovery.file.size,
+        records: recovery.file.records,
+        cutBytes: recovery.cutBytes,
+        takenOverFrom: lock.takenOverFrom ?? null,
+      }));
+      journal = new FileUpdateJournal(directory, paths, model, lock, resolved, recovery);
+      if (recovery.file.size >= resolved.compactAfterBytes) await journal.compact();
+      return journal;
+    } catch (error) {
+      // Closing the journal releases the lock too.
+      await (journal?.close() ?? lock.release()).catch(() => {});
+      throw error instanceof JournalError
+        ? error
+        : ioError(`open the journal in ${directory}`, error);
+    }
+  }
+
+  private constructor(
+    directory: string,
+    paths: JournalPaths,
+    model: JournalModel,
+    lock: DirectoryLock,
+    options: ResolvedOptions,
+    recovery: Recovery,
+  ) {
+    this.#directory = directory;
+    this.#paths = paths;
+    this.#model = model;
+    this.#lock = lock;
+    this.#logger = options.logger;
+    this.#recoveredTailBytes = recovery.cutBytes;
+    this.#writer = new LogWriter(
+      paths,
+      recovery.file,
+      recovery.endsCovered,
+      options.compactAfterBytes,
+      {
+        liveFrames: () => this.#model.liveRecords().map(encodeRecord),
+        onFailure: (error) => {
+          const cause = (error.cause as { code?: unknown } | undefined)?.code;
+          const systemCode = typeof cause === "string" ? cause : null;
+          safeLog(
+            this.#logger,
+            "error",
+            { directory, code: error.code, cause: systemCode },
+            "journal write failed; it accepts no more writes until reopened",
+          );
+          publish("failed", () => ({ type: "failed", directory, code: error.code, systemCode }));
+        },
+        onCompacted: (beforeBytes, afterBytes) => {
+          safeLog(
+            this.#logger,
+            "debug",
+            { directory, beforeBytes, afterBytes },
+            "journal compacted",
+          );
+          publish("compacted", () => ({ type: "compacted", directory, beforeBytes, afterBytes }));
+        },
+        onWritten: (bytes, records, isSynced) =>
+          publish("written", () => ({ type: "written", directory, bytes, records, isSynced })),
+      },
+    );
+  }
+
+  /** Whether `close()` was called. */
+  get isClosed(): boolean {
+    return this.#closing !== undefined;
+  }
+
+  #assertOpen(): void {
+    if (this.#closing !== undefined) {
+      throw new JournalError("ERR_JOURNAL_CLOSED", `The journal in ${this.#directory} is closed`);
+    }
+  }
+
+  /** Applies a change to the state and queues its record; throws before changing anything. */
+  #change(record: JournalRecord, needsSync: boolean): Promise<void> {
+    const frame = encodeRecord(record);
+    this.#model.apply(record);
+    return this.#writer.write(frame, needsSync);
+  }
+
+  /**
+   * Stores the updates not stored before, in the order given, as one synced record. Ids stored
+   * before (finished or not, compacted or not) and repeats within the batch are duplicates; so is
+   * any id at or below `highestUpdateId - dedupeHorizon`. A batch of only duplicates resolves
+   * once the earlier writes they duplicate are synced.
+   */
+  async append(updates: readonly Update[]): Promise<AppendResult> {
+    this.#assertOpen();
+    this.#writer.assertWritable();
+    const fresh: Update[] = [];
+    const inBatch = new Set<number>();
+    for (const update of checkUpdates(updates)) {
+      const id = update.update_id;
+      if (this.#model.seen.has(id) || inBatch.has(id)) continue;
+      inBatch.add(id);
+      fresh.push(update);
+    }
+    const duplicates = updates.length - fresh.length;
+    this.#counters.duplicates += duplicates;
+    if (fresh.length === 0) {
+      await this.#writer.settled();
+    } else {
+      this.#counters.appended += fresh.length;
+      await this.#change({ type: "append", updates: fresh }, true);
+    }
+    return Object.freeze({ appended: Object.freeze(fresh), duplicates });
+  }
+
+  /** Marks a stored update finished; unknown and finished ids are a no-op. */
+  async finish(updateId: number): Promise<void> {
+    this.#assertOpen();
+    checkUpdateId("updateId", updateId);
+    this.#writer.assertWritable();
+    if (!this.#model.unfinished.delete(updateId)) return;
+    this.#counters.finished += 1;
+    await this.#writer.finish(updateId);
+  }
+
+  /** Stored, unfinished updates in arrival order. */
+  async unfinished(): Promise<readonly Update[]> {
+    this.#assertOpen();
+    return Object.freeze([...this.#model.unfinished.values()]);
+  }
+
+  /** The highest `update_id` ever stored, or `undefined` before the first append. */
+  async highestUpdateId(): Promise<number | undefined> {
+    this.#assertOpen();
+    return this.#model.highestUpdateId;
+  }
+
+  /**
+   * Rewrites the log down to its live records (unfinished updates, state, the highest id and the
+   * stored-id index) in a new file, syncs it, renames it over the log and syncs the directory.
+   */
+  async compact(): Promise<void> {
+    this.#assertOpen();
+    await this.#writer.compact();
+  }
+
+  /** Stores (replaces) one application record; synced like an append. */
+  async putState(key: string, value: JournalStateValue): Promise<void> {
+    this.#assertOpen();
+    checkStateKey(key);
+    checkStateValue(value);
+    this.#writer.assertWritable();
+    // A copy, so the caller changing its object later cannot change what was stored.
+    const copy = JSON.parse(JSON.stringify(value)) as JournalStateValue;
+    await this.#change({ type: "put", key, value: copy }, true);
+  }
+
+  /** Removes one application record; a missing key is a no-op. */
+  async deleteState(key: string): Promise<void> {
+    this.#assertOpen();
+    checkStateKey(key);
+    this.#writer.assertWritable();
+    if (!this.#model.state.has(key)) return;
+    await this.#change({ type: "delete", key }, true);
+  }
+
+  /** Every application record (values are frozen copies). */
+  async state(): Promise<ReadonlyMap<string, JournalStateValue>> {
+    this.#assertOpen();
+    return new Map(this.#model.state);
+  }
+
+  /** A fresh frozen view; works after `close()` too. */
+  snapshot(): FileJournalSnapshot {
+    return Object.freeze({
+      kind: "file",
+      isDurable: true,
+      unfinished: this.#model.unfinished.size,
+      highestUpdateId: this.#model.highestUpdateId,
+      directory: this.#directory,
+      fileBytes: this.#writer.sizeBytes,
+      records: this.#writer.records,
+      stateKeys: this.#model.state.size,
+      idRanges: this.#model.seen.rangeCount,
+      recoveredTailBytes: this.#recoveredTailBytes,
+      ...this.#counters,
+      ...this.#writer.counters,
+      isFailed: this.#writer.isFailed,
+      isClosed: this.isClosed,
+    });
+  }
+
+  /**
+   * Lets queued writes finish, closes the log and releases the lock. Idempotent: every call
+   * returns the same promise. Never rejects for a journal whose writes failed (it still closes).
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    try {
+      await this.#writer.close();
+    } catch (error) {
+      safeLog(this.#logger, "warn", { directory: this.#directory }, "journal log close failed");
+      throw ioError(`close the journal log ${this.#paths.log}`, error);
+    } finally {
+      await this.#lock.release().catch(() => {});
+    }
+  }
+
+  /** `close()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}

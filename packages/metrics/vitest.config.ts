@@ -1,0 +1,11 @@
+import { defineProject } from "vitest/config";
+import shared from "../../vitest.shared.ts";
+
+// The shared config resolves with vite's server conditions, whose `module` picks
+// @opentelemetry/*'s bundler-only ESM build (extensionless imports Node cannot load); these
+// conditions are Node's own, plus the workspace's source condition.
+export default defineProject({
+  ...shared,
+  ssr: { resolve: { conditions: ["@telepace/source", "node"] } },
+  test: { ...shared.test, name: "metrics" },
+});

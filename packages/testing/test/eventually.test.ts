@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { eventually } from "../src/index.js";
+
+describe("eventually", () => {
+  it("resolves once the check holds, whether it returns true or stops throwing", async () => {
+    let calls = 0;
+    await eventually("the third call", () => ++calls >= 3, { intervalMs: 1 });
+    expect(calls).toBe(3);
+    let asserted = 0;
+    await eventually("the second assertion", () => expect(++asserted).toBe(2), { intervalMs: 1 });
+    expect(asserted).toBe(2);
+  });
+
+  it("rethrows the check's last failure on timeout, or names what it waited for", async () => {
+    await expect(
+      eventually(
+        "never",
+        () => {
+          throw new Error("still not");
+        },
+        { timeoutMs: 10, intervalMs: 1 },
+      ),
+    ).rejects.toThrow("still not");
+    await expect(eventually("never", () => false, { timeoutMs: 10 })).rejects.toThrow(
+      "Timed out after 10 ms waiting until never",
+    );
+  });
+});
