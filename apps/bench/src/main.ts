@@ -8,6 +8,7 @@ import { runDispatch } from "./dispatch/run.js";
 import { collectEnvironment } from "./environment.js";
 import { type AreaResult, type BenchReport, jsonReplacer } from "./report.js";
 import { runScaleoutArea } from "./scaleout/run.js";
+import { runStreaming } from "./streaming/run.js";
 import { renderTable } from "./table.js";
 import { runTransfers } from "./transfers/run.js";
 import { runWrites } from "./writes/run.js";
@@ -17,6 +18,7 @@ const AREAS: Readonly<Record<string, () => Promise<AreaResult>>> = {
   dispatch: () => runDispatch(),
   transfers: () => runTransfers(),
   scaleout: () => runScaleoutArea(),
+  streaming: () => runStreaming(),
 };
 
 const RESULTS_FILE = fileURLToPath(new URL("../results/latest.json", import.meta.url));

@@ -1,11 +1,13 @@
-// The bot's handlers — the router with its messenger, /work jobs and media registry — built the
-// same way whether updates come from this process's poller or from a queue shared with others.
+// The bot's handlers — the router with its messenger, /work jobs, /ask answers and media
+// registry — built the same way whether updates come from this process's poller or from a queue
+// shared with others.
 
 import type { UserFromGetMe } from "@grammyjs/types";
 import type { TelegramClient } from "@telepace/client";
 import { type Clock, systemClock } from "@telepace/core";
 import { MediaSchedulerRegistry } from "@telepace/media-scheduler";
 import type { Logger } from "pino";
+import { AskAnswers } from "./ask-answers.js";
 import { Messenger } from "./messenger.js";
 import { UpdateRouter } from "./update-router.js";
 import { WorkJobs } from "./work-jobs.js";
@@ -18,12 +20,15 @@ export interface HandlerOptions {
   readonly progressHz?: number | undefined;
   /** /work jobs running at once. @defaultValue 256 */
   readonly maxJobs?: number | undefined;
+  /** Tokens per second an /ask answer is generated at (the AskAnswers default when unset). */
+  readonly askTokensPerSecond?: number | undefined;
 }
 
 export interface BotHandlers {
   readonly registry: MediaSchedulerRegistry;
   readonly messenger: Messenger;
   readonly jobs: WorkJobs;
+  readonly answers: AskAnswers;
   readonly router: UpdateRouter;
 }
 
@@ -46,14 +51,20 @@ export function createHandlers(
     progressHz: options.progressHz ?? 5,
     maxJobs: options.maxJobs ?? 256,
   });
+  const answers = new AskAnswers(client, {
+    clock,
+    logger: logger.child({ component: "answers" }),
+    tokensPerSecond: options.askTokensPerSecond,
+  });
   const router = new UpdateRouter({
     me,
     client,
     messenger,
     jobs,
+    answers,
     registry,
     mediaDc,
     logger: logger.child({ component: "router" }),
   });
-  return { registry, messenger, jobs, router };
+  return { registry, messenger, jobs, answers, router };
 }

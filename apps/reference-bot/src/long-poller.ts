@@ -25,6 +25,7 @@ export const ALLOWED_UPDATES = [
   "edited_message",
   "callback_query",
   "my_chat_member",
+  "stopped_message_generation",
 ] as const;
 
 /** Options of {@link LongPoller}. */

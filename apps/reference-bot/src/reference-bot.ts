@@ -9,6 +9,7 @@ import type { MediaSchedulerRegistry } from "@telepace/media-scheduler";
 import type { OutboxCounters, TelegramOutboxOptions } from "@telepace/outbox";
 import { UpdateDispatcher, type UpdateDispatchSnapshot } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
+import type { AskAnswers, AskCounters } from "./ask-answers.js";
 import { createHandlers } from "./bot-handlers.js";
 import { LongPoller, type PollerCounters } from "./long-poller.js";
 import type { Messenger, MessengerCounters } from "./messenger.js";
@@ -34,6 +35,8 @@ export interface ReferenceBotOptions {
   readonly pollTimeoutS?: number | undefined;
   /** /work jobs running at once. @defaultValue 256 */
   readonly maxJobs?: number | undefined;
+  /** Tokens per second an /ask answer is generated at. @defaultValue 40 */
+  readonly askTokensPerSecond?: number | undefined;
 }
 
 /** The bot could not start: a rejected token or an unreachable API. One line, no secrets. */
@@ -47,6 +50,7 @@ export interface BotStats {
   readonly router: Readonly<RouterCounters>;
   readonly messenger: Readonly<MessengerCounters>;
   readonly jobs: Readonly<WorkJobCounters> & { readonly running: number };
+  readonly answers: Readonly<AskCounters> & { readonly running: number };
   readonly dispatcher: UpdateDispatchSnapshot;
   readonly outbox: OutboxCounters;
   readonly media: { readonly schedulers: number };
@@ -73,6 +77,7 @@ export class ReferenceBot {
   readonly #router: UpdateRouter;
   readonly #messenger: Messenger;
   readonly #jobs: WorkJobs;
+  readonly #answers: AskAnswers;
   readonly #pollController = new AbortController();
   readonly #logger: Logger;
   #stopping: Promise<StopReport> | undefined;
@@ -93,6 +98,7 @@ export class ReferenceBot {
     this.#messenger = handlers.messenger;
     this.#jobs = handlers.jobs;
     this.#router = handlers.router;
+    this.#answers = handlers.answers;
     this.#dispatcher = new UpdateDispatcher(
       (update, signal) => this.#router.handle(update, signal),
       {
@@ -163,6 +169,7 @@ export class ReferenceBot {
         ended: { ...this.#jobs.counters.ended },
         running: this.#jobs.running,
       },
+      answers: { ...this.#answers.counters, running: this.#answers.running },
       dispatcher: this.#dispatcher.snapshot(),
       outbox: this.#client.outbox.snapshot().counters,
       media: { schedulers: this.#registry.size },
@@ -184,7 +191,7 @@ export class ReferenceBot {
     this.#pollController.abort();
     await this.polling.catch(() => {});
     const closed = await this.#dispatcher.close({ timeoutMs });
-    await this.#jobs.interruptAll();
+    await Promise.all([this.#jobs.interruptAll(), this.#answers.interruptAll()]);
     await this.#poller.confirm();
     await this.#client.close({ drain: true, timeoutMs });
     await this.#registry.close({ timeoutMs }).catch(() => {});

@@ -6,6 +6,7 @@ import type { CallbackQuery, Message, Update, UserFromGetMe } from "@grammyjs/ty
 import { InputFile, TelegramApiError, type TelegramClient } from "@telepace/client";
 import type { MediaSchedulerRegistry } from "@telepace/media-scheduler";
 import type { Logger } from "pino";
+import type { AskAnswers } from "./ask-answers.js";
 import { HELP_TEXT, parseCommand } from "./commands.js";
 import { downloadDigest, generatedDigest, meteredUpload } from "./media-io.js";
 import type { Messenger } from "./messenger.js";
@@ -23,6 +24,7 @@ export interface UpdateRouterParts {
   readonly client: TelegramClient;
   readonly messenger: Messenger;
   readonly jobs: WorkJobs;
+  readonly answers: AskAnswers;
   readonly registry: MediaSchedulerRegistry;
   /** The media scheduler's "data centre" for this Bot API: its host. */
   readonly mediaDc: string;
@@ -62,6 +64,7 @@ export class UpdateRouter {
     this.counters.updates++;
     if (update.message !== undefined) return this.#onMessage(update.message, signal);
     if (update.callback_query !== undefined) return this.#onCallback(update.callback_query);
+    if (this.#parts.answers.handleUpdate(update)) return;
     if (update.my_chat_member !== undefined) {
       const { chat, new_chat_member: member } = update.my_chat_member;
       if (member.status === "kicked" || member.status === "left")
@@ -101,6 +104,20 @@ export class UpdateRouter {
         return this.#onWork(message, command.args);
       case "file":
         return this.#onFile(message, command.args, signal);
+      case "ask":
+        if (command.args === "") {
+          await messenger.sendText(message.chat.id, "Usage: /ask <question>", {
+            replyToMessageId: message.message_id,
+          });
+          return;
+        }
+        this.#parts.answers.start(
+          message.chat.id,
+          message.chat.type === "private",
+          command.args,
+          message.message_id,
+        );
+        return;
       default:
         await messenger.sendText(
           message.chat.id,

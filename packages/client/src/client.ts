@@ -21,6 +21,7 @@ import {
 } from "@telepace/core";
 import {
   type ChatId,
+  type MessageStream,
   type OutboxCloseOptions,
   OutboxError,
   type OutboxNotModified,
@@ -30,6 +31,9 @@ import {
   Priority,
   RetryAfterError,
   RetryAfterTooLongError,
+  type StreamMessageOptions,
+  StreamRegistry,
+  type StreamSource,
   TelegramOutbox,
   type TelegramOutboxOptions,
 } from "@telepace/outbox";
@@ -261,6 +265,11 @@ function toInputFile(value: unknown, name: string): InputFile | string {
 export class TelegramClient implements AsyncDisposable {
   /** The outbox every write goes through; `snapshot()` shows its state. */
   readonly outbox: TelegramOutbox;
+  /**
+   * The client's streamed messages: pass every update to `streams.handleUpdate(update)` so a
+   * Stop press (`stopped_message_generation`) reaches its stream.
+   */
+  readonly streams: StreamRegistry;
   readonly #http: BotApiHttp;
   readonly #token: string;
   readonly #clock: Clock;
@@ -322,6 +331,12 @@ export class TelegramClient implements AsyncDisposable {
       requestTimeoutMs: this.#requestTimeoutMs,
       maxConnections,
       maxResponseBytes,
+    });
+    const noOptions = { signal: undefined, timeoutMs: undefined, given: {} };
+    this.streams = new StreamRegistry({
+      outbox: this.outbox,
+      clock: this.#clock,
+      transport: (method, params, signal) => this.#attempt(method, params, signal, noOptions),
     });
   }
 
@@ -627,6 +642,29 @@ export class TelegramClient implements AsyncDisposable {
       },
       checked,
     );
+  }
+
+  /**
+   * Streams a message as it is generated: `sendMessageDraft` frames in a private chat (paced,
+   * latest text wins, ending in a real message), a progress message with coalesced edits in groups
+   * or where drafts are refused, continued in a new message past 4096 UTF-16 units. With a
+   * `source` (pieces appended, e.g. an LLM's tokens) the stream ends with it; without, feed it with
+   * `append`/`replace` and call `end()`. Await `stream.result` for the outcome.
+   *
+   * @throws {TypeError|RangeError} synchronously, for an invalid chat id, source or option.
+   * @example
+   * const stream = client.streamMessage(chatId, (signal) => model.tokens(prompt, { signal }), { canStop: true });
+   * const outcome = await stream.result; // outcome.messages: what is now in the chat
+   */
+  streamMessage(
+    chatId: ChatId,
+    source?: StreamSource,
+    options?: StreamMessageOptions,
+  ): MessageStream {
+    checkChatId(chatId);
+    return source === undefined
+      ? this.streams.open(chatId, options)
+      : this.streams.pipe(chatId, source, options);
   }
 
   // ---------------------------------------------------------------- lifecycle

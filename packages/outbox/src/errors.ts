@@ -15,7 +15,9 @@ export type OutboxErrorCode =
   | "ERR_TELEGRAM_API"
   | "ERR_CHAT_MIGRATED"
   | "ERR_FORBIDDEN"
-  | "ERR_NETWORK";
+  | "ERR_NETWORK"
+  | "ERR_STREAM_STOPPED"
+  | "ERR_STREAM_ENDED";
 
 /** Base class of every error @telepace/outbox creates. */
 export class OutboxError extends Error {

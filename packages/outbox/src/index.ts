@@ -53,3 +53,35 @@ export {
   type PacingStore,
 } from "./pacing-store.js";
 export { retryAfterFrom, retryAfterSecondsToMs } from "./retry-after.js";
+export {
+  MessageStream,
+  type MessageStreamSnapshot,
+  type ReplaceOptions,
+} from "./streaming/message-stream.js";
+export { type TextFormat, visibleLength } from "./streaming/message-text.js";
+export {
+  MESSAGE_TEXT_LIMIT,
+  type SplitOptions,
+  splitMessageText,
+  type TextChunk,
+} from "./streaming/split-text.js";
+export {
+  type StreamMessageOptions,
+  type StreamMethod,
+  type StreamRegistryOptions,
+  type StreamTransport,
+  streamDefaults,
+} from "./streaming/stream-options.js";
+export type {
+  StreamClosed,
+  StreamDelivered,
+  StreamFailed,
+  StreamMode,
+  StreamOutcome,
+  StreamOutcomeBase,
+} from "./streaming/stream-outcome.js";
+export {
+  StreamRegistry,
+  type StreamRegistrySnapshot,
+  type StreamSource,
+} from "./streaming/stream-registry.js";

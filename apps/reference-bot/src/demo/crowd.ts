@@ -6,6 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Chat, InlineKeyboardMarkup, Message, User } from "@grammyjs/types";
 import type { BotApiSim } from "@telepace/bot-api-sim";
 import { type Clock, systemClock } from "@telepace/core";
+import { ANSWER_END, ANSWER_HEADER } from "../ask-answers.js";
 import type { CrowdConfig } from "../config.js";
 
 /** What a simulated user did and expects a reply to. */
@@ -19,7 +20,9 @@ export type ExpectationKind =
   | "group-echo"
   | "group-work"
   | "migration"
-  | "blocked";
+  | "blocked"
+  | "ask"
+  | "ask-stop";
 
 /** One expected reply and whether it came. */
 export interface Expectation {
@@ -154,7 +157,8 @@ export class Crowd {
     while (this.#clock.now() < endAt) {
       const roll = this.#random();
       const group = member.groups.find((slot) => !slot.migrating);
-      if (roll < 0.3) await this.#echo(member, member.chat, "echo", `note ${this.#nonce()}`);
+      if (this.#random() < 0.12) await this.#ask(member, roll < 0.35);
+      else if (roll < 0.3) await this.#echo(member, member.chat, "echo", `note ${this.#nonce()}`);
       else if (roll < 0.45) await this.#work(member, false);
       else if (roll < 0.55) await this.#work(member, true);
       else if (roll < 0.67) await this.#document(member);
@@ -294,6 +298,36 @@ export class Crowd {
     ]);
     if (answer === undefined) expectation.problem = "the button press was never answered";
     else if (reply) this.#pass(expectation);
+  }
+
+  /** /ask: a streamed answer; with `stop`, the user presses Stop on its draft. */
+  async #ask(member: Member, stop: boolean): Promise<void> {
+    const expectation = this.#expect(stop ? "ask-stop" : "ask", member);
+    const question = `why ${this.#nonce()}?`;
+    const sent = this.#sim.sendCommand(member.user, member.chat, "ask", question);
+    if (stop) {
+      try {
+        await this.#sim.waitForEvent(
+          member.chat,
+          (event) =>
+            event.kind === "draft" && event.draft?.hasStopButton === true && event.text !== "",
+          { timeoutMs: REPLY_TIMEOUT_MS },
+        );
+        this.#sim.stopDraft(member.user, member.chat);
+      } catch {
+        expectation.problem = "no draft with a Stop button";
+        return;
+      }
+    }
+    // The answer may continue in several messages; the last one ends it (or is cut by Stop).
+    const reply = await this.#await(
+      expectation,
+      member.chat,
+      sent,
+      (m) => (stop ? textOf(m).startsWith(ANSWER_HEADER) : textOf(m).endsWith(ANSWER_END)),
+      stop ? "stopped answer" : "answer",
+    );
+    if (reply) this.#pass(expectation);
   }
 
   async #document(member: Member): Promise<void> {

@@ -1,0 +1,196 @@
+// Splitting a text longer than a message into messages: at a paragraph, line or word boundary
+// where one exists, never inside a surrogate pair, an escape or a tag, with formatting that spans
+// the cut closed at the end of one message and reopened at the start of the next.
+
+import type { MessageEntity } from "@grammyjs/types";
+import { type Atom, atomize, type TextFormat } from "./message-text.js";
+
+/** Telegram's limit on a message's text, in UTF-16 units after entity parsing. */
+export const MESSAGE_TEXT_LIMIT = 4096;
+
+/** One message's worth of a split text. */
+export interface TextChunk {
+  /** The source of this message, markup closed and reopened as needed. */
+  readonly text: string;
+  /** The explicit entities of this message, offsets relative to it (entities texts only). */
+  readonly entities?: readonly MessageEntity[] | undefined;
+}
+
+/** Options of {@link splitMessageText}. */
+export interface SplitOptions {
+  /** Most UTF-16 units per message. Range: integer >= 16. @defaultValue 4096 */
+  readonly limit?: number | undefined;
+  /**
+   * Whether the text is final. A text still being streamed may end inside a tag or an escape:
+   * that tail is left out and open formatting is closed, so every frame parses.
+   * @defaultValue true
+   */
+  readonly isComplete?: boolean | undefined;
+}
+
+interface Cut {
+  readonly start: number;
+  readonly end: number;
+}
+
+function isSpace(raw: string): boolean {
+  return raw === " " || raw === "\t";
+}
+
+/** Lower is a better place to end a message. */
+function boundaryRank(atoms: readonly Atom[], end: number, isInside: boolean): number {
+  const last = atoms[end - 1]?.raw ?? "";
+  const rank =
+    last === "\n"
+      ? atoms[end - 2]?.raw === "\n"
+        ? 0
+        : 1
+      : isSpace(last)
+        ? 2
+        : /\p{P}/u.test(last)
+          ? 3
+          : 4;
+  return rank + (isInside ? 5 : 0);
+}
+
+/**
+ * Where each message of the text ends. `inside(end)` says whether a cut there would fall inside
+ * formatting; a cut is never placed after an opening tag or before a closing one.
+ */
+function cutPoints(atoms: readonly Atom[], limit: number, inside: (end: number) => boolean): Cut[] {
+  const prefix = new Float64Array(atoms.length + 1);
+  for (let index = 0; index < atoms.length; index++) {
+    prefix[index + 1] = (prefix[index] as number) + (atoms[index] as Atom).visible;
+  }
+  const total = prefix[atoms.length] as number;
+  const cuts: Cut[] = [];
+  let start = 0;
+  while (total - (prefix[start] as number) > limit) {
+    const base = prefix[start] as number;
+    let fits = start;
+    while (fits < atoms.length && (prefix[fits + 1] as number) - base <= limit) fits++;
+    let best = -1;
+    let bestRank = Number.POSITIVE_INFINITY;
+    for (let end = fits; end > start; end--) {
+      if ((prefix[end] as number) - base < limit / 2 && best >= 0) break;
+      const atom = atoms[end - 1] as Atom;
+      if (atom.kind === "open" || atoms[end]?.kind === "close") continue;
+      const rank = boundaryRank(atoms, end, inside(end));
+      if (rank < bestRank) {
+        best = end;
+        bestRank = rank;
+      }
+    }
+    if (best < 0) best = Math.max(fits, start + 1);
+    cuts.push({ start, end: best });
+    start = best;
+  }
+  cuts.push({ start, end: atoms.length });
+  return cuts;
+}
+
+function closerKey(atom: Atom): string {
+  return atom.kind === "close" && atom.raw.startsWith("</")
+    ? `</${(/^<\/\s*([\w-]+)/.exec(atom.raw)?.[1] ?? "").toLowerCase()}>`
+    : atom.raw;
+}
+
+/** The formatting open after each atom, for texts with a `parse_mode`. */
+function openSpans(atoms: readonly Atom[]): Atom[][] {
+  const stacks: Atom[][] = [[]];
+  let stack: Atom[] = [];
+  for (const atom of atoms) {
+    if (atom.kind === "open") stack = [...stack, atom];
+    else if (atom.kind === "close") {
+      const key = closerKey(atom);
+      const at = stack.findLastIndex((open) => open.closer === key);
+      if (at >= 0) stack = [...stack.slice(0, at), ...stack.slice(at + 1)];
+    } else if (atom.raw === "\n" && stack.some((open) => open.endsAtLine)) {
+      stack = stack.filter((open) => !open.endsAtLine);
+    }
+    stacks.push(stack);
+  }
+  return stacks;
+}
+
+function closers(stack: readonly Atom[]): string {
+  let text = "";
+  for (let index = stack.length - 1; index >= 0; index--) text += stack[index]?.closer ?? "";
+  return text;
+}
+
+function checkLimit(limit: unknown): number {
+  if (limit === undefined) return MESSAGE_TEXT_LIMIT;
+  if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 16) {
+    throw new RangeError(`Expected \`limit\` to be an integer >= 16, got ${String(limit)}`);
+  }
+  return limit;
+}
+
+function splitMarkup(source: string, format: TextFormat, limit: number, isComplete: boolean) {
+  const { atoms, partialTail } = atomize(source, format.parseMode);
+  const stacks = openSpans(atoms);
+  const cuts = cutPoints(atoms, limit, (end) => (stacks[end] as Atom[]).length > 0);
+  return cuts.map(({ start, end }, index): TextChunk => {
+    const opening = stacks[start] as Atom[];
+    const closing = stacks[end] as Atom[];
+    let text = opening.map((atom) => atom.raw).join("");
+    for (let at = start; at < end; at++) text += (atoms[at] as Atom).raw;
+    const isLast = index === cuts.length - 1;
+    if (isLast && isComplete) text += partialTail;
+    else text += closers(closing);
+    return { text };
+  });
+}
+
+function splitEntities(
+  source: string,
+  entities: readonly MessageEntity[],
+  limit: number,
+): TextChunk[] {
+  const { atoms } = atomize(source, undefined);
+  const offsets = [0];
+  for (const atom of atoms) offsets.push((offsets[offsets.length - 1] as number) + atom.raw.length);
+  const offsetOf = (index: number) => offsets[index] as number;
+  const cuts = cutPoints(atoms, limit, (end) => {
+    const at = offsetOf(end);
+    return entities.some((entity) => entity.offset < at && at < entity.offset + entity.length);
+  });
+  return cuts.map(({ start, end }): TextChunk => {
+    const from = offsetOf(start);
+    const to = offsetOf(end);
+    const own: MessageEntity[] = [];
+    for (const entity of entities) {
+      const a = Math.max(entity.offset, from);
+      const b = Math.min(entity.offset + entity.length, to);
+      if (b > a) own.push({ ...entity, offset: a - from, length: b - a });
+    }
+    return { text: source.slice(from, to), entities: own };
+  });
+}
+
+/**
+ * Splits a text into messages of at most `limit` (4096) UTF-16 units as Telegram counts them:
+ * after its `parse_mode` markup (HTML, MarkdownV2, Markdown) is parsed, or with its explicit
+ * `entities` (each message gets its own, shifted). Each message ends at the last paragraph break
+ * in its second half, else a line break, a space or punctuation, preferring places outside any
+ * formatting; never inside a surrogate pair, an escape, an HTML entity or a tag. Formatting that
+ * spans a cut is closed and reopened, so every message parses on its own.
+ *
+ * @example
+ * splitMessageText(longAnswer, { parseMode: "HTML" }).map((chunk) => chunk.text);
+ * @throws {RangeError} when `limit` is not an integer >= 16.
+ */
+export function splitMessageText(
+  source: string,
+  format: TextFormat = {},
+  options: SplitOptions = {},
+): TextChunk[] {
+  const limit = checkLimit(options.limit);
+  const isComplete = options.isComplete ?? true;
+  if (format.parseMode === undefined && format.entities !== undefined) {
+    const clipped = format.entities.filter((entity) => entity.offset < source.length);
+    return splitEntities(source, clipped, limit);
+  }
+  return splitMarkup(source, format, limit, isComplete);
+}

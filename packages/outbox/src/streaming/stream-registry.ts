@@ -1,0 +1,158 @@
+// The streams of one bot: opens them over an outbox and a transport, hands out draft ids, routes
+// a Stop press (`stopped_message_generation`) to its stream, and remembers where drafts are refused.
+
+import type { Update } from "@grammyjs/types";
+import { type ChatId, chatKeyOf } from "../chat.js";
+import { MessageStream, type StreamHost } from "./message-stream.js";
+import {
+  type ResolvedRegistryOptions,
+  resolveRegistryOptions,
+  resolveStreamOptions,
+  type StreamMessageOptions,
+  type StreamRegistryOptions,
+  streamDefaults,
+} from "./stream-options.js";
+
+/** Text to stream: an async iterable of pieces (appended), or a function given the stop signal. */
+export type StreamSource =
+  | AsyncIterable<string>
+  | Iterable<string>
+  | ((signal: AbortSignal) => AsyncIterable<string> | Iterable<string>);
+
+/** Live counts of a registry. */
+export interface StreamRegistrySnapshot {
+  /** Streams not yet ended. */
+  readonly active: number;
+  /** Chats where drafts were refused (they stream with edits). */
+  readonly refusedChats: number;
+  /** Whether the server lacks `sendMessageDraft` altogether. */
+  readonly draftsUnavailable: boolean;
+  /** Stop presses routed to a stream. */
+  readonly stopsRouted: number;
+}
+
+/**
+ * Opens streamed messages over an outbox. Route every update through
+ * {@link StreamRegistry.handleUpdate} (it answers whether the update was a Stop press for one of
+ * its streams) so Stop buttons reach their streams.
+ *
+ * @example
+ * const streams = new StreamRegistry({ outbox, transport: (method, params, signal) => call(method, params, signal) });
+ * const outcome = await streams.pipe(chatId, generateAnswer, { canStop: true });
+ */
+export class StreamRegistry {
+  readonly #options: ResolvedRegistryOptions;
+  readonly #host: StreamHost;
+  readonly #byDraft = new Map<string, MessageStream>();
+  readonly #draftsOf = new Map<MessageStream, string[]>();
+  readonly #active = new Set<MessageStream>();
+  readonly #refused = new Map<string, true>();
+  #draftsUnavailable = false;
+  #nextDraftId = 1;
+  #stopsRouted = 0;
+
+  /** @throws {TypeError|RangeError} naming the option, when an option is invalid. */
+  constructor(options: StreamRegistryOptions) {
+    this.#options = resolveRegistryOptions(options);
+    const { outbox, transport, clock } = this.#options;
+    this.#host = {
+      outbox,
+      transport,
+      clock,
+      nextDraftId: (stream) => {
+        const id = this.#nextDraftId++;
+        const key = `${chatKeyOf(stream.chatId)}:${id}`;
+        this.#byDraft.set(key, stream);
+        let keys = this.#draftsOf.get(stream);
+        if (keys === undefined) {
+          keys = [];
+          this.#draftsOf.set(stream, keys);
+        }
+        keys.push(key);
+        return id;
+      },
+      draftsRefused: (chatKey) => this.#draftsUnavailable || this.#refused.has(chatKey),
+      refuseDrafts: (chatKey, everywhere) => {
+        if (everywhere) this.#draftsUnavailable = true;
+        this.#refused.delete(chatKey);
+        this.#refused.set(chatKey, true);
+        if (this.#refused.size > streamDefaults.maxRefusedChats) {
+          const oldest = this.#refused.keys().next().value;
+          if (oldest !== undefined) this.#refused.delete(oldest);
+        }
+      },
+      release: (stream) => {
+        this.#active.delete(stream);
+        for (const key of this.#draftsOf.get(stream) ?? []) this.#byDraft.delete(key);
+        this.#draftsOf.delete(stream);
+      },
+    };
+  }
+
+  /**
+   * Opens a stream into a chat; feed it with `append`/`replace`, then `end()`.
+   * @throws {TypeError|RangeError} for an invalid chat id or option.
+   */
+  open(chatId: ChatId, options?: StreamMessageOptions): MessageStream {
+    const chatKey = chatKeyOf(chatId);
+    const resolved = resolveStreamOptions(options, this.#options.defaults);
+    const stream = new MessageStream(chatId, chatKey, resolved, this.#host);
+    if (stream.snapshot().state !== "ended") this.#active.add(stream);
+    return stream;
+  }
+
+  /**
+   * Opens a stream and feeds it from `source` (each piece appended), ending it when the source
+   * ends. A source given as a function gets the stream's signal, which aborts on Stop. When the
+   * source throws, the text so far is the final and the outcome carries `sourceError`.
+   *
+   * @throws {TypeError|RangeError} for an invalid chat id, source or option.
+   */
+  pipe(chatId: ChatId, source: StreamSource, options?: StreamMessageOptions): MessageStream {
+    if (
+      typeof source !== "function" &&
+      (typeof source !== "object" ||
+        source === null ||
+        (!(Symbol.asyncIterator in source) && !(Symbol.iterator in source)))
+    ) {
+      throw new TypeError("Expected `source` to be an iterable, an async iterable or a function");
+    }
+    const stream = this.open(chatId, options);
+    void (async () => {
+      try {
+        const pieces = typeof source === "function" ? source(stream.signal) : source;
+        for await (const piece of pieces as AsyncIterable<string>) {
+          if (!stream.append(String(piece))) break;
+        }
+        stream.end();
+      } catch (error) {
+        stream.fail(error);
+      }
+    })();
+    return stream;
+  }
+
+  /**
+   * Routes an update: a `stopped_message_generation` for one of the registry's drafts stops that
+   * stream (its signal aborts, and the text so far becomes the final). Returns whether it did.
+   */
+  handleUpdate(update: Update): boolean {
+    const stop = update?.stopped_message_generation;
+    if (stop === undefined) return false;
+    const stream = this.#byDraft.get(`${chatKeyOf(stop.chat.id)}:${stop.draft_id}`);
+    if (stream === undefined) return false;
+    this.#stopsRouted++;
+    stream.stop();
+    return true;
+  }
+
+  /** Live counts. */
+  snapshot(): StreamRegistrySnapshot {
+    return Object.freeze({
+      active: this.#active.size,
+      refusedChats: this.#refused.size,
+      draftsUnavailable: this.#draftsUnavailable,
+      stopsRouted: this.#stopsRouted,
+    });
+  }
+}

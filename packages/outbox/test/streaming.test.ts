@@ -1,0 +1,394 @@
+import { ManualClock } from "@telepace/core";
+import { describe, expect, it } from "vitest";
+import {
+  NetworkError,
+  type OutboxError,
+  RetryAfterError,
+  StreamRegistry,
+  TelegramApiError,
+  TelegramOutbox,
+  type TelegramOutboxOptions,
+} from "../src/index.js";
+import { ScriptedTransport } from "./support/stream-transport.js";
+
+const PRIVATE = 42;
+const GROUP = -100_7;
+
+function setup(outboxOptions: TelegramOutboxOptions = {}, latencyMs = 10) {
+  const clock = new ManualClock();
+  const outbox = new TelegramOutbox({ clock, pacingMarginMs: 0, ...outboxOptions });
+  const api = new ScriptedTransport(clock, latencyMs);
+  const streams = new StreamRegistry({ outbox, transport: api.transport, clock });
+  return { clock, outbox, api, streams };
+}
+
+const apiError = (errorCode: number, description: string) =>
+  new TelegramApiError({ method: "sendMessageDraft", errorCode, description });
+
+describe("streaming into a private chat", () => {
+  it("shows Thinking…, then paced draft frames of the latest text, then one real message", async () => {
+    const { clock, api, streams } = setup();
+    const stream = streams.open(PRIVATE);
+    await clock.advance(50);
+    for (let i = 1; i <= 100; i++) {
+      stream.append(`w${i} `);
+      await clock.advance(10); // 100 Hz: much faster than the frames
+    }
+    const outcome = stream.end();
+    await clock.runAll();
+    const result = await outcome;
+
+    const drafts = api.of("sendMessageDraft");
+    expect(drafts[0]?.params.text).toBe("");
+    for (let i = 1; i < drafts.length; i++) {
+      const gap = (drafts[i]?.startedAt ?? 0) - (drafts[i - 1]?.startedAt ?? 0);
+      expect(gap).toBeGreaterThanOrEqual(200);
+    }
+    // ~1 s of text at 5 frames/s, never one frame per piece.
+    expect(drafts.length).toBeGreaterThanOrEqual(5);
+    expect(drafts.length).toBeLessThanOrEqual(8);
+    expect(new Set(drafts.map((call) => call.params.draft_id)).size).toBe(1);
+    expect(api.maxInFlight).toBe(1);
+    expect(api.of("editMessageText")).toHaveLength(0);
+    const full = Array.from({ length: 100 }, (_, i) => `w${i + 1} `).join("");
+    expect(api.texts("sendMessage")).toEqual([full]);
+    expect(result).toMatchObject({ status: "delivered", mode: "draft", stopped: false });
+    expect(result.messages).toHaveLength(1);
+    expect(result.draftFrames).toBe(drafts.length);
+  });
+
+  it("each frame carries the text as it is when the frame starts", async () => {
+    const { clock, api, streams } = setup({}, 100);
+    const stream = streams.open(PRIVATE, { thinking: false });
+    stream.append("a");
+    await clock.advance(50); // the first frame is in flight until 100 ms
+    stream.append("b");
+    stream.append("c");
+    await clock.advance(300);
+    stream.end();
+    await clock.runAll();
+    expect(api.texts("sendMessageDraft")).toEqual(["a", "abc"]);
+    expect(api.texts("sendMessage")).toEqual(["abc"]);
+  });
+
+  it("sends an unchanged draft again before its 30 s preview runs out", async () => {
+    const { clock, api, streams } = setup();
+    const stream = streams.open(PRIVATE, { thinking: false });
+    stream.append("still thinking");
+    await clock.advance(45_000);
+    expect(api.texts("sendMessageDraft")).toEqual([
+      "still thinking",
+      "still thinking",
+      "still thinking",
+    ]);
+    stream.end();
+    await clock.runAll();
+  });
+
+  it("draftIntervalMs sets the pacing", async () => {
+    const { clock, api, streams } = setup();
+    const stream = streams.open(PRIVATE, { draftIntervalMs: 1000, thinking: false });
+    for (let i = 0; i < 30; i++) {
+      stream.append("x");
+      await clock.advance(100);
+    }
+    stream.end();
+    await clock.runAll();
+    expect(api.of("sendMessageDraft").length).toBeLessThanOrEqual(4);
+  });
+
+  it("a draft 429 holds the chat; the final is still delivered, after the wait", async () => {
+    const { clock, api, streams } = setup();
+    api.rules.set("sendMessageDraft", (_call, index) =>
+      index === 1 ? new RetryAfterError(3000) : undefined,
+    );
+    const stream = streams.open(PRIVATE);
+    stream.append("hello");
+    await clock.advance(300);
+    stream.append(" world");
+    const outcome = stream.end();
+    await clock.runAll();
+    expect(await outcome).toMatchObject({ status: "delivered" });
+    expect(api.texts("sendMessage")).toEqual(["hello world"]);
+    const send = api.of("sendMessage")[0];
+    expect(send?.startedAt).toBeGreaterThanOrEqual(3000);
+  });
+});
+
+describe("where drafts are refused", () => {
+  it("streams into a group as a progress message with coalesced edits, then replaces it", async () => {
+    const { clock, api, streams } = setup();
+    const stream = streams.open(GROUP);
+    for (let i = 1; i <= 200; i++) {
+      stream.append(`${i} `);
+      await clock.advance(50);
+    }
+    const outcome = stream.end();
+    await clock.runAll();
+    const result = await outcome;
+    expect(api.of("sendMessageDraft")).toHaveLength(0);
+    // 10 s of text: the stream spends at most 4 requests in any 14.4 s (17 a minute, spread),
+    // and every edit carries the latest text.
+    const edits = api.of("editMessageText");
+    expect(edits.length).toBeGreaterThanOrEqual(2);
+    expect(edits.length).toBeLessThanOrEqual(4);
+    const starts = api.calls.filter((c) => c.method !== "deleteMessage").map((c) => c.startedAt);
+    for (let i = 4; i < starts.length - 1; i++) {
+      expect((starts[i] ?? 0) - (starts[i - 4] ?? 0)).toBeGreaterThanOrEqual(14_400);
+    }
+    const full = Array.from({ length: 200 }, (_, i) => `${i + 1} `).join("");
+    expect(api.texts("sendMessage").at(-1)).toBe(full);
+    expect(api.of("deleteMessage")).toHaveLength(1);
+    expect(result).toMatchObject({ status: "delivered", mode: "edit" });
+    expect(result.edits).toBe(edits.length);
+  });
+
+  it("falls back to edits on TEXTDRAFT_PEER_INVALID and remembers the chat", async () => {
+    const { clock, api, streams } = setup({ privateChatRps: 0 });
+    api.rules.set("sendMessageDraft", () => apiError(400, "Bad Request: TEXTDRAFT_PEER_INVALID"));
+    const first = streams.open(PRIVATE);
+    first.append("one");
+    await clock.advance(500);
+    first.append(" two");
+    first.end();
+    await clock.runAll();
+    expect((await first.result).mode).toBe("edit");
+    expect(api.texts("sendMessage")).toEqual(["one", "one two"]);
+    expect(streams.snapshot()).toMatchObject({ refusedChats: 1, draftsUnavailable: false });
+
+    const drafts = api.of("sendMessageDraft").length;
+    const second = streams.open(PRIVATE);
+    second.append("again");
+    second.end();
+    await clock.runAll();
+    expect(api.of("sendMessageDraft")).toHaveLength(drafts);
+    expect((await second.result).mode).toBe("edit");
+  });
+
+  it("a server without sendMessageDraft (404) turns drafts off for every chat", async () => {
+    const { clock, api, streams } = setup();
+    api.rules.set("sendMessageDraft", () => apiError(404, "Not Found: method not found"));
+    const stream = streams.open(PRIVATE);
+    stream.append("x");
+    stream.end();
+    await clock.runAll();
+    expect(await stream.result).toMatchObject({ status: "delivered", mode: "edit" });
+    expect(streams.snapshot().draftsUnavailable).toBe(true);
+    expect(streams.open(43).snapshot().mode).toBe("edit");
+  });
+
+  it("drafts: false streams a private chat with edits", async () => {
+    const { streams } = setup();
+    expect(streams.open(PRIVATE, { drafts: false }).snapshot().mode).toBe("edit");
+  });
+});
+
+describe("long texts", () => {
+  it("continue in the next message at a safe boundary; the drafts get a new id", async () => {
+    const { clock, api, streams } = setup({ privateChatRps: 0 });
+    const stream = streams.open(PRIVATE, { maxTextLength: 40, thinking: false });
+    const words = Array.from({ length: 30 }, (_, i) => `word${i}`);
+    for (const word of words) {
+      stream.append(`${word} `);
+      await clock.advance(100);
+    }
+    stream.end();
+    await clock.runAll();
+    const sent = api.texts("sendMessage");
+    expect(sent.length).toBeGreaterThan(3);
+    for (const text of sent) expect(text.length).toBeLessThanOrEqual(40);
+    expect(sent.join("")).toBe(words.map((w) => `${w} `).join(""));
+    for (const text of sent.slice(0, -1)) expect(text.endsWith(" ")).toBe(true);
+    const ids = new Set(api.of("sendMessageDraft").map((call) => call.params.draft_id));
+    expect(ids.size).toBeGreaterThan(1);
+    expect((await stream.result).messages).toHaveLength(sent.length);
+  });
+
+  it("in a group, the progress message takes its last chunk and a new one continues", async () => {
+    const { clock, streams } = setup({ groupChatRps: 0, privateChatRps: 0 });
+    const stream = streams.open(GROUP, { maxTextLength: 30 });
+    for (let i = 0; i < 20; i++) {
+      stream.append(`part${i} `);
+      await clock.advance(100);
+    }
+    stream.end();
+    await clock.runAll();
+    const result = await stream.result;
+    const texts = result.messages.map((message) => message.text);
+    expect(texts.join("")).toBe(Array.from({ length: 20 }, (_, i) => `part${i} `).join(""));
+    for (const text of texts) expect(text.length).toBeLessThanOrEqual(30);
+  });
+});
+
+describe("the Stop button", () => {
+  it("aborts the producer's signal and sends the text so far as the final", async () => {
+    const { clock, api, streams } = setup();
+    const stream = streams.open(PRIVATE, { canStop: true });
+    stream.append("partial answer");
+    await clock.advance(300);
+    const draft = api.of("sendMessageDraft").at(-1);
+    expect(draft?.params).toMatchObject({ can_stop: true, keep_on_stop: true });
+    const handled = streams.handleUpdate({
+      update_id: 1,
+      stopped_message_generation: {
+        chat: { id: PRIVATE, type: "private", first_name: "A" },
+        draft_id: draft?.params.draft_id as number,
+      },
+    });
+    expect(handled).toBe(true);
+    expect(stream.signal.aborted).toBe(true);
+    expect((stream.signal.reason as OutboxError).code).toBe("ERR_STREAM_STOPPED");
+    expect(stream.append(" more")).toBe(false);
+    await clock.runAll();
+    expect(await stream.result).toMatchObject({ status: "delivered", stopped: true });
+    expect(api.texts("sendMessage")).toEqual(["partial answer"]);
+    expect(streams.snapshot()).toMatchObject({ active: 0, stopsRouted: 1 });
+  });
+
+  it("a Stop for an unknown draft, or any other update, is not handled", () => {
+    const { streams } = setup();
+    expect(streams.handleUpdate({ update_id: 1 })).toBe(false);
+    expect(
+      streams.handleUpdate({
+        update_id: 2,
+        stopped_message_generation: {
+          chat: { id: PRIVATE, type: "private", first_name: "A" },
+          draft_id: 999,
+        },
+      }),
+    ).toBe(false);
+  });
+
+  it("pipe() hands a function source the signal, and ends with the source", async () => {
+    const { clock, api, streams } = setup();
+    let sawAbort = false;
+    const stream = streams.pipe(PRIVATE, async function* (signal) {
+      for (let i = 0; i < 1000 && !signal.aborted; i++) {
+        yield `${i} `;
+        await clock.sleep(20);
+      }
+      sawAbort = signal.aborted;
+    });
+    await clock.advance(1000);
+    const draftId = stream.draftId as number;
+    streams.handleUpdate({
+      update_id: 1,
+      stopped_message_generation: {
+        chat: { id: PRIVATE, type: "private", first_name: "A" },
+        draft_id: draftId,
+      },
+    });
+    await clock.runAll();
+    const result = await stream.result;
+    expect(sawAbort).toBe(true);
+    expect(result.stopped).toBe(true);
+    expect(api.texts("sendMessage")).toHaveLength(1);
+    expect(api.texts("sendMessage")[0]?.startsWith("0 1 2 ")).toBe(true);
+  });
+
+  it("a source that throws ends with the text so far and the error", async () => {
+    const { clock, api, streams } = setup();
+    const boom = new Error("model crashed");
+    const stream = streams.pipe(PRIVATE, async function* () {
+      yield "half ";
+      throw boom;
+    });
+    await clock.runAll();
+    expect(await stream.result).toMatchObject({ status: "delivered", sourceError: boom });
+    expect(api.texts("sendMessage")).toEqual(["half "]);
+  });
+});
+
+describe("the final is never lost", () => {
+  it("draft mode: a 5xx on the final send is sent once more", async () => {
+    const { clock, api, streams } = setup();
+    api.rules.set("sendMessage", (_call, index) =>
+      index === 0 ? apiError(502, "Bad Gateway") : undefined,
+    );
+    const stream = streams.open(PRIVATE);
+    stream.append("answer");
+    stream.end();
+    await clock.runAll();
+    expect(await stream.result).toMatchObject({ status: "delivered" });
+    expect(api.texts("sendMessage")).toEqual(["answer", "answer"]);
+  });
+
+  it("edit mode: a final send that fails becomes the progress message's last edit", async () => {
+    const { clock, api, streams } = setup();
+    const stream = streams.open(GROUP);
+    stream.append("progress");
+    await clock.advance(100);
+    api.rules.set("sendMessage", () => apiError(502, "Bad Gateway"));
+    stream.append(" and the end");
+    stream.end();
+    await clock.runAll();
+    const result = await stream.result;
+    expect(result.status).toBe("delivered");
+    expect(api.texts("editMessageText").at(-1)).toBe("progress and the end");
+    expect(result.messages.map((m) => m.text)).toEqual(["progress and the end"]);
+  });
+
+  it("a final that can be neither sent nor edited is a failed outcome", async () => {
+    const { clock, api, streams } = setup();
+    api.rules.set(
+      "sendMessage",
+      () =>
+        new NetworkError("reset", {
+          method: "sendMessage",
+          failure: "connection-lost",
+          mayHaveReachedServer: true,
+        }),
+    );
+    const stream = streams.open(PRIVATE);
+    stream.append("answer");
+    stream.end();
+    await clock.runAll();
+    expect(await stream.result).toMatchObject({ status: "failed", maybeDelivered: true });
+  });
+
+  it("a closed outbox ends the stream as closed", async () => {
+    const { clock, outbox, streams } = setup();
+    const stream = streams.open(GROUP);
+    await outbox.close({ drain: false });
+    stream.append("late");
+    stream.end();
+    await clock.runAll();
+    expect((await stream.result).status).toBe("closed");
+  });
+});
+
+describe("cancellation and options", () => {
+  it("aborting rejects the result with the reason and sends nothing more", async () => {
+    const { clock, api, streams } = setup();
+    const controller = new AbortController();
+    const stream = streams.open(PRIVATE, { signal: controller.signal });
+    stream.append("x");
+    await clock.advance(300);
+    const calls = api.calls.length;
+    const reason = new Error("user left");
+    controller.abort(reason);
+    await expect(stream.result).rejects.toBe(reason);
+    await clock.runAll();
+    expect(api.calls.length).toBeLessThanOrEqual(calls + 1);
+    expect(api.of("sendMessage")).toHaveLength(0);
+    expect(stream.signal.aborted).toBe(true);
+  });
+
+  it("checks options whole", () => {
+    const { streams } = setup();
+    expect(() => streams.open(PRIVATE, { draftIntervalMs: -1 })).toThrow(
+      "Expected `draftIntervalMs` to be a finite number >= 0, got -1",
+    );
+    expect(() => streams.open(PRIVATE, { canstop: true } as never)).toThrow(
+      "did you mean `canStop`?",
+    );
+    expect(() => streams.open(PRIVATE, { parseMode: "html" as never })).toThrow(TypeError);
+    expect(() => streams.open(PRIVATE, { params: { text: "x" } })).toThrow(TypeError);
+    expect(() => streams.open(PRIVATE, { maxTextLength: 5000 })).toThrow(RangeError);
+    expect(() => streams.pipe(PRIVATE, 5 as never)).toThrow(TypeError);
+    expect(() => streams.open(PRIVATE).append(5 as never)).toThrow(TypeError);
+    expect(() => new StreamRegistry({ transport: () => Promise.resolve() } as never)).toThrow(
+      TypeError,
+    );
+  });
+});
