@@ -11,6 +11,7 @@ import {
   type WriteOutcome,
 } from "@telepace/client";
 import type { Logger } from "pino";
+import type { BotEventSink } from "./bot-events.js";
 
 /** Extra fields of a text reply. */
 export interface ReplyExtras {
@@ -35,6 +36,7 @@ export interface MessengerCounters {
 export class Messenger {
   readonly #client: TelegramClient;
   readonly #logger: Logger;
+  readonly #onEvent: BotEventSink;
   // Group id → supergroup id, learned from migrate messages and from ChatMigratedError.
   readonly #migrated = new Map<number, number>();
   readonly #unreachable = new Set<number>();
@@ -47,9 +49,10 @@ export class Messenger {
     migrations: 0,
   };
 
-  constructor(client: TelegramClient, logger: Logger) {
+  constructor(client: TelegramClient, logger: Logger, onEvent: BotEventSink = () => {}) {
     this.#client = client;
     this.#logger = logger;
+    this.#onEvent = onEvent;
   }
 
   /** The chat id to write to now: a migrated group's supergroup id, else `chatId`. */
@@ -77,11 +80,13 @@ export class Messenger {
     this.#unreachable.add(chatId);
     this.counters.unreachable++;
     this.#logger.info({ chatId }, "chat no longer reachable; replies to it are skipped");
+    this.#onEvent({ type: "chat-reachability", chatId, isReachable: false });
   }
 
   /** Marks a chat reachable again (the user unblocked the bot, the bot was added back). */
   markReachable(chatId: number): void {
-    this.#unreachable.delete(chatId);
+    if (this.#unreachable.delete(chatId))
+      this.#onEvent({ type: "chat-reachability", chatId, isReachable: true });
   }
 
   isReachable(chatId: number): boolean {

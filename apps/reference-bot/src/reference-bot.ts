@@ -1,17 +1,25 @@
-// The reference bot: long polling → UpdateDispatcher (per-person order, bounded) → handlers →
-// TelegramClient and its outbox (paced, coalesced writes), with files through the media
-// scheduler. `launch` checks the token and starts polling; `stop` shuts down in order.
+// The reference bot: long polling through an UpdateIntake (each batch stored in a journal and
+// confirmed at once; per-person order, bounded) → handlers → TelegramClient and its outbox (paced,
+// coalesced writes), with files through the media scheduler. `launch` checks the token, opens the
+// journal and starts polling; `stop` shuts down in order.
 
 import type { UserFromGetMe } from "@grammyjs/types";
 import { NetworkError, TelegramApiError, TelegramClient } from "@telepace/client";
 import { type Clock, systemClock } from "@telepace/core";
+import { FileUpdateJournal, JournalError } from "@telepace/journal-file";
 import { MediaSchedulerRegistry } from "@telepace/media-scheduler";
 import type { OutboxCounters, TelegramOutboxOptions } from "@telepace/outbox";
-import { UpdateDispatcher, type UpdateDispatchSnapshot } from "@telepace/update-dispatch";
+import {
+  MemoryUpdateJournal,
+  type UpdateDispatchSnapshot,
+  UpdateIntake,
+  type UpdateIntakeSnapshot,
+  type UpdateJournal,
+} from "@telepace/update-dispatch";
 import type { Logger } from "pino";
-import { LongPoller, type PollerCounters } from "./long-poller.js";
+import type { BotEventSink } from "./bot-events.js";
 import { Messenger, type MessengerCounters } from "./messenger.js";
-import { type RouterCounters, UpdateRouter } from "./update-router.js";
+import { ALLOWED_UPDATES, type RouterCounters, UpdateRouter } from "./update-router.js";
 import { type WorkJobCounters, WorkJobs } from "./work-jobs.js";
 
 /** Options of {@link ReferenceBot.launch}. */
@@ -33,6 +41,18 @@ export interface ReferenceBotOptions {
   readonly pollTimeoutS?: number | undefined;
   /** /work jobs running at once. @defaultValue 256 */
   readonly maxJobs?: number | undefined;
+  /**
+   * Directory of the durable journal (`FileUpdateJournal`): stored updates and running jobs
+   * survive a crash there. Created if missing; one bot process per directory.
+   */
+  readonly dataDir?: string | undefined;
+  /**
+   * A journal to use instead (not closed by the bot), e.g. a `MemoryUpdateJournal` in tests.
+   * Without `dataDir` or `journal` the bot keeps its journal in memory, which a crash loses.
+   */
+  readonly journal?: UpdateJournal | undefined;
+  /** Receives every {@link BotEvent}, e.g. to account for updates across a crash. */
+  readonly onEvent?: BotEventSink | undefined;
 }
 
 /** The bot could not start: a rejected token or an unreachable API. One line, no secrets. */
@@ -42,7 +62,7 @@ export class StartupError extends Error {
 
 /** Everything the bot counts, for its logs and the demo report. */
 export interface BotStats {
-  readonly poller: Readonly<PollerCounters>;
+  readonly intake: UpdateIntakeSnapshot;
   readonly router: Readonly<RouterCounters>;
   readonly messenger: Readonly<MessengerCounters>;
   readonly jobs: Readonly<WorkJobCounters> & { readonly running: number };
@@ -53,48 +73,90 @@ export interface BotStats {
 
 /** What {@link ReferenceBot.stop} did. */
 export interface StopReport {
-  /** Updates the dispatcher handed back unstarted (Telegram redelivers them next time). */
-  readonly unstarted: number;
-  /** Updates still running at the deadline (their signals were aborted). */
-  readonly interrupted: number;
+  /** Stored updates that did not finish by the deadline: the next start replays them. */
+  readonly unfinished: number;
+}
+
+/** Where the bot keeps its journal, for its startup line and the demo report. */
+export function describeJournal(journal: UpdateJournal): string {
+  const snapshot = journal.snapshot();
+  const where = "directory" in snapshot ? ` in ${String(snapshot.directory)}` : "";
+  return `${snapshot.kind} journal${where} (${snapshot.isDurable ? "durable" : "not crash-safe"})`;
+}
+
+/** Opens the journal the options ask for; the bot closes it at stop if it opened it. */
+async function openJournal(
+  options: ReferenceBotOptions,
+): Promise<{ journal: UpdateJournal; owned: boolean }> {
+  if (options.journal !== undefined) return { journal: options.journal, owned: false };
+  if (options.dataDir === undefined) return { journal: new MemoryUpdateJournal(), owned: true };
+  try {
+    const journal = await FileUpdateJournal.open(options.dataDir, {
+      logger: options.logger.child({ component: "journal" }),
+    });
+    return { journal, owned: true };
+  } catch (error) {
+    if (error instanceof JournalError) {
+      throw new StartupError(`Cannot open the journal in ${options.dataDir}: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/** What the journal held when the bot started: an earlier process's unfinished work. */
+export interface StartupState {
+  /** Stored updates the intake replays before it polls. */
+  readonly unfinishedUpdates: number;
+  /** /work jobs an earlier process left running; each gets an "interrupted" message. */
+  readonly leftoverJobs: number;
 }
 
 /** A running reference bot. */
 export class ReferenceBot {
   /** The bot as getMe describes it. */
   readonly me: UserFromGetMe;
+  /** What the journal held at start. */
+  startup: StartupState = { unfinishedUpdates: 0, leftoverJobs: 0 };
   /** Settles when polling ends: resolves after `stop`, rejects with a `PollingStoppedError`. */
   readonly polling: Promise<void>;
   readonly #client: TelegramClient;
   readonly #registry: MediaSchedulerRegistry;
-  readonly #dispatcher: UpdateDispatcher;
-  readonly #poller: LongPoller;
+  readonly #journal: UpdateJournal;
+  readonly #ownsJournal: boolean;
+  readonly #intake: UpdateIntake;
   readonly #router: UpdateRouter;
   readonly #messenger: Messenger;
   readonly #jobs: WorkJobs;
   readonly #pollController = new AbortController();
+  readonly #jobsRecovered: Promise<number>;
   readonly #logger: Logger;
   #stopping: Promise<StopReport> | undefined;
 
   private constructor(
     me: UserFromGetMe,
     client: TelegramClient,
+    journal: { journal: UpdateJournal; owned: boolean },
     options: ReferenceBotOptions,
     mediaDc: string,
   ) {
     const clock = options.clock ?? systemClock;
     const logger = options.logger;
+    const onEvent = options.onEvent ?? (() => {});
     this.me = me;
     this.#client = client;
     this.#logger = logger;
+    this.#journal = journal.journal;
+    this.#ownsJournal = journal.owned;
     this.#registry = new MediaSchedulerRegistry({
       clock,
       logger: logger.child({ component: "media" }),
     });
-    this.#messenger = new Messenger(client, logger.child({ component: "messenger" }));
+    this.#messenger = new Messenger(client, logger.child({ component: "messenger" }), onEvent);
     this.#jobs = new WorkJobs(this.#messenger, {
       clock,
       logger: logger.child({ component: "jobs" }),
+      journal: this.#journal,
+      onEvent,
       progressHz: options.progressHz ?? 5,
       maxJobs: options.maxJobs ?? 256,
     });
@@ -107,21 +169,32 @@ export class ReferenceBot {
       mediaDc,
       logger: logger.child({ component: "router" }),
     });
-    this.#dispatcher = new UpdateDispatcher(
-      (update, signal) => this.#router.handle(update, signal),
+    this.#intake = new UpdateIntake(
+      async (update, signal) => {
+        try {
+          await this.#router.handle(update, signal);
+        } finally {
+          onEvent({ type: "update-handled", updateId: update.update_id });
+        }
+      },
       {
+        getUpdates: (params, callOptions) => client.getUpdates(params, callOptions),
+        journal: this.#journal,
+        allowedUpdates: [...ALLOWED_UPDATES],
+        pollTimeoutSeconds: options.pollTimeoutS ?? 25,
         clock,
-        logger: logger.child({ component: "dispatch" }),
-        maxConcurrency: options.maxConcurrency ?? 16,
-        timeoutMs: options.updateTimeoutMs ?? 120_000,
+        logger: logger.child({ component: "intake" }),
+        dispatcher: {
+          maxConcurrency: options.maxConcurrency ?? 16,
+          timeoutMs: options.updateTimeoutMs ?? 120_000,
+        },
       },
     );
-    this.#poller = new LongPoller(client, this.#dispatcher, {
-      clock,
-      logger: logger.child({ component: "poller" }),
-      timeoutS: options.pollTimeoutS ?? 25,
-    });
-    this.polling = this.#poller.run(this.#pollController.signal);
+    // The jobs a crash left are read before the first poll, so they are told apart from new ones.
+    this.#jobsRecovered = this.#jobs.recover();
+    this.polling = this.#jobsRecovered.then(() =>
+      this.#intake.run({ signal: this.#pollController.signal }),
+    );
     // Observed by whoever awaits it; keep an unobserved rejection from crashing the process.
     this.polling.catch(() => {});
   }
@@ -156,9 +229,36 @@ export class ReferenceBot {
       }
       throw error;
     }
-    const bot = new ReferenceBot(me, client, options, new URL(apiRoot).host);
-    options.logger.info({ username: me.username, id: me.id }, "bot started");
+    let journal: Awaited<ReturnType<typeof openJournal>>;
+    try {
+      journal = await openJournal(options);
+    } catch (error) {
+      await client.close({ drain: false, timeoutMs: 0 }).catch(() => {});
+      throw error;
+    }
+    const unfinishedUpdates = journal.journal.snapshot().unfinished;
+    const bot = new ReferenceBot(me, client, journal, options, new URL(apiRoot).host);
+    const leftoverJobs = await bot.#jobsRecovered.catch(async (error: unknown) => {
+      await bot.stop({ timeoutMs: 0 });
+      throw error;
+    });
+    bot.startup = Object.freeze({ unfinishedUpdates, leftoverJobs });
+    options.logger.info(
+      {
+        username: me.username,
+        id: me.id,
+        journal: describeJournal(journal.journal),
+        unfinishedUpdates,
+        leftoverJobs,
+      },
+      "bot started",
+    );
     return bot;
+  }
+
+  /** The journal the bot stores updates and running jobs in. */
+  get journal(): UpdateJournal {
+    return this.#journal;
   }
 
   /** Whether the bot still writes to `chatId` (false once it was blocked or removed there). */
@@ -169,7 +269,7 @@ export class ReferenceBot {
   /** A fresh snapshot of every counter. */
   stats(): BotStats {
     return {
-      poller: { ...this.#poller.counters },
+      intake: this.#intake.snapshot(),
       router: { ...this.#router.counters },
       messenger: { ...this.#messenger.counters },
       jobs: {
@@ -177,16 +277,16 @@ export class ReferenceBot {
         ended: { ...this.#jobs.counters.ended },
         running: this.#jobs.running,
       },
-      dispatcher: this.#dispatcher.snapshot(),
+      dispatcher: this.#intake.snapshot().dispatcher,
       outbox: this.#client.outbox.snapshot().counters,
       media: { schedulers: this.#registry.size },
     };
   }
 
   /**
-   * Shuts down in order: stop polling, let the dispatcher finish (up to the deadline), interrupt
-   * running jobs (each still sends its final message), confirm finished updates, flush the
-   * outbox, close the clients. Idempotent.
+   * Shuts down in order: stop polling, let stored updates finish (up to the deadline; the rest
+   * stays in the journal), interrupt running jobs (each still sends its final message and drops
+   * its record), flush the outbox, close the journal and the clients. Idempotent.
    */
   stop(options: { readonly timeoutMs?: number } = {}): Promise<StopReport> {
     this.#stopping ??= this.#stop(options.timeoutMs ?? 10_000);
@@ -197,12 +297,12 @@ export class ReferenceBot {
     this.#logger.info("shutting down");
     this.#pollController.abort();
     await this.polling.catch(() => {});
-    const closed = await this.#dispatcher.close({ timeoutMs });
+    const closed = await this.#intake.close({ timeoutMs });
     await this.#jobs.interruptAll();
-    await this.#poller.confirm();
     await this.#client.close({ drain: true, timeoutMs });
     await this.#registry.close({ timeoutMs }).catch(() => {});
-    const report = { unstarted: closed.unstarted.length, interrupted: closed.interrupted.length };
+    if (this.#ownsJournal) await this.#journal.close().catch(() => {});
+    const report = { unfinished: closed.unfinished };
     this.#logger.info(report, "stopped");
     return report;
   }

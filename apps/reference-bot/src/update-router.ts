@@ -11,6 +11,14 @@ import { downloadDigest, generatedDigest, meteredUpload } from "./media-io.js";
 import type { Messenger } from "./messenger.js";
 import { WorkJobs } from "./work-jobs.js";
 
+/** The update types the bot asks for. */
+export const ALLOWED_UPDATES = [
+  "message",
+  "edited_message",
+  "callback_query",
+  "my_chat_member",
+] as const;
+
 /** Largest generated file /file sends, in KiB (the Bot API's upload limit is 50 MB). */
 export const MAX_FILE_KIB = 20_480;
 /** Longest /work job, in seconds. */

@@ -90,7 +90,7 @@ export function formatReport(
   const lines = [
     "",
     `telepace reference bot — embedded demo report (${elapsedS.toFixed(1)} s)`,
-    `  updates handled       ${stats.dispatcher.succeeded + stats.dispatcher.failed} (${stats.dispatcher.failed} failed, ${stats.dispatcher.timedOut} timed out, ${stats.poller.duplicates} refetched duplicates)`,
+    `  updates handled       ${stats.dispatcher.succeeded + stats.dispatcher.failed} (${stats.dispatcher.failed} failed, ${stats.dispatcher.timedOut} timed out; each fetched once: ${stats.intake.fetched} fetched, ${stats.intake.duplicates} duplicates)`,
     `  API calls             ${Object.values(summary.calls).reduce((a, b) => a + b, 0)}: ${calls}`,
     `  progress edits        ${stats.jobs.progressRequested} requested, ${summary.calls.editMessageText ?? 0} sent (${stats.outbox.coalesced} coalesced in the outbox)`,
     `  429s received         ${summary.tooManyRequests}${summary.tooManyRequests === 0 ? " (target 0)" : " (target 0 — MISSED)"}`,
