@@ -286,7 +286,6 @@ export class WorkJobs {
     const progressChat = this.#messenger.resolve(job.chatId);
     const progressIsLive = () => this.#messenger.resolve(job.chatId) === progressChat;
     let fraction = 0;
-    let edits: Promise<unknown> = Promise.resolve();
     try {
       while (fraction < 1) {
         await clock.sleep(stepMs, { signal: job.controller.signal });
@@ -294,8 +293,9 @@ export class WorkJobs {
         if (fraction < 1 && progressIsLive()) {
           this.counters.progressRequested++;
           const percent = Math.floor(fraction * 100);
-          // Not awaited: newer progress supersedes older in the outbox.
-          edits = this.#messenger.editText(
+          // Not awaited: newer progress supersedes older in the outbox, and the final message
+          // drops the pending edit (in a busy group an edit may wait long behind sends).
+          void this.#messenger.editText(
             job.chatId,
             progressId,
             `Working… ${percent}% ${bar(fraction)}`,
@@ -307,7 +307,6 @@ export class WorkJobs {
     } catch {
       // Aborted: by the owner's Cancel, or by shutdown.
     }
-    await edits;
     const percent = Math.floor(fraction * 100);
     const end: JobEnd =
       fraction >= 1 ? "done" : job.cancelledBy === "user" ? "cancelled" : "interrupted";
