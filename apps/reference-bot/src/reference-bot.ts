@@ -18,6 +18,7 @@ import {
 } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
 import type { BotEventSink } from "./bot-events.js";
+import { JournaledPacingStore } from "./journaled-pacing-store.js";
 import { Messenger, type MessengerCounters } from "./messenger.js";
 import { ALLOWED_UPDATES, type RouterCounters, UpdateRouter } from "./update-router.js";
 import { type WorkJobCounters, WorkJobs } from "./work-jobs.js";
@@ -205,18 +206,38 @@ export class ReferenceBot {
    */
   static async launch(options: ReferenceBotOptions): Promise<ReferenceBot> {
     const apiRoot = options.apiRoot ?? "https://api.telegram.org";
-    const client = new TelegramClient({
-      token: options.token,
-      apiRoot,
-      clock: options.clock,
-      logger: options.logger.child({ component: "client" }),
-      outbox: options.outbox,
-    });
+    const clock = options.clock ?? systemClock;
+    const journal = await openJournal(options);
+    const closeJournal = async () => {
+      if (journal.owned) await journal.journal.close().catch(() => {});
+    };
+    let client: TelegramClient;
+    try {
+      // A durable journal also keeps the groups' pacing, so a restart does not burst into them.
+      const pacingStore = journal.journal.snapshot().isDurable
+        ? await JournaledPacingStore.restore(
+            journal.journal,
+            clock,
+            options.logger.child({ component: "pacing" }),
+          )
+        : undefined;
+      client = new TelegramClient({
+        token: options.token,
+        apiRoot,
+        clock: options.clock,
+        logger: options.logger.child({ component: "client" }),
+        outbox: { ...options.outbox, ...(pacingStore === undefined ? {} : { pacingStore }) },
+      });
+    } catch (error) {
+      await closeJournal();
+      throw error;
+    }
     let me: UserFromGetMe;
     try {
       me = await client.getMe({ timeoutMs: 10_000 });
     } catch (error) {
       await client.close({ drain: false, timeoutMs: 0 }).catch(() => {});
+      await closeJournal();
       if (error instanceof TelegramApiError) {
         throw new StartupError(
           error.errorCode === 401 || error.errorCode === 404
@@ -227,13 +248,6 @@ export class ReferenceBot {
       if (error instanceof NetworkError) {
         throw new StartupError(`Cannot reach the Bot API at ${apiRoot} (${error.failure})`);
       }
-      throw error;
-    }
-    let journal: Awaited<ReturnType<typeof openJournal>>;
-    try {
-      journal = await openJournal(options);
-    } catch (error) {
-      await client.close({ drain: false, timeoutMs: 0 }).catch(() => {});
       throw error;
     }
     const unfinishedUpdates = journal.journal.snapshot().unfinished;
