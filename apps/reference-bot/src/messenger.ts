@@ -7,6 +7,7 @@ import {
   ChatMigratedError,
   ForbiddenError,
   type InputFile,
+  Priority,
   type TelegramClient,
   type WriteOutcome,
 } from "@telepace/client";
@@ -151,6 +152,29 @@ export class Messenger {
       this.recordMigration(target, outcome.error.migrateToChatId);
     } else if (outcome.status === "failed") this.#noteFailure(chatId, "edit", outcome.error);
     return outcome.status === "delivered";
+  }
+
+  /**
+   * Deletes a progress message once its final message is out, dropping its pending edits. Not
+   * paced by the chat: Telegram's flood limits count messages sent and edited (the sim's do
+   * too), not deletions, and in a busy group a paced delete took one of its 20 places a minute
+   * from the replies waiting for them.
+   */
+  async deleteProgress(chatId: number, messageId: number): Promise<void> {
+    if (!this.isReachable(chatId)) return;
+    const target = this.resolve(chatId);
+    const outcome = await this.#client.write(
+      "deleteMessage",
+      { chat_id: target, message_id: messageId },
+      {
+        key: `delete:${messageId}`,
+        priority: Priority.delete,
+        idempotent: true,
+        paced: false,
+        supersedes: [`edit:${messageId}`],
+      },
+    );
+    if (outcome.status === "failed") this.#noteFailure(chatId, "deleteMessage", outcome.error);
   }
 
   /** Sends a document; returns the message when delivered. */

@@ -56,6 +56,13 @@ export interface ReferenceBotOptions {
   readonly onEvent?: BotEventSink | undefined;
 }
 
+/**
+ * Places of a group's 20 messages a minute that progress edits leave to sends and deletes: edits
+ * take at most 2. The outbox's default (3) lets edits of running jobs take 17, and in a busy
+ * group replies and finals then queue for the rest of the minute; a progress bar can lag instead.
+ */
+const GROUP_SEND_RESERVE = 18;
+
 /** The bot could not start: a rejected token or an unreachable API. One line, no secrets. */
 export class StartupError extends Error {
   override readonly name = "StartupError";
@@ -226,7 +233,11 @@ export class ReferenceBot {
         apiRoot,
         clock: options.clock,
         logger: options.logger.child({ component: "client" }),
-        outbox: { ...options.outbox, ...(pacingStore === undefined ? {} : { pacingStore }) },
+        outbox: {
+          sendReserve: GROUP_SEND_RESERVE,
+          ...options.outbox,
+          ...(pacingStore === undefined ? {} : { pacingStore }),
+        },
       });
     } catch (error) {
       await closeJournal();

@@ -318,12 +318,21 @@ export class WorkJobs {
           ? `Cancelled, ${job.ownerName}, at ${percent}%.`
           : `Interrupted, ${job.ownerName}, at ${percent}%: the bot is shutting down.`;
     const replacing = progressIsLive();
+    // In a group the bot replaces the progress message itself, so that its delete can skip the
+    // group's 20 messages a minute (see Messenger.deleteProgress).
+    const inGroup = progressChat < 0;
     const final = await this.#messenger.sendText(
       job.chatId,
       text,
-      replacing ? { replaceMessageId: progressId } : {},
+      replacing && !inGroup ? { replaceMessageId: progressId } : {},
     );
-    if (final !== undefined) return end;
+    if (final !== undefined) {
+      // Only while the chat has not moved: after a hop to the supergroup the id names another
+      // message there.
+      if (replacing && inGroup && progressIsLive())
+        await this.#messenger.deleteProgress(progressChat, progressId);
+      return end;
+    }
     // The send failed, perhaps after reaching Telegram (a 5xx: the outbox never resends that
     // blindly), and the progress message is still there. Turning it into the final text loses
     // nothing; at worst the final shows twice, when the failed send had been delivered after all.

@@ -31,7 +31,9 @@ describe("readConfig", () => {
   });
 
   it("keeps the journal in ./.telepace against the API, or where --data-dir or the env says", () => {
-    expect(readConfig([], { TELEGRAM_BOT_TOKEN: TOKEN }).dataDir).toBe(resolve(".telepace"));
+    expect(readConfig([], { TELEGRAM_BOT_TOKEN: TOKEN })).toMatchObject({
+      dataDir: resolve(".telepace"),
+    });
     expect(
       readConfig([], { TELEGRAM_BOT_TOKEN: TOKEN, TELEPACE_DATA_DIR: "/var/bot" }),
     ).toMatchObject({ dataDir: "/var/bot" });
