@@ -94,6 +94,10 @@ export function summarize(
   };
 }
 
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
 /** The `p`th percentile (nearest rank) of `values`; 0 for none. */
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return 0;
@@ -127,7 +131,7 @@ export function formatReport(
     `  journal               ${run.journal}; ${stats.intake.fetched} updates fetched, ${stats.intake.duplicates} fetched twice`,
     ...run.crashes.map(
       (crash) =>
-        `  crash                 SIGKILL at ${crash.atS.toFixed(1)} s; polling again ${(crash.restartMs / 1000).toFixed(1)} s later: ${crash.replayed} unfinished updates replayed, ${crash.leftoverJobs} running jobs found`,
+        `  crash                 SIGKILL at ${crash.atS.toFixed(1)} s; polling again ${(crash.restartMs / 1000).toFixed(1)} s later: ${plural(crash.replayed, "unfinished update")} replayed, ${plural(crash.leftoverJobs, "running job")} found`,
     ),
     `  API calls             ${Object.values(summary.calls).reduce((a, b) => a + b, 0)}: ${calls}`,
     `  progress edits        ${stats.jobs.progressRequested} requested, ${summary.calls.editMessageText ?? 0} sent (${stats.outbox.coalesced} coalesced in the outbox)`,
