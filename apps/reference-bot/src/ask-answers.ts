@@ -1,6 +1,8 @@
 // /ask <question>: a long answer generated here, token by token like a language model's (seeded
 // by the question), streamed with client.streamMessage — drafts with a Stop button in private
-// chats, a progress message in groups. Answers run detached so a Stop press reaches them.
+// chats, a progress message in groups. An answer runs inside its update, so the journal keeps the
+// update unfinished until the answer is out and a crash replays it; Stop presses have a key of
+// their own and reach it meanwhile.
 
 import type { Update } from "@grammyjs/types";
 import type { StreamOutcome, TelegramClient } from "@telepace/client";
@@ -98,13 +100,14 @@ export class AskAnswers {
     return this.#running.size;
   }
 
-  /** Starts streaming an answer into the chat (detached: returns at once). */
-  start(chatId: number, isPrivate: boolean, question: string, replyTo: number): void {
+  /** Streams an answer into the chat; resolves once it is delivered, stopped or failed. */
+  start(chatId: number, isPrivate: boolean, question: string, replyTo: number): Promise<void> {
     this.counters.asked++;
     const answer = this.#answer(chatId, isPrivate, question, replyTo).finally(() => {
       this.#running.delete(answer);
     });
     this.#running.add(answer);
+    return answer;
   }
 
   /** Routes a Stop press to its answer; returns whether the update was one. */

@@ -6,11 +6,13 @@ import type { UserFromGetMe } from "@grammyjs/types";
 import type { TelegramClient } from "@telepace/client";
 import { type Clock, systemClock } from "@telepace/core";
 import { MediaSchedulerRegistry } from "@telepace/media-scheduler";
+import { MemoryUpdateJournal } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
 import { AskAnswers } from "./ask-answers.js";
+import type { BotEventSink } from "./bot-events.js";
 import { Messenger } from "./messenger.js";
 import { UpdateRouter } from "./update-router.js";
-import { WorkJobs } from "./work-jobs.js";
+import { type JobJournal, WorkJobs } from "./work-jobs.js";
 
 /** What the handlers are built from. */
 export interface HandlerOptions {
@@ -22,6 +24,13 @@ export interface HandlerOptions {
   readonly maxJobs?: number | undefined;
   /** Tokens per second an /ask answer is generated at (the AskAnswers default when unset). */
   readonly askTokensPerSecond?: number | undefined;
+  /**
+   * Where running /work jobs are recorded, so a restart can end them. @defaultValue a
+   * `MemoryUpdateJournal` of the handlers' own (the records go with the process)
+   */
+  readonly journal?: JobJournal | undefined;
+  /** Receives every bot event (updates handled, jobs started and ended). */
+  readonly onEvent?: BotEventSink | undefined;
 }
 
 export interface BotHandlers {
@@ -44,10 +53,13 @@ export function createHandlers(
     clock,
     logger: logger.child({ component: "media" }),
   });
-  const messenger = new Messenger(client, logger.child({ component: "messenger" }));
+  const onEvent = options.onEvent ?? (() => {});
+  const messenger = new Messenger(client, logger.child({ component: "messenger" }), onEvent);
   const jobs = new WorkJobs(messenger, {
     clock,
     logger: logger.child({ component: "jobs" }),
+    journal: options.journal ?? new MemoryUpdateJournal(),
+    onEvent,
     progressHz: options.progressHz ?? 5,
     maxJobs: options.maxJobs ?? 256,
   });

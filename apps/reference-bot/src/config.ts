@@ -1,6 +1,7 @@
 // The bot's configuration: the environment says where the Bot API is, the command line says how the
 // embedded demo runs. Every bad value is one clear line, and the token never appears in it.
 
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 /** Pino level names the bot accepts. */
@@ -30,6 +31,11 @@ export interface BotConfig {
   readonly target: BotTarget;
   readonly logLevel: LogLevel;
   readonly crowd: CrowdConfig;
+  /**
+   * Directory of the durable journal, absolute. Against the API it defaults to `./.telepace`;
+   * the demo uses a fresh temporary directory unless one is given.
+   */
+  readonly dataDir: string | undefined;
 }
 
 /** A configuration problem, reported as one line without a stack. */
@@ -38,6 +44,8 @@ export class ConfigError extends Error {
 }
 
 const DEFAULT_API_ROOT = "https://api.telegram.org";
+/** The journal's directory against the API when neither --data-dir nor TELEPACE_DATA_DIR is set. */
+export const DEFAULT_DATA_DIR = ".telepace";
 // BotFather tokens are "<bot id>:<35 characters of [A-Za-z0-9_-]>"; accept any length >= 30 so a
 // format change does not lock users out, but refuse what cannot be a token at all.
 const TOKEN_PATTERN = /^\d{1,20}:[A-Za-z0-9_-]{30,}$/;
@@ -47,17 +55,22 @@ export const USAGE = `Usage: reference-bot [options]
 Without TELEGRAM_BOT_TOKEN: starts the embedded Bot API sim, runs the bot against it, plays a crowd of
 simulated users and prints a report. With it: runs the bot against the real Bot API until SIGINT/SIGTERM.
 
+Options:
+  --data-dir <dir> the durable journal of updates and running jobs (default ./${DEFAULT_DATA_DIR}
+                   against the API, a fresh temporary directory in the demo)
+  --log-level <l>  ${LOG_LEVELS.join("|")} (default: error in the demo, info against the API)
+  -h, --help       this text
+
 Options (embedded demo):
   --duration <s>   seconds the crowd keeps starting conversations (default 20)
   --users <n>      simulated users (default 6)
   --groups <n>     simulated groups (default 2)
   --seed <n>       seed of the crowd's choices (default 1)
-  --log-level <l>  ${LOG_LEVELS.join("|")} (default: error in the demo, info against the API)
-  -h, --help       this text
 
 Environment:
   TELEGRAM_BOT_TOKEN  a bot token from @BotFather: run against the Bot API
   TELEGRAM_API_ROOT   Bot API root (default ${DEFAULT_API_ROOT}; a local Bot API server or a sim)
+  TELEPACE_DATA_DIR   as --data-dir
   LOG_LEVEL           as --log-level`;
 
 function integerFlag(
@@ -119,6 +132,7 @@ export function readConfig(
         groups: { type: "string" },
         seed: { type: "string" },
         "log-level": { type: "string" },
+        "data-dir": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -145,8 +159,16 @@ export function readConfig(
     target = { kind: "api", token, apiRoot: parseApiRoot(env.TELEGRAM_API_ROOT) };
   }
 
+  const dataDir = flag("data-dir") ?? env.TELEPACE_DATA_DIR;
+  if (dataDir === "") throw new ConfigError("--data-dir must not be empty");
   return {
     target,
+    dataDir:
+      dataDir !== undefined
+        ? resolve(dataDir)
+        : target.kind === "api"
+          ? resolve(DEFAULT_DATA_DIR)
+          : undefined,
     logLevel: parseLogLevel(
       flag("log-level") ?? env.LOG_LEVEL,
       target.kind === "api" ? "info" : "error",

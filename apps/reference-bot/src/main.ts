@@ -1,20 +1,43 @@
 #!/usr/bin/env node
+
 // Entry point: `node dist/main.js`. With TELEGRAM_BOT_TOKEN the bot serves the Bot API until
 // SIGINT/SIGTERM; without it, it runs the embedded demo (sim + bot + a crowd of simulated users).
 
+import { PollingStoppedError } from "@telepace/update-dispatch";
 import { type BotConfig, ConfigError, readConfig, USAGE } from "./config.js";
 import { runEmbeddedDemo } from "./demo/embedded-demo.js";
 import { createLogger, scrub } from "./logger.js";
-import { PollingStoppedError } from "./long-poller.js";
-import { ReferenceBot, StartupError } from "./reference-bot.js";
+import { describeJournal, ReferenceBot, StartupError } from "./reference-bot.js";
 import { runSharedBot } from "./shared-bot.js";
 import { readSharedConfig, SHARED_USAGE, type SharedConfig } from "./shared-config.js";
+import { SupervisorChannel } from "./supervisor-channel.js";
+
+const STATS_INTERVAL_MS = 250;
 
 async function runAgainstApi(config: BotConfig & { target: { kind: "api" } }): Promise<number> {
   const { token, apiRoot } = config.target;
   const logger = createLogger(config.logLevel, [token]);
-  const bot = await ReferenceBot.launch({ token, apiRoot, logger });
-  process.stderr.write(`@${bot.me.username} is running against ${apiRoot}; Ctrl-C stops it.\n`);
+  const supervisor = SupervisorChannel.fromEnv(process.env);
+  const bot = await ReferenceBot.launch({
+    token,
+    apiRoot,
+    logger,
+    dataDir: config.dataDir,
+    onEvent: supervisor && ((event) => supervisor.send(event)),
+  });
+  const journal = describeJournal(bot.journal);
+  let statsTimer: NodeJS.Timeout | undefined;
+  if (supervisor === undefined) {
+    process.stderr.write(
+      `@${bot.me.username} is running against ${apiRoot} on a ${journal}; Ctrl-C stops it.\n`,
+    );
+  } else {
+    const { unfinishedUpdates, leftoverJobs } = bot.startup;
+    supervisor.send({ type: "ready", pid: process.pid, journal, unfinishedUpdates, leftoverJobs });
+    statsTimer = setInterval(() => {
+      supervisor.send({ type: "stats", stats: bot.stats(), isFinal: false });
+    }, STATS_INTERVAL_MS);
+  }
   const stopSignal = new Promise<string>((resolve) => {
     process.once("SIGINT", () => resolve("SIGINT"));
     process.once("SIGTERM", () => resolve("SIGTERM"));
@@ -28,13 +51,17 @@ async function runAgainstApi(config: BotConfig & { target: { kind: "api" } }): P
   ]);
   if (ended.kind === "signal") logger.info({ signal: ended.name }, "stop requested");
   const report = await bot.stop({ timeoutMs: 10_000 });
+  clearInterval(statsTimer);
+  supervisor?.send({ type: "stats", stats: bot.stats(), isFinal: true });
   if (ended.kind === "failed") {
     process.stderr.write(`${messageOf(ended.error)}\n`);
     return 1;
   }
-  process.stderr.write(
-    `Stopped cleanly (${report.unstarted} unstarted and ${report.interrupted} interrupted updates left for next time).\n`,
-  );
+  if (supervisor === undefined) {
+    process.stderr.write(
+      `Stopped cleanly (${report.unfinished} unfinished updates left in the journal for next time).\n`,
+    );
+  }
   return 0;
 }
 

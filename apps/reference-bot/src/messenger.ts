@@ -7,10 +7,12 @@ import {
   ChatMigratedError,
   ForbiddenError,
   type InputFile,
+  Priority,
   type TelegramClient,
   type WriteOutcome,
 } from "@telepace/client";
 import type { Logger } from "pino";
+import type { BotEventSink } from "./bot-events.js";
 
 /** Extra fields of a text reply. */
 export interface ReplyExtras {
@@ -35,6 +37,7 @@ export interface MessengerCounters {
 export class Messenger {
   readonly #client: TelegramClient;
   readonly #logger: Logger;
+  readonly #onEvent: BotEventSink;
   // Group id → supergroup id, learned from migrate messages and from ChatMigratedError.
   readonly #migrated = new Map<number, number>();
   readonly #unreachable = new Set<number>();
@@ -47,9 +50,10 @@ export class Messenger {
     migrations: 0,
   };
 
-  constructor(client: TelegramClient, logger: Logger) {
+  constructor(client: TelegramClient, logger: Logger, onEvent: BotEventSink = () => {}) {
     this.#client = client;
     this.#logger = logger;
+    this.#onEvent = onEvent;
   }
 
   /** The chat id to write to now: a migrated group's supergroup id, else `chatId`. */
@@ -77,11 +81,13 @@ export class Messenger {
     this.#unreachable.add(chatId);
     this.counters.unreachable++;
     this.#logger.info({ chatId }, "chat no longer reachable; replies to it are skipped");
+    this.#onEvent({ type: "chat-reachability", chatId, isReachable: false });
   }
 
   /** Marks a chat reachable again (the user unblocked the bot, the bot was added back). */
   markReachable(chatId: number): void {
-    this.#unreachable.delete(chatId);
+    if (this.#unreachable.delete(chatId))
+      this.#onEvent({ type: "chat-reachability", chatId, isReachable: true });
   }
 
   isReachable(chatId: number): boolean {
@@ -146,6 +152,29 @@ export class Messenger {
       this.recordMigration(target, outcome.error.migrateToChatId);
     } else if (outcome.status === "failed") this.#noteFailure(chatId, "edit", outcome.error);
     return outcome.status === "delivered";
+  }
+
+  /**
+   * Deletes a progress message once its final message is out, dropping its pending edits. Not
+   * paced by the chat: Telegram's flood limits count messages sent and edited (the sim's do
+   * too), not deletions, and in a busy group a paced delete took one of its 20 places a minute
+   * from the replies waiting for them.
+   */
+  async deleteProgress(chatId: number, messageId: number): Promise<void> {
+    if (!this.isReachable(chatId)) return;
+    const target = this.resolve(chatId);
+    const outcome = await this.#client.write(
+      "deleteMessage",
+      { chat_id: target, message_id: messageId },
+      {
+        key: `delete:${messageId}`,
+        priority: Priority.delete,
+        idempotent: true,
+        paced: false,
+        supersedes: [`edit:${messageId}`],
+      },
+    );
+    if (outcome.status === "failed") this.#noteFailure(chatId, "deleteMessage", outcome.error);
   }
 
   /** Sends a document; returns the message when delivered. */

@@ -1,19 +1,28 @@
-// The reference bot: long polling → UpdateDispatcher (per-person order, bounded) → handlers →
-// TelegramClient and its outbox (paced, coalesced writes), with files through the media
-// scheduler. `launch` checks the token and starts polling; `stop` shuts down in order.
+// The reference bot: long polling through an UpdateIntake (each batch stored in a journal and
+// confirmed at once; per-person order, bounded) → handlers → TelegramClient and its outbox (paced,
+// coalesced writes), with files through the media scheduler. `launch` checks the token, opens the
+// journal and starts polling; `stop` shuts down in order.
 
 import type { UserFromGetMe } from "@grammyjs/types";
 import { NetworkError, TelegramApiError, TelegramClient } from "@telepace/client";
 import { type Clock, systemClock } from "@telepace/core";
+import { FileUpdateJournal, JournalError } from "@telepace/journal-file";
 import type { MediaSchedulerRegistry } from "@telepace/media-scheduler";
 import type { OutboxCounters, TelegramOutboxOptions } from "@telepace/outbox";
-import { UpdateDispatcher, type UpdateDispatchSnapshot } from "@telepace/update-dispatch";
+import {
+  MemoryUpdateJournal,
+  type UpdateDispatchSnapshot,
+  UpdateIntake,
+  type UpdateIntakeSnapshot,
+  type UpdateJournal,
+} from "@telepace/update-dispatch";
 import type { Logger } from "pino";
 import type { AskAnswers, AskCounters } from "./ask-answers.js";
+import type { BotEventSink } from "./bot-events.js";
 import { createHandlers } from "./bot-handlers.js";
-import { LongPoller, type PollerCounters } from "./long-poller.js";
+import { JournaledPacingStore } from "./journaled-pacing-store.js";
 import type { Messenger, MessengerCounters } from "./messenger.js";
-import type { RouterCounters, UpdateRouter } from "./update-router.js";
+import { ALLOWED_UPDATES, type RouterCounters, type UpdateRouter } from "./update-router.js";
 import type { WorkJobCounters, WorkJobs } from "./work-jobs.js";
 
 /** Options of {@link ReferenceBot.launch}. */
@@ -25,7 +34,7 @@ export interface ReferenceBotOptions {
   readonly clock?: Clock | undefined;
   /** Outbox pacing and bounds (defaults: Telegram's limits). */
   readonly outbox?: Omit<TelegramOutboxOptions, "clock" | "logger"> | undefined;
-  /** Processors running at once. @defaultValue 16 */
+  /** Processors running at once. @defaultValue 64 */
   readonly maxConcurrency?: number | undefined;
   /** Longest one update may take before its signal aborts, in ms. @defaultValue 120000 */
   readonly updateTimeoutMs?: number | undefined;
@@ -37,7 +46,32 @@ export interface ReferenceBotOptions {
   readonly maxJobs?: number | undefined;
   /** Tokens per second an /ask answer is generated at. @defaultValue 40 */
   readonly askTokensPerSecond?: number | undefined;
+  /**
+   * Directory of the durable journal (`FileUpdateJournal`): stored updates and running jobs
+   * survive a crash there. Created if missing; one bot process per directory.
+   */
+  readonly dataDir?: string | undefined;
+  /**
+   * A journal to use instead (not closed by the bot), e.g. a `MemoryUpdateJournal` in tests.
+   * Without `dataDir` or `journal` the bot keeps its journal in memory, which a crash loses.
+   */
+  readonly journal?: UpdateJournal | undefined;
+  /** Receives every {@link BotEvent}, e.g. to account for updates across a crash. */
+  readonly onEvent?: BotEventSink | undefined;
 }
+
+/**
+ * Places of a group's 20 messages a minute that progress edits leave to sends and deletes: edits
+ * take at most 2. The outbox's default (3) lets edits of running jobs take 17, and in a busy
+ * group replies and finals then queue for the rest of the minute; a progress bar can lag instead.
+ */
+const GROUP_SEND_RESERVE = 18;
+
+/**
+ * Processors running at once. Handlers wait on I/O (an /ask answer streams for up to ~20 s inside
+ * its update), so slots are cheap; 16 let a crowd's answers hold every slot.
+ */
+const DEFAULT_MAX_CONCURRENCY = 64;
 
 /** The bot could not start: a rejected token or an unreachable API. One line, no secrets. */
 export class StartupError extends Error {
@@ -46,7 +80,7 @@ export class StartupError extends Error {
 
 /** Everything the bot counts, for its logs and the demo report. */
 export interface BotStats {
-  readonly poller: Readonly<PollerCounters>;
+  readonly intake: UpdateIntakeSnapshot;
   readonly router: Readonly<RouterCounters>;
   readonly messenger: Readonly<MessengerCounters>;
   readonly jobs: Readonly<WorkJobCounters> & { readonly running: number };
@@ -58,62 +92,118 @@ export interface BotStats {
 
 /** What {@link ReferenceBot.stop} did. */
 export interface StopReport {
-  /** Updates the dispatcher handed back unstarted (Telegram redelivers them next time). */
-  readonly unstarted: number;
-  /** Updates still running at the deadline (their signals were aborted). */
-  readonly interrupted: number;
+  /** Stored updates that did not finish by the deadline: the next start replays them. */
+  readonly unfinished: number;
+}
+
+/** Where the bot keeps its journal, for its startup line and the demo report. */
+export function describeJournal(journal: UpdateJournal): string {
+  const snapshot = journal.snapshot();
+  const where = "directory" in snapshot ? ` in ${String(snapshot.directory)}` : "";
+  return `${snapshot.kind} journal${where} (${snapshot.isDurable ? "durable" : "not crash-safe"})`;
+}
+
+/** Opens the journal the options ask for; the bot closes it at stop if it opened it. */
+async function openJournal(
+  options: ReferenceBotOptions,
+): Promise<{ journal: UpdateJournal; owned: boolean }> {
+  if (options.journal !== undefined) return { journal: options.journal, owned: false };
+  if (options.dataDir === undefined) return { journal: new MemoryUpdateJournal(), owned: true };
+  try {
+    const journal = await FileUpdateJournal.open(options.dataDir, {
+      logger: options.logger.child({ component: "journal" }),
+    });
+    return { journal, owned: true };
+  } catch (error) {
+    if (error instanceof JournalError) {
+      throw new StartupError(`Cannot open the journal in ${options.dataDir}: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/** What the journal held when the bot started: an earlier process's unfinished work. */
+export interface StartupState {
+  /** Stored updates the intake replays before it polls. */
+  readonly unfinishedUpdates: number;
+  /** /work jobs an earlier process left running; each gets an "interrupted" message. */
+  readonly leftoverJobs: number;
 }
 
 /** A running reference bot. */
 export class ReferenceBot {
   /** The bot as getMe describes it. */
   readonly me: UserFromGetMe;
+  /** What the journal held at start. */
+  startup: StartupState = { unfinishedUpdates: 0, leftoverJobs: 0 };
   /** Settles when polling ends: resolves after `stop`, rejects with a `PollingStoppedError`. */
   readonly polling: Promise<void>;
   readonly #client: TelegramClient;
   readonly #registry: MediaSchedulerRegistry;
-  readonly #dispatcher: UpdateDispatcher;
-  readonly #poller: LongPoller;
+  readonly #journal: UpdateJournal;
+  readonly #ownsJournal: boolean;
+  readonly #intake: UpdateIntake;
   readonly #router: UpdateRouter;
   readonly #messenger: Messenger;
   readonly #jobs: WorkJobs;
   readonly #answers: AskAnswers;
   readonly #pollController = new AbortController();
+  readonly #jobsRecovered: Promise<number>;
   readonly #logger: Logger;
   #stopping: Promise<StopReport> | undefined;
 
   private constructor(
     me: UserFromGetMe,
     client: TelegramClient,
+    journal: { journal: UpdateJournal; owned: boolean },
     options: ReferenceBotOptions,
     mediaDc: string,
   ) {
     const clock = options.clock ?? systemClock;
     const logger = options.logger;
+    const onEvent = options.onEvent ?? (() => {});
     this.me = me;
     this.#client = client;
     this.#logger = logger;
-    const handlers = createHandlers(me, client, options, mediaDc);
+    this.#journal = journal.journal;
+    this.#ownsJournal = journal.owned;
+    const handlers = createHandlers(
+      me,
+      client,
+      { ...options, journal: this.#journal, onEvent },
+      mediaDc,
+    );
     this.#registry = handlers.registry;
     this.#messenger = handlers.messenger;
     this.#jobs = handlers.jobs;
     this.#router = handlers.router;
     this.#answers = handlers.answers;
-    this.#dispatcher = new UpdateDispatcher(
-      (update, signal) => this.#router.handle(update, signal),
+    this.#intake = new UpdateIntake(
+      async (update, signal) => {
+        try {
+          await this.#router.handle(update, signal);
+        } finally {
+          onEvent({ type: "update-handled", updateId: update.update_id });
+        }
+      },
       {
+        getUpdates: (params, callOptions) => client.getUpdates(params, callOptions),
+        journal: this.#journal,
+        allowedUpdates: [...ALLOWED_UPDATES],
+        pollTimeoutSeconds: options.pollTimeoutS ?? 25,
         clock,
-        logger: logger.child({ component: "dispatch" }),
-        maxConcurrency: options.maxConcurrency ?? 16,
-        timeoutMs: options.updateTimeoutMs ?? 120_000,
+        logger: logger.child({ component: "intake" }),
+        dispatcher: {
+          maxConcurrency: options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+          timeoutMs: options.updateTimeoutMs ?? 120_000,
+        },
       },
     );
-    this.#poller = new LongPoller(client, this.#dispatcher, {
-      clock,
-      logger: logger.child({ component: "poller" }),
-      timeoutS: options.pollTimeoutS ?? 25,
-    });
-    this.polling = this.#poller.run(this.#pollController.signal);
+    // The jobs a crash left are read before the first poll, so they are told apart from new ones.
+    this.#jobsRecovered = this.#jobs.recover();
+    this.polling = this.#jobsRecovered.then(() =>
+      this.#intake.run({ signal: this.#pollController.signal }),
+    );
     // Observed by whoever awaits it; keep an unobserved rejection from crashing the process.
     this.polling.catch(() => {});
   }
@@ -124,18 +214,42 @@ export class ReferenceBot {
    */
   static async launch(options: ReferenceBotOptions): Promise<ReferenceBot> {
     const apiRoot = options.apiRoot ?? "https://api.telegram.org";
-    const client = new TelegramClient({
-      token: options.token,
-      apiRoot,
-      clock: options.clock,
-      logger: options.logger.child({ component: "client" }),
-      outbox: options.outbox,
-    });
+    const clock = options.clock ?? systemClock;
+    const journal = await openJournal(options);
+    const closeJournal = async () => {
+      if (journal.owned) await journal.journal.close().catch(() => {});
+    };
+    let client: TelegramClient;
+    try {
+      // A durable journal also keeps the groups' pacing, so a restart does not burst into them.
+      const pacingStore = journal.journal.snapshot().isDurable
+        ? await JournaledPacingStore.restore(
+            journal.journal,
+            clock,
+            options.logger.child({ component: "pacing" }),
+          )
+        : undefined;
+      client = new TelegramClient({
+        token: options.token,
+        apiRoot,
+        clock: options.clock,
+        logger: options.logger.child({ component: "client" }),
+        outbox: {
+          sendReserve: GROUP_SEND_RESERVE,
+          ...options.outbox,
+          ...(pacingStore === undefined ? {} : { pacingStore }),
+        },
+      });
+    } catch (error) {
+      await closeJournal();
+      throw error;
+    }
     let me: UserFromGetMe;
     try {
       me = await client.getMe({ timeoutMs: 10_000 });
     } catch (error) {
       await client.close({ drain: false, timeoutMs: 0 }).catch(() => {});
+      await closeJournal();
       if (error instanceof TelegramApiError) {
         throw new StartupError(
           error.errorCode === 401 || error.errorCode === 404
@@ -148,9 +262,29 @@ export class ReferenceBot {
       }
       throw error;
     }
-    const bot = new ReferenceBot(me, client, options, new URL(apiRoot).host);
-    options.logger.info({ username: me.username, id: me.id }, "bot started");
+    const unfinishedUpdates = journal.journal.snapshot().unfinished;
+    const bot = new ReferenceBot(me, client, journal, options, new URL(apiRoot).host);
+    const leftoverJobs = await bot.#jobsRecovered.catch(async (error: unknown) => {
+      await bot.stop({ timeoutMs: 0 });
+      throw error;
+    });
+    bot.startup = Object.freeze({ unfinishedUpdates, leftoverJobs });
+    options.logger.info(
+      {
+        username: me.username,
+        id: me.id,
+        journal: describeJournal(journal.journal),
+        unfinishedUpdates,
+        leftoverJobs,
+      },
+      "bot started",
+    );
     return bot;
+  }
+
+  /** The journal the bot stores updates and running jobs in. */
+  get journal(): UpdateJournal {
+    return this.#journal;
   }
 
   /** Whether the bot still writes to `chatId` (false once it was blocked or removed there). */
@@ -161,7 +295,7 @@ export class ReferenceBot {
   /** A fresh snapshot of every counter. */
   stats(): BotStats {
     return {
-      poller: { ...this.#poller.counters },
+      intake: this.#intake.snapshot(),
       router: { ...this.#router.counters },
       messenger: { ...this.#messenger.counters },
       jobs: {
@@ -170,16 +304,16 @@ export class ReferenceBot {
         running: this.#jobs.running,
       },
       answers: { ...this.#answers.counters, running: this.#answers.running },
-      dispatcher: this.#dispatcher.snapshot(),
+      dispatcher: this.#intake.snapshot().dispatcher,
       outbox: this.#client.outbox.snapshot().counters,
       media: { schedulers: this.#registry.size },
     };
   }
 
   /**
-   * Shuts down in order: stop polling, let the dispatcher finish (up to the deadline), interrupt
-   * running jobs (each still sends its final message), confirm finished updates, flush the
-   * outbox, close the clients. Idempotent.
+   * Shuts down in order: stop polling, let stored updates finish (up to the deadline; the rest
+   * stays in the journal), interrupt running jobs (each still sends its final message and drops
+   * its record), flush the outbox, close the journal and the clients. Idempotent.
    */
   stop(options: { readonly timeoutMs?: number } = {}): Promise<StopReport> {
     this.#stopping ??= this.#stop(options.timeoutMs ?? 10_000);
@@ -190,12 +324,12 @@ export class ReferenceBot {
     this.#logger.info("shutting down");
     this.#pollController.abort();
     await this.polling.catch(() => {});
-    const closed = await this.#dispatcher.close({ timeoutMs });
+    const closed = await this.#intake.close({ timeoutMs });
     await Promise.all([this.#jobs.interruptAll(), this.#answers.interruptAll()]);
-    await this.#poller.confirm();
     await this.#client.close({ drain: true, timeoutMs });
     await this.#registry.close({ timeoutMs }).catch(() => {});
-    const report = { unstarted: closed.unstarted.length, interrupted: closed.interrupted.length };
+    if (this.#ownsJournal) await this.#journal.close().catch(() => {});
+    const report = { unfinished: closed.unfinished };
     this.#logger.info(report, "stopped");
     return report;
   }

@@ -12,6 +12,15 @@ import { downloadDigest, generatedDigest, meteredUpload } from "./media-io.js";
 import type { Messenger } from "./messenger.js";
 import { WorkJobs } from "./work-jobs.js";
 
+/** The update types the bot asks for. */
+export const ALLOWED_UPDATES = [
+  "message",
+  "edited_message",
+  "callback_query",
+  "my_chat_member",
+  "stopped_message_generation",
+] as const;
+
 /** Largest generated file /file sends, in KiB (the Bot API's upload limit is 50 MB). */
 export const MAX_FILE_KIB = 20_480;
 /** Longest /work job, in seconds. */
@@ -111,7 +120,8 @@ export class UpdateRouter {
           });
           return;
         }
-        this.#parts.answers.start(
+        // Awaited: the update stays unfinished in the journal until the answer is out.
+        await this.#parts.answers.start(
           message.chat.id,
           message.chat.type === "private",
           command.args,

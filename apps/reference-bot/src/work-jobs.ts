@@ -1,17 +1,22 @@
 // Long jobs (/work): each streams progress edits into one message and ends with a replace-progress
 // final message. Jobs run detached from the update that started them, so the user's key in the
-// dispatcher (and the polling offset) keep moving and a Cancel press is handled while the job runs.
+// dispatcher keeps moving and a Cancel press is handled while the job runs. Every running job is
+// recorded in the journal's application state, so a process that crashed leaves a record behind
+// and the next one tells the job's user that it was interrupted.
 
+import { randomBytes } from "node:crypto";
 import type { InlineKeyboardMarkup } from "@grammyjs/types";
 import { type Clock, createDeferred } from "@telepace/core";
+import type { JournalStateValue, UpdateJournal } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
+import type { BotEventSink } from "./bot-events.js";
 import type { Messenger } from "./messenger.js";
 
 /** How a job ended. */
 export type JobEnd = "done" | "cancelled" | "interrupted" | "undeliverable";
 
 interface Job {
-  readonly id: number;
+  readonly id: string;
   readonly chatId: number;
   readonly ownerId: number;
   readonly ownerName: string;
@@ -20,10 +25,28 @@ interface Job {
   readonly finished: Promise<JobEnd>;
 }
 
+/** What the journal keeps of a running job (`job:<id>`), enough to end it after a crash. */
+export interface JobRecord {
+  readonly chatId: number;
+  /** The chat the progress message is in (a migrated group's supergroup, if it had moved). */
+  readonly progressChatId: number;
+  readonly progressMessageId: number;
+  readonly ownerId: number;
+  readonly ownerName: string;
+  readonly seconds: number;
+  /** Wall-clock start, ISO 8601, for people reading the journal. */
+  readonly startedAt: string;
+}
+
+/** Where job records live: the journal's application state. */
+export type JobJournal = Pick<UpdateJournal, "putState" | "deleteState" | "state">;
+
 /** Options of {@link WorkJobs}. */
 export interface WorkJobsOptions {
   readonly clock: Clock;
   readonly logger: Logger;
+  readonly journal: JobJournal;
+  readonly onEvent: BotEventSink;
   /** Progress updates per second each job asks for (the outbox coalesces what it cannot send). */
   readonly progressHz: number;
   /** Jobs running at once; beyond it /work is refused with a message. */
@@ -36,26 +59,44 @@ export interface WorkJobCounters {
   refused: number;
   progressRequested: number;
   ended: Record<JobEnd, number>;
+  /** Jobs an earlier process left running, ended at start with a message to their users. */
+  recovered: number;
 }
 
 const CANCEL_PREFIX = "cancel:";
+const RECORD_PREFIX = "job:";
+// Random ids: a Cancel button left by an earlier process can never name a job of this one.
+const JOB_ID = /^[A-Za-z0-9_-]{8}$/;
 
 function bar(fraction: number): string {
   const filled = Math.round(fraction * 10);
   return `${"▓".repeat(filled)}${"░".repeat(10 - filled)}`;
 }
 
+function isJobRecord(value: JournalStateValue): value is JournalStateValue & JobRecord {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const record = value as Record<string, JournalStateValue>;
+  return (
+    typeof record.chatId === "number" &&
+    typeof record.progressChatId === "number" &&
+    typeof record.progressMessageId === "number" &&
+    typeof record.ownerName === "string" &&
+    typeof record.seconds === "number"
+  );
+}
+
 /** The running /work jobs of the bot. */
 export class WorkJobs {
   readonly #messenger: Messenger;
   readonly #options: WorkJobsOptions;
-  readonly #jobs = new Map<number, Job>();
-  #nextId = 1;
+  readonly #jobs = new Map<string, Job>();
+  #recovering: Promise<void> = Promise.resolve();
   readonly counters: WorkJobCounters = {
     started: 0,
     refused: 0,
     progressRequested: 0,
     ended: { done: 0, cancelled: 0, interrupted: 0, undeliverable: 0 },
+    recovered: 0,
   };
 
   constructor(messenger: Messenger, options: WorkJobsOptions) {
@@ -68,10 +109,53 @@ export class WorkJobs {
   }
 
   /** The callback data of a job's Cancel button, or undefined when `data` is not one. */
-  static parseCancel(data: string | undefined): number | undefined {
+  static parseCancel(data: string | undefined): string | undefined {
     if (data === undefined || !data.startsWith(CANCEL_PREFIX)) return undefined;
-    const id = Number(data.slice(CANCEL_PREFIX.length));
-    return Number.isSafeInteger(id) && id > 0 ? id : undefined;
+    const id = data.slice(CANCEL_PREFIX.length);
+    return JOB_ID.test(id) ? id : undefined;
+  }
+
+  /**
+   * Reads the job records an earlier process left in the journal (it crashed while they ran)
+   * and, in the background, ends each with a message to its user: the progress message is
+   * replaced by an "interrupted by a restart" final, then the record is removed. Resolves with
+   * how many there are once they are read; `interruptAll` waits for the messages.
+   */
+  async recover(): Promise<number> {
+    const leftovers = [...(await this.#options.journal.state())].filter(([key]) =>
+      key.startsWith(RECORD_PREFIX),
+    );
+    this.#recovering = Promise.all(
+      leftovers.map(([key, value]) => this.#endLeftover(key, value)),
+    ).then(() => {});
+    return leftovers.length;
+  }
+
+  async #endLeftover(key: string, value: JournalStateValue): Promise<void> {
+    const jobId = key.slice(RECORD_PREFIX.length);
+    let isDelivered = false;
+    if (isJobRecord(value)) {
+      const text = `Interrupted, ${value.ownerName}: the bot restarted before your ${value.seconds} s job finished. Send /work ${value.seconds} to run it again.`;
+      const final = await this.#messenger.sendText(value.progressChatId, text, {
+        replaceMessageId: value.progressMessageId,
+      });
+      isDelivered = final !== undefined;
+    } else {
+      this.#options.logger.warn({ key }, "unreadable job record dropped");
+    }
+    this.counters.recovered++;
+    await this.#forget(jobId);
+    this.#options.onEvent({ type: "job-recovered", jobId, isDelivered });
+  }
+
+  /** Removes a job's record; a journal that fails here only means a repeated ending later. */
+  async #forget(jobId: string): Promise<void> {
+    await this.#options.journal.deleteState(`${RECORD_PREFIX}${jobId}`).catch((error: unknown) => {
+      this.#options.logger.warn(
+        { jobId, code: (error as { code?: unknown }).code },
+        "could not remove a job record",
+      );
+    });
   }
 
   /**
@@ -95,7 +179,7 @@ export class WorkJobs {
       );
       return;
     }
-    const id = this.#nextId++;
+    const id = randomBytes(6).toString("base64url");
     const keyboard: InlineKeyboardMarkup = {
       inline_keyboard: [[{ text: "Cancel", callback_data: `${CANCEL_PREFIX}${id}` }]],
     };
@@ -116,7 +200,27 @@ export class WorkJobs {
       );
       return;
     }
+    // Recorded before the update that started it finishes: a crash from here on leaves the
+    // record, and the next process ends the job with a message.
+    const record: JobRecord = {
+      chatId,
+      progressChatId: this.#messenger.resolve(chatId),
+      progressMessageId: progress.message_id,
+      ownerId: owner.id,
+      ownerName: owner.first_name,
+      seconds,
+      startedAt: new Date().toISOString(),
+    };
+    await this.#options.journal
+      .putState(`${RECORD_PREFIX}${id}`, { ...record })
+      .catch((error: unknown) => {
+        this.#options.logger.error(
+          { jobId: id, code: (error as { code?: unknown }).code },
+          "could not record a job; a crash would leave it unreported",
+        );
+      });
     this.counters.started++;
+    this.#options.onEvent({ type: "job-started", jobId: id, chatId });
     const controller = new AbortController();
     const finished = createDeferred<JobEnd>();
     const job: Job = {
@@ -134,15 +238,17 @@ export class WorkJobs {
         this.#options.logger.error({ jobId: id, err: error }, "job crashed");
         return "undeliverable" as const;
       })
-      .then((end) => {
+      .then(async (end) => {
+        await this.#forget(id);
         this.#jobs.delete(id);
         this.counters.ended[end]++;
+        this.#options.onEvent({ type: "job-ended", jobId: id, end });
         finished.resolve(end);
       });
   }
 
   /** A Cancel press: only the job's owner may cancel it. Returns the text to answer with. */
-  cancel(jobId: number, byUserId: number): string {
+  cancel(jobId: string, byUserId: number): string {
     const job = this.#jobs.get(jobId);
     if (job === undefined) return "That job has already finished.";
     if (job.ownerId !== byUserId) return "Only the person who started this job can cancel it.";
@@ -153,14 +259,17 @@ export class WorkJobs {
     return "Cancelling…";
   }
 
-  /** Interrupts every job (each still sends its final message) and waits for them to end. */
+  /**
+   * Interrupts every job (each still sends its final message) and waits for them, and for the
+   * endings of recovered jobs, to be delivered.
+   */
   async interruptAll(): Promise<void> {
     const jobs = [...this.#jobs.values()];
     for (const job of jobs) {
       if (job.cancelledBy === undefined) job.cancelledBy = "shutdown";
       job.controller.abort();
     }
-    await Promise.all(jobs.map((job) => job.finished));
+    await Promise.all([...jobs.map((job) => job.finished), this.#recovering]);
   }
 
   async #run(
@@ -177,7 +286,6 @@ export class WorkJobs {
     const progressChat = this.#messenger.resolve(job.chatId);
     const progressIsLive = () => this.#messenger.resolve(job.chatId) === progressChat;
     let fraction = 0;
-    let edits: Promise<unknown> = Promise.resolve();
     try {
       while (fraction < 1) {
         await clock.sleep(stepMs, { signal: job.controller.signal });
@@ -185,8 +293,9 @@ export class WorkJobs {
         if (fraction < 1 && progressIsLive()) {
           this.counters.progressRequested++;
           const percent = Math.floor(fraction * 100);
-          // Not awaited: newer progress supersedes older in the outbox.
-          edits = this.#messenger.editText(
+          // Not awaited: newer progress supersedes older in the outbox, and the final message
+          // drops the pending edit (in a busy group an edit may wait long behind sends).
+          void this.#messenger.editText(
             job.chatId,
             progressId,
             `Working… ${percent}% ${bar(fraction)}`,
@@ -198,7 +307,6 @@ export class WorkJobs {
     } catch {
       // Aborted: by the owner's Cancel, or by shutdown.
     }
-    await edits;
     const percent = Math.floor(fraction * 100);
     const end: JobEnd =
       fraction >= 1 ? "done" : job.cancelledBy === "user" ? "cancelled" : "interrupted";
@@ -210,12 +318,21 @@ export class WorkJobs {
           ? `Cancelled, ${job.ownerName}, at ${percent}%.`
           : `Interrupted, ${job.ownerName}, at ${percent}%: the bot is shutting down.`;
     const replacing = progressIsLive();
+    // In a group the bot replaces the progress message itself, so that its delete can skip the
+    // group's 20 messages a minute (see Messenger.deleteProgress).
+    const inGroup = progressChat < 0;
     const final = await this.#messenger.sendText(
       job.chatId,
       text,
-      replacing ? { replaceMessageId: progressId } : {},
+      replacing && !inGroup ? { replaceMessageId: progressId } : {},
     );
-    if (final !== undefined) return end;
+    if (final !== undefined) {
+      // Only while the chat has not moved: after a hop to the supergroup the id names another
+      // message there.
+      if (replacing && inGroup && progressIsLive())
+        await this.#messenger.deleteProgress(progressChat, progressId);
+      return end;
+    }
     // The send failed, perhaps after reaching Telegram (a 5xx: the outbox never resends that
     // blindly), and the progress message is still there. Turning it into the final text loses
     // nothing; at worst the final shows twice, when the failed send had been delivered after all.

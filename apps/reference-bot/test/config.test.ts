@@ -1,6 +1,7 @@
 // Configuration from the environment and the command line: where the bot talks to, the log level
 // and the demo's crowd; every bad value is one ConfigError line that never carries the token.
 
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, readConfig } from "../src/config.js";
 
@@ -22,10 +23,26 @@ describe("readConfig", () => {
       target: { kind: "embedded" },
       logLevel: "error",
       crowd: { durationS: 20, users: 6, groups: 2, seed: 1 },
+      dataDir: undefined,
     });
     expect(readConfig([], { TELEGRAM_BOT_TOKEN: "  " })).toMatchObject({
       target: { kind: "embedded" },
     });
+  });
+
+  it("keeps the journal in ./.telepace against the API, or where --data-dir or the env says", () => {
+    expect(readConfig([], { TELEGRAM_BOT_TOKEN: TOKEN })).toMatchObject({
+      dataDir: resolve(".telepace"),
+    });
+    expect(
+      readConfig([], { TELEGRAM_BOT_TOKEN: TOKEN, TELEPACE_DATA_DIR: "/var/bot" }),
+    ).toMatchObject({ dataDir: "/var/bot" });
+    expect(
+      readConfig(["--data-dir", "state"], { TELEGRAM_BOT_TOKEN: TOKEN, TELEPACE_DATA_DIR: "/x" }),
+    ).toMatchObject({ dataDir: resolve("state") });
+    // The demo makes a fresh temporary directory unless one is given.
+    expect(readConfig(["--data-dir", "demo"], {})).toMatchObject({ dataDir: resolve("demo") });
+    expect(() => readConfig(["--data-dir", ""], {})).toThrow("--data-dir must not be empty");
   });
 
   it("with a token targets the Bot API (or the given root, trailing slashes dropped)", () => {

@@ -196,7 +196,7 @@ describe("the Cancel button", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () 
     const sent = sim.sendCommand(alice, group, "work", "60");
     const progress = await replyTo(sim, group, sent, (m) => cancelData(m) !== undefined);
     const data = cancelData(progress) as string;
-    expect(data).toMatch(/^cancel:\d+$/);
+    expect(data).toMatch(/^cancel:[A-Za-z0-9_-]{8}$/);
     // Let some progress show, so the cancel happens mid-job.
     await sim.waitForEvent(group, (event) => event.kind === "edit", {
       timeoutMs: REPLY_TIMEOUT_MS,

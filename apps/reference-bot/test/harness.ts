@@ -3,6 +3,7 @@
 // a pino logger writing into memory so a test can read every line the bot logged.
 
 import { createHash } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import type { InlineKeyboardMarkup, Message } from "@grammyjs/types";
 import { type BotApiSim, type BotApiSimOptions, type ChatRef, start } from "@telepace/bot-api-sim";
 import type { Logger } from "pino";
@@ -168,3 +169,12 @@ export async function eventually(
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** Runs the bot's entry point from source in a child process (no build needed). */
+export const BOT_COMMAND: readonly string[] = [
+  process.execPath,
+  "--conditions=@telepace/source",
+  "--import",
+  "tsx",
+  fileURLToPath(new URL("../src/main.ts", import.meta.url)),
+];

@@ -3,8 +3,8 @@
 // instance polls the same token, or a webhook is set), so polling stops with a
 // PollingStoppedError that says which, and stop() still works.
 
+import { PollingStoppedError } from "@telepace/update-dispatch";
 import { describe, expect, it } from "vitest";
-import { PollingStoppedError } from "../src/long-poller.js";
 import { ReferenceBot } from "../src/reference-bot.js";
 import {
   E2E_TIMEOUT_MS,
@@ -23,7 +23,9 @@ describe("long polling", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
     sim.faults.resetNext("getUpdates", 1);
     sim.faults.failNext("getUpdates", 1, { code: 502 });
     const failedPolls = () =>
-      log.records().filter((record) => record.msg === "getUpdates failed; retrying");
+      log
+        .records()
+        .filter((record) => record.msg === "getUpdates failed; polling again after a delay");
     await eventually("a poll has failed", () => failedPolls().length > 0);
     // Written while the bot is backing off; it can only arrive after the last failure.
     const alice = sim.users.create({ firstName: "Alice" });
@@ -32,12 +34,12 @@ describe("long polling", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
     expect(textOf(await replyTo(sim, chat, sent, () => true))).toBe("You said: anyone?");
 
     const retries = failedPolls();
-    expect(retries.map((record) => record.backoffMs)).toEqual([500, 1000]);
-    expect(retries.map((record) => [record.code, record.failure])).toEqual([
-      ["ERR_NETWORK", "connection-lost"],
-      ["ERR_TELEGRAM_API", undefined],
+    expect(retries.map((record) => record.delayMs)).toEqual([500, 1000]);
+    expect(retries.map((record) => [record.reason, record.code, record.errorCode])).toEqual([
+      ["transient", "ERR_NETWORK", undefined],
+      ["transient", "ERR_TELEGRAM_API", 502],
     ]);
-    expect(bot.stats().poller.networkErrors).toBe(2);
+    expect(bot.stats().intake.backoffs).toBe(2);
   });
 
   it("sleeps out a 429 on getUpdates without counting it as a failure", async () => {
@@ -50,7 +52,7 @@ describe("long polling", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
     const sent = sim.sendText(alice, chat, "patience");
     expect(textOf(await replyTo(sim, chat, sent, () => true))).toBe("You said: patience");
     expect(sim.counters().responses["429"]).toBe(2);
-    expect(bot.stats().poller.networkErrors).toBe(0);
+    expect(bot.stats().intake.backoffs).toBe(0);
   });
 });
 
@@ -89,7 +91,7 @@ describe("409 Conflict", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
       );
       expect(error).toBeInstanceOf(PollingStoppedError);
       expect((error as Error).message).toBe(
-        "getUpdates answered 409 Conflict: another instance of this bot is polling, or a webhook is set (deleteWebhook removes it)",
+        "getUpdates answered 409 Conflict: another process polls with this bot token, or a webhook is set (deleteWebhook removes it)",
       );
       expect(sim.counters().conflicts).toBeGreaterThanOrEqual(1);
       // The instance that lost stopped polling; the other one still serves.
@@ -118,6 +120,6 @@ describe("409 Conflict", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
     expect((error as Error).message).toMatch(/409 Conflict: .*a webhook is set/);
     expect(sim.counters().conflicts).toBeGreaterThanOrEqual(1);
     // stop() still shuts the rest down and resolves.
-    await expect(bot.stop()).resolves.toEqual({ unstarted: 0, interrupted: 0 });
+    await expect(bot.stop()).resolves.toEqual({ unfinished: 0 });
   });
 });

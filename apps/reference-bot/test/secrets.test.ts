@@ -74,7 +74,7 @@ describe("the token", { timeout: E2E_TIMEOUT_MS }, () => {
     // The run really went through the faulty paths it claims to.
     const messages = log.records().map((record) => record.msg);
     for (const line of [
-      "getUpdates failed; retrying",
+      "getUpdates failed; polling again after a delay",
       "download failed",
       "rate limited (429)",
       "op requeued",

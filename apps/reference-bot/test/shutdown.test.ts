@@ -42,7 +42,7 @@ describe("stop()", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
     expect(percent).toBeLessThan(100);
     expect(messages[0]?.message_id).not.toBe(progress.message_id);
     expect(bot.stats().jobs).toMatchObject({ running: 0, ended: { interrupted: 1 } });
-    expect(report).toEqual({ unstarted: 0, interrupted: 0 });
+    expect(report).toEqual({ unfinished: 0 });
 
     // Polling has ended and the updates are confirmed: nothing is left for a next start.
     await expect(bot.polling).resolves.toBeUndefined();
@@ -69,7 +69,7 @@ describe("stop()", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
     expect(bot.stats().dispatcher.inFlight).toBe(1);
 
     const report = await bot.stop();
-    expect(report).toEqual({ unstarted: 0, interrupted: 0 });
+    expect(report).toEqual({ unfinished: 0 });
     const reply = sim
       .transcript(chat)
       .messages.find((m) => m.from?.is_bot === true && m.message_id > sent.message_id);

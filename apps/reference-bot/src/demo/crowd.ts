@@ -1,6 +1,7 @@
 // A crowd of simulated users for the embedded demo: each user chats with the bot (echo, /work with
 // and without Cancel, documents, /file, group mentions and jobs) and checks every reply it expects;
-// two scripted scenes add a group that migrates to a supergroup mid-job and a user who blocks the bot.
+// scripted scenes add a group that migrates to a supergroup mid-job, a user who blocks the bot, and a
+// crash: the bot is killed with SIGKILL mid-job and started again on its journal.
 
 import { createHash, randomBytes } from "node:crypto";
 import type { Chat, InlineKeyboardMarkup, Message, User } from "@grammyjs/types";
@@ -22,7 +23,8 @@ export type ExpectationKind =
   | "migration"
   | "blocked"
   | "ask"
-  | "ask-stop";
+  | "ask-stop"
+  | "restart";
 
 /** One expected reply and whether it came. */
 export interface Expectation {
@@ -39,6 +41,8 @@ export interface Expectation {
 export interface BotView {
   /** Whether the bot still considers the chat reachable (false once it noticed a block). */
   isReachable(chatId: number): boolean;
+  /** Kills the bot with SIGKILL and starts it again on the same journal (the crash scene). */
+  restart?(): Promise<void>;
 }
 
 interface Member {
@@ -87,6 +91,7 @@ export class Crowd {
   readonly #groups: GroupSlot[] = [];
   readonly #formerGroups: number[] = [];
   #blocker: Member | undefined;
+  #crasher: Member | undefined;
 
   constructor(sim: BotApiSim, config: CrowdConfig, bot: BotView, clock: Clock = systemClock) {
     this.#sim = sim;
@@ -126,18 +131,23 @@ export class Crowd {
       for (const member of chosen) member.groups.push(slot);
     }
     if (this.#members.length >= 3) this.#blocker = this.#members[this.#members.length - 1];
+    if (this.#members.length >= 4 && this.#bot.restart !== undefined)
+      this.#crasher = this.#members[this.#members.length - 2];
   }
 
   /** Runs the crowd for the configured duration, then waits for every expected reply. */
   async run(onProgress?: () => void): Promise<void> {
     const endAt = this.#clock.now() + this.#config.durationS * 1000;
-    const players = this.#members.filter((member) => member !== this.#blocker);
+    const players = this.#members.filter(
+      (member) => member !== this.#blocker && member !== this.#crasher,
+    );
     const scenes: Promise<void>[] = players.map((member, index) =>
       this.#play(member, endAt, index),
     );
     const migrating = this.#groups[0];
     if (migrating !== undefined) scenes.push(this.#migrationScene(migrating, endAt));
     if (this.#blocker !== undefined) scenes.push(this.#blockScene(this.#blocker, endAt));
+    if (this.#crasher !== undefined) scenes.push(this.#crashScene(this.#crasher, endAt));
     let ticking = true;
     const ticker = (async () => {
       while (ticking && onProgress) {
@@ -244,7 +254,10 @@ export class Crowd {
     if (reply) this.#pass(expectation);
   }
 
-  /** Waits for the final message of `member`'s job ("Done, <name>: …"). */
+  /**
+   * Waits for the final message of `member`'s job: "Done, <name>: …", or the message a restarted
+   * bot sends for a job the crash interrupted.
+   */
   async #awaitDone(
     expectation: Expectation,
     member: Member,
@@ -252,11 +265,12 @@ export class Crowd {
     after: Message,
   ): Promise<void> {
     const done = `Done, ${member.user.first_name}:`;
+    const restarted = restartedEnding(member);
     const reply = await this.#await(
       expectation,
       chat,
       after,
-      (m) => textOf(m).startsWith(done),
+      (m) => textOf(m).startsWith(done) || textOf(m).startsWith(restarted),
       "final message",
     );
     if (reply) this.#pass(expectation);
@@ -292,7 +306,8 @@ export class Crowd {
         expectation,
         member.chat,
         progress,
-        (m) => /^(Cancelled|Done), /.test(textOf(m)),
+        (m) =>
+          /^(Cancelled|Done), /.test(textOf(m)) || textOf(m).startsWith(restartedEnding(member)),
         "final message",
       ),
     ]);
@@ -304,6 +319,22 @@ export class Crowd {
   async #ask(member: Member, stop: boolean): Promise<void> {
     const expectation = this.#expect(stop ? "ask-stop" : "ask", member);
     const question = `why ${this.#nonce()}?`;
+    // An answer's latency is until it starts to show (a draft, or its progress message): the
+    // final comes after the whole generation, by design.
+    const askedAt = this.#clock.now();
+    const shows = this.#sim
+      .waitForEvent(
+        member.chat,
+        (event) =>
+          (event.kind === "draft" && event.text !== "" && event.text !== undefined) ||
+          ((event.kind === "send" || event.kind === "edit") &&
+            (event.text ?? "").startsWith(ANSWER_HEADER)),
+        { timeoutMs: REPLY_TIMEOUT_MS },
+      )
+      .then(
+        () => this.#clock.now() - askedAt,
+        () => undefined,
+      );
     const sent = this.#sim.sendCommand(member.user, member.chat, "ask", question);
     if (stop) {
       try {
@@ -327,7 +358,9 @@ export class Crowd {
       (m) => (stop ? textOf(m).startsWith(ANSWER_HEADER) : textOf(m).endsWith(ANSWER_END)),
       stop ? "stopped answer" : "answer",
     );
-    if (reply) this.#pass(expectation);
+    if (reply === undefined) return;
+    expectation.latencyMs = (await shows) ?? expectation.latencyMs;
+    this.#pass(expectation);
   }
 
   async #document(member: Member): Promise<void> {
@@ -426,6 +459,37 @@ export class Crowd {
     else this.#pass(expectation);
   }
 
+  /**
+   * The bot is killed with SIGKILL while this user's job runs, and started again on its journal:
+   * the user must still get an ending for the job.
+   */
+  async #crashScene(member: Member, endAt: number): Promise<void> {
+    const restart = this.#bot.restart;
+    if (restart === undefined) return;
+    await this.#clock.sleep(Math.max(0, (endAt - this.#clock.now()) * 0.6));
+    const expectation = this.#expect("restart", member);
+    const sent = this.#sim.sendCommand(member.user, member.chat, "work", "10");
+    const progress = await this.#await(
+      expectation,
+      member.chat,
+      sent,
+      (m) => cancelData(m) !== undefined,
+      "progress message",
+    );
+    if (progress === undefined) return;
+    await this.#clock.sleep(1000);
+    await restart.call(this.#bot);
+    const ending = restartedEnding(member);
+    const reply = await this.#await(
+      expectation,
+      member.chat,
+      progress,
+      (m) => textOf(m).startsWith(ending),
+      "message about the interrupted job",
+    );
+    if (reply) this.#pass(expectation);
+  }
+
   async #downloadDigest(fileId: string): Promise<string> {
     const base = `${this.#sim.apiRoot}`;
     const token = this.#sim.token;
@@ -441,6 +505,11 @@ export class Crowd {
     );
     return createHash("sha256").update(bytes).digest("hex");
   }
+}
+
+/** How a restarted bot's message about a job the crash interrupted begins. */
+function restartedEnding(member: Member): string {
+  return `Interrupted, ${member.user.first_name}: the bot restarted`;
 }
 
 function cancelData(message: Message): string | undefined {

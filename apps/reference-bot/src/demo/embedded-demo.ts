@@ -1,54 +1,129 @@
-// The default run: start the Bot API sim on loopback, run the bot against it, play a crowd of
-// simulated users for a bounded time, shut the bot down gracefully and report. Exit code 0 only
-// when every expected reply arrived and Telegram's limits were never hit.
+// The default run: start the Bot API sim on loopback, run the bot against it in a child process on
+// a durable journal, play a crowd of simulated users for a bounded time (killing the bot with
+// SIGKILL once mid-job and starting it again), shut the bot down gracefully and report. Exit code 0
+// only when every expected reply arrived, no update was lost and Telegram's limits were never hit.
 
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { start } from "@telepace/bot-api-sim";
 import { systemClock } from "@telepace/core";
 import type { BotConfig } from "../config.js";
-import { createLogger } from "../logger.js";
-import { ReferenceBot } from "../reference-bot.js";
-import { Crowd } from "./crowd.js";
-import { formatReport, progressLine, summarize } from "./report.js";
+import { BotLedger } from "./bot-ledger.js";
+import { BotProcess } from "./bot-process.js";
+import { Crowd, type Expectation } from "./crowd.js";
+import {
+  type BotRun,
+  type CrashRecord,
+  type DemoSummary,
+  formatReport,
+  progressLine,
+  summarize,
+  updatesLost,
+} from "./report.js";
+
+/** Options of {@link runEmbeddedDemo}. */
+export interface EmbeddedDemoOptions {
+  /** Where the progress line (on a TTY) and the report go. @defaultValue process.stderr */
+  readonly out?: Pick<NodeJS.WriteStream, "write" | "isTTY"> | undefined;
+  /** The command that runs the bot (see {@link BotProcess}). @defaultValue this process's */
+  readonly botCommand?: readonly string[] | undefined;
+}
+
+/** What a demo run found, for its exit code and for tests. */
+export interface DemoResult {
+  /** 0 when every expected reply arrived, nothing was lost and no 429 was received. */
+  readonly exitCode: number;
+  readonly summary: DemoSummary;
+  readonly run: BotRun;
+  readonly expectations: readonly Expectation[];
+  /** Updates the sim queued for the bot that no bot process finished handling. */
+  readonly lost: number;
+}
 
 /** Runs the demo; resolves with the process exit code. */
 export async function runEmbeddedDemo(
   config: BotConfig,
-  out: NodeJS.WriteStream = process.stderr,
+  options: EmbeddedDemoOptions = {},
 ): Promise<number> {
+  return (await playDemo(config, options)).exitCode;
+}
+
+/** Runs the demo and writes its report; resolves with what it found. */
+export async function playDemo(
+  config: BotConfig,
+  options: EmbeddedDemoOptions = {},
+): Promise<DemoResult> {
+  const out = options.out ?? process.stderr;
   const clock = systemClock;
   const startedAt = clock.now();
   const elapsedS = () => (clock.now() - startedAt) / 1000;
   const sim = await start();
-  const logger = createLogger(config.logLevel, [sim.token]);
+  const dataDir = config.dataDir ?? (await mkdtemp(join(tmpdir(), "telepace-demo-")));
   const isTty = out.isTTY === true;
-  out.write(
-    `Bot API sim on ${sim.apiRoot} with Telegram's limits (1 msg/s per chat, 20/min per group, 30/s overall).\n` +
-      `${config.crowd.users} users and ${config.crowd.groups} groups chat with the bot for ${config.crowd.durationS} s…\n`,
-  );
-  let bot: ReferenceBot | undefined;
+  const ledger = new BotLedger();
+  const crashes: CrashRecord[] = [];
+  let bot: BotProcess | undefined;
+  let stopping = false;
+  let pollingFailed = false;
+  const launch = async (): Promise<BotProcess> => {
+    const started = await BotProcess.start({
+      apiRoot: sim.apiRoot,
+      token: sim.token,
+      dataDir,
+      logLevel: config.logLevel,
+      command: options.botCommand,
+      onMessage: (message) => ledger.record(message),
+    });
+    // The bot ends on its own only when polling cannot go on (it printed why).
+    void started.exited.then(({ signal }) => {
+      if (!stopping && signal !== "SIGKILL") pollingFailed = true;
+    });
+    return started;
+  };
   try {
-    bot = await ReferenceBot.launch({ token: sim.token, apiRoot: sim.apiRoot, logger, clock });
-    const running = bot;
+    bot = await launch();
+    out.write(
+      `Bot API sim on ${sim.apiRoot} with Telegram's limits (1 msg/s per chat, 20/min per group, 30/s overall).\n` +
+        `The bot runs in process ${bot.ready.pid} on a ${bot.ready.journal}.\n` +
+        `${config.crowd.users} users and ${config.crowd.groups} groups chat with the bot for ${config.crowd.durationS} s…\n`,
+    );
+    const journal = bot.ready.journal;
     const crowd = new Crowd(sim, config.crowd, {
-      isReachable: (chatId) => running.isReachable(chatId),
+      isReachable: (chatId) => ledger.isReachable(chatId),
+      restart: async () => {
+        const killedAt = clock.now();
+        await bot?.kill();
+        bot = await launch();
+        crashes.push({
+          atS: (killedAt - startedAt) / 1000,
+          restartMs: clock.now() - killedAt,
+          replayed: bot.ready.unfinishedUpdates,
+          leftoverJobs: bot.ready.leftoverJobs,
+        });
+      },
     });
     crowd.setup();
-    let pollingFailed = false;
-    running.polling.catch((error: unknown) => {
-      pollingFailed = true;
-      out.write(`\npolling stopped: ${error instanceof Error ? error.message : String(error)}\n`);
-    });
     await crowd.run(() => {
-      if (isTty)
-        out.write(`\r${progressLine(elapsedS(), running.stats(), sim, crowd.expectations)}\x1b[K`);
+      if (isTty) out.write(`\r${progressLine(elapsedS(), ledger, sim, crowd.expectations)}\x1b[K`);
     });
     if (isTty) out.write("\n");
-    await running.stop({ timeoutMs: 10_000 });
+    stopping = true;
+    await bot.stop();
+    const stats = ledger.stats();
+    if (stats === undefined) throw new Error("the bot never reported its counters");
     const summary = summarize(sim, crowd.expectations, crowd.chatIds());
-    out.write(`${formatReport(summary, running.stats(), sim, crowd.expectations, elapsedS())}\n`);
-    return !pollingFailed && summary.missing.length === 0 && summary.tooManyRequests === 0 ? 0 : 1;
+    const run: BotRun = { stats, ledger, journal, crashes };
+    out.write(`${formatReport(summary, run, sim, crowd.expectations, elapsedS())}\n`);
+    const lost = updatesLost(sim, ledger);
+    const isWhole = lost === 0 && ledger.jobs().unaccounted === 0;
+    const isClean = !pollingFailed && summary.missing.length === 0 && summary.tooManyRequests === 0;
+    const exitCode = isWhole && isClean ? 0 : 1;
+    return { exitCode, summary, run, expectations: crowd.expectations, lost };
   } finally {
+    stopping = true;
     await bot?.stop();
     await sim.close();
+    if (config.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
   }
 }

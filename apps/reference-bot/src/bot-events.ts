@@ -1,0 +1,23 @@
+// What the bot reports as it happens, for a supervisor that must account for every update and job
+// across a crash (the embedded demo runs the bot in a child process and kills it with SIGKILL).
+
+import type { JobEnd } from "./work-jobs.js";
+
+/** One thing the bot did; a closed union. */
+export type BotEvent =
+  /** Processing of an update ended (succeeded, failed or timed out); a replay may repeat it. */
+  | { readonly type: "update-handled"; readonly updateId: number }
+  /** A /work job's progress message is out and the job is recorded in the journal. */
+  | { readonly type: "job-started"; readonly jobId: string; readonly chatId: number }
+  /** A job of this process ended; its record is gone from the journal. */
+  | { readonly type: "job-ended"; readonly jobId: string; readonly end: JobEnd }
+  /**
+   * A job an earlier process left running was found in the journal at start and ended with a
+   * message to its user (`isDelivered` false: the chat could not be reached).
+   */
+  | { readonly type: "job-recovered"; readonly jobId: string; readonly isDelivered: boolean }
+  /** The bot stopped writing to a chat (blocked, removed) or may write again. */
+  | { readonly type: "chat-reachability"; readonly chatId: number; readonly isReachable: boolean };
+
+/** Receives {@link BotEvent}s synchronously, in order; it must not throw. */
+export type BotEventSink = (event: BotEvent) => void;

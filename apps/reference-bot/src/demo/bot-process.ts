@@ -1,0 +1,100 @@
+// The bot as a child process of the demo, so a scene can kill it with SIGKILL and start it again on
+// the same journal: `node dist/main.js` against the sim, reporting over the supervisor channel.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import type { LogLevel } from "../config.js";
+import { SUPERVISOR_FD_ENV, type SupervisorMessage } from "../supervisor-channel.js";
+
+/** The `ready` message a bot process sends once it polls. */
+export type ReadyMessage = Extract<SupervisorMessage, { type: "ready" }>;
+
+/** Options of {@link BotProcess.start}. */
+export interface BotProcessOptions {
+  readonly apiRoot: string;
+  readonly token: string;
+  readonly dataDir: string;
+  readonly logLevel: LogLevel;
+  /**
+   * The command that runs the bot's entry point, e.g. `[process.execPath, "dist/main.js"]`.
+   * @defaultValue this process's node, its flags and its script
+   */
+  readonly command?: readonly string[] | undefined;
+  /** Receives every message of the channel, in order. */
+  readonly onMessage: (message: SupervisorMessage) => void;
+}
+
+/** How a bot process ended. */
+export interface BotExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+const CHANNEL_FD = 3;
+
+/** A running bot process. */
+export class BotProcess {
+  readonly ready: ReadyMessage;
+  /** Settles when the process has exited and its channel is read to the end. */
+  readonly exited: Promise<BotExit>;
+  readonly #child: ChildProcess;
+
+  private constructor(child: ChildProcess, ready: ReadyMessage, exited: Promise<BotExit>) {
+    this.#child = child;
+    this.ready = ready;
+    this.exited = exited;
+  }
+
+  /** Starts the bot and resolves once it polls; rejects if it exits before that. */
+  static start(options: BotProcessOptions): Promise<BotProcess> {
+    const [file, ...args] = options.command ?? [
+      process.execPath,
+      ...process.execArgv,
+      process.argv[1] as string,
+    ];
+    const child = spawn(file as string, [...args, "--data-dir", options.dataDir], {
+      env: {
+        ...process.env,
+        TELEGRAM_BOT_TOKEN: options.token,
+        TELEGRAM_API_ROOT: options.apiRoot,
+        LOG_LEVEL: options.logLevel,
+        [SUPERVISOR_FD_ENV]: String(CHANNEL_FD),
+      },
+      stdio: ["ignore", "ignore", "inherit", "pipe"],
+    });
+    const lines = createInterface({ input: child.stdio[CHANNEL_FD] as Readable });
+    const channelDone = new Promise<void>((resolve) => lines.once("close", resolve));
+    const exit = new Promise<BotExit>((resolve) =>
+      child.once("exit", (code, signal) => resolve({ code, signal })),
+    );
+    const exited = Promise.all([exit, channelDone]).then(([result]) => result);
+    return new Promise<BotProcess>((resolve, reject) => {
+      let started = false;
+      child.once("error", reject);
+      lines.on("line", (line) => {
+        const message = JSON.parse(line) as SupervisorMessage;
+        options.onMessage(message);
+        if (message.type === "ready" && !started) {
+          started = true;
+          resolve(new BotProcess(child, message, exited));
+        }
+      });
+      void exited.then(({ code, signal }) => {
+        if (!started) reject(new Error(`the bot exited before it polled (${signal ?? code})`));
+      });
+    });
+  }
+
+  /** Kills the process at once (SIGKILL): nothing is flushed, finished or said. */
+  async kill(): Promise<BotExit> {
+    this.#child.kill("SIGKILL");
+    return this.exited;
+  }
+
+  /** Asks the bot to shut down (SIGTERM) and waits for it to exit. */
+  async stop(): Promise<BotExit> {
+    this.#child.kill("SIGTERM");
+    return this.exited;
+  }
+}
