@@ -9,7 +9,21 @@ import { describe, expect, it } from "vitest";
 import { runUsageExample } from "../src/index.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-const checked = ["core", "media-scheduler", "bot-api-sim", "journal-file", "grammy", "testing"];
+const checked = [
+  "core",
+  "outbox",
+  "client",
+  "update-dispatch",
+  "journal-file",
+  "media-scheduler",
+  "bot-api-sim",
+  "grammy",
+  "redis",
+  "metrics",
+  "testing",
+  "reference-bot",
+  "bench",
+];
 
 function check(...args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -62,7 +76,7 @@ describe("check-readme-examples", () => {
         "packages/testing/.examples/check-self-test/README.md:9:7: TS2322: Type 'number' is not assignable to type 'string'.",
         "packages/testing/.examples/check-self-test/README.md:19: differs from same.ts; copy the file into the README",
       ]);
-      expect(run.stdout).toMatch(/^7 READMEs, \d+ blocks checked, 1 fragments skipped, 2 errors/);
+      expect(run.stdout).toMatch(/^14 READMEs, \d+ blocks checked, 1 fragments skipped, 2 errors/);
       expect(run.exitCode).toBe(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
