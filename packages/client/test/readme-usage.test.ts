@@ -67,7 +67,9 @@ async function readmeUsage(context: {
 
 function usageBlockOfReadme(): string {
   const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-  const block = /## Usage\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+  const block =
+    /## Usage\n\n(?:<!-- example: prelude[\s\S]*?-->\n)?```ts\n([\s\S]*?)```/.exec(readme)?.[1] ??
+    "";
   return block
     .split("\n")
     .filter((line) => !line.startsWith("import "))
