@@ -1,7 +1,8 @@
 // What the bot reports as it happens, for a supervisor that must account for every update and job
 // across a crash (the embedded demo runs the bot in a child process and kills it with SIGKILL).
 
-import type { JobEnd } from "./work-jobs.js";
+/** How a job ended. */
+export type JobEnd = "done" | "cancelled" | "interrupted" | "undeliverable";
 
 /** One thing the bot did; a closed union. */
 export type BotEvent =

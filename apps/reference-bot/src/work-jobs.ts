@@ -9,11 +9,8 @@ import type { InlineKeyboardMarkup } from "@grammyjs/types";
 import { type Clock, createDeferred } from "@telepace/core";
 import type { JournalStateValue, UpdateJournal } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
-import type { BotEventSink } from "./bot-events.js";
+import type { BotEventSink, JobEnd } from "./bot-events.js";
 import type { Messenger } from "./messenger.js";
-
-/** How a job ended. */
-export type JobEnd = "done" | "cancelled" | "interrupted" | "undeliverable";
 
 interface Job {
   readonly id: string;

@@ -1,41 +1,27 @@
 // TelegramClient: the Bot API for a bot — every write through its TelegramOutbox, reads
 // (getUpdates, getFile, downloads) straight to the API, sleeping out a 429 within bounds.
 
-import type { ApiMethods, File, Opts } from "@grammyjs/types";
+import type { File } from "@grammyjs/types";
 import {
   type Clock,
   checkBoolean,
-  checkClock,
-  checkLogger,
   checkNumber,
   checkOptionalNumber,
   checkOptions,
-  describeValue,
   type Logger,
-  type LogLevel,
-  type LogMethod,
-  type NumberRule,
-  safeLog,
-  silentLogger,
-  systemClock,
 } from "@telepace/core";
 import {
   type ChatId,
   type MessageStream,
-  type OutboxCloseOptions,
   OutboxError,
-  type OutboxNotModified,
   type OutboxOperation,
-  type OutboxOutcome,
   outboxDefaults,
   Priority,
   RetryAfterError,
-  RetryAfterTooLongError,
   type StreamMessageOptions,
   StreamRegistry,
   type StreamSource,
   TelegramOutbox,
-  type TelegramOutboxOptions,
 } from "@telepace/outbox";
 import {
   CAPTION_LIMIT,
@@ -54,195 +40,28 @@ import {
   type FileDownload,
   type RequestOptions,
 } from "./bot-api-http.js";
-import { clientDefaults } from "./defaults.js";
+import {
+  type ClientCloseOptions,
+  containedLogger,
+  type DownloadOptions,
+  type MethodName,
+  type MethodParams,
+  type MethodResult,
+  type Params,
+  resolveClientOptions,
+  SCHEDULE_OPTION_KEYS,
+  type ScheduleOptions,
+  type SendMessageOptions,
+  type SendOutcome,
+  type TelegramClientOptions,
+  toInputFile,
+  type WriteOptions,
+  type WriteOutcome,
+} from "./client-options.js";
 import { ClientError, ReadRetryLimitError } from "./errors.js";
-import { InputFile, type InputFileSource } from "./input-file.js";
+import type { InputFile, InputFileSource } from "./input-file.js";
+import { ReadRetry } from "./read-retry.js";
 import { redactSecret } from "./redact.js";
-
-/** A Bot API method name. */
-export type MethodName = keyof ApiMethods<InputFile> & string;
-/** The parameters of a method (files as {@link InputFile}). */
-export type MethodParams<M extends MethodName> = Opts<InputFile>[M];
-/** The result of a method. */
-export type MethodResult<M extends MethodName> = ReturnType<ApiMethods<InputFile>[M]>;
-/**
- * The outcome of a write made through the client; failures are always an {@link OutboxError} (API,
- * 429, network) or a {@link ClientError} (an upload that could not be repeated).
- */
-export type WriteOutcome<T> = OutboxOutcome<T, OutboxError | ClientError>;
-
-/** The outbox options a client passes through (its `clock` and `logger` are the client's). */
-export type ClientOutboxOptions = Omit<TelegramOutboxOptions, "clock" | "logger">;
-
-/** Options of {@link TelegramClient}. */
-export interface TelegramClientOptions {
-  /** The bot token from @BotFather. Never logged, never in an error. */
-  readonly token: string;
-  /**
-   * Bot API root: the cloud API, a local Bot API server or the telepace simulator.
-   * @defaultValue "https://api.telegram.org"
-   */
-  readonly apiRoot?: string | undefined;
-  /** Time source for timeouts, 429 sleeps and the outbox. @defaultValue systemClock */
-  readonly clock?: Clock | undefined;
-  /**
-   * A pino-compatible logger, shared with the outbox. A method that throws or returns a rejected
-   * promise is contained. @defaultValue none (silent)
-   */
-  readonly logger?: Logger | undefined;
-  /**
-   * Per-request timeout (ms); getUpdates adds its long-poll `timeout`. A timed-out write may have
-   * reached Telegram. Range: >= 0. @defaultValue 30000
-   */
-  readonly requestTimeoutMs?: number | undefined;
-  /** Connections of the keep-alive pool. Range: integer >= 1. @defaultValue 64 */
-  readonly maxConnections?: number | undefined;
-  /** Largest JSON response read (bytes). Range: integer >= 1. @defaultValue 67108864 */
-  readonly maxResponseBytes?: number | undefined;
-  /**
-   * 429s one read (getMe, getUpdates, getFile, a download) sleeps out; the next one throws
-   * {@link ReadRetryLimitError}. 0: a read never retries a 429. Range: integer >= 0.
-   * @defaultValue 5
-   */
-  readonly maxReadRetries?: number | undefined;
-  /**
-   * Most milliseconds one read sleeps on 429s in all; a 429 whose wait would pass it throws
-   * {@link ReadRetryLimitError} at once. Range: >= 0. @defaultValue 300000
-   */
-  readonly maxReadRetryWaitMs?: number | undefined;
-  /**
-   * Shortest sleep (ms) of a read after a 429, whatever `retry_after` said: `retry_after: 0`
-   * would otherwise repeat the read as fast as the network allows. Range: >= 0.
-   * @defaultValue 1000
-   */
-  readonly minReadRetryDelayMs?: number | undefined;
-  /** Options of the client's {@link TelegramOutbox} (pacing, bounds, caps of the writes). */
-  readonly outbox?: ClientOutboxOptions | undefined;
-}
-
-/** Options of a write. */
-export interface WriteOptions extends RequestOptions {}
-
-/** Options of {@link TelegramClient.sendMessage}. */
-export interface SendMessageOptions extends WriteOptions {
-  /**
-   * Replace a progress message: its pending edit is dropped, the message is sent at send priority,
-   * and only once it was delivered is `replaceMessageId` deleted (the outcome's `followUp`). When
-   * the send fails the progress message stays.
-   */
-  readonly replaceMessageId?: number | undefined;
-}
-
-/** How {@link TelegramClient.write} schedules a method without a helper. */
-export interface ScheduleOptions extends WriteOptions {
-  /** The chat paced and ordered with. @defaultValue `params.chat_id` */
-  readonly chatId?: ChatId | undefined;
-  /** Coalescing key within the chat. @defaultValue none (never coalesced) */
-  readonly key?: string | undefined;
-  /** @defaultValue Priority.send */
-  readonly priority?: number | undefined;
-  /** Whether a repeat is harmless. @defaultValue false */
-  readonly idempotent?: boolean | undefined;
-  /** Whether it takes a chat pacing slot. @defaultValue true */
-  readonly paced?: boolean | undefined;
-  /** Keys of pending ops it drops. */
-  readonly supersedes?: readonly string[] | undefined;
-}
-
-/** Options of {@link TelegramClient.downloadFile}. */
-export interface DownloadOptions extends RequestOptions {
-  /** Only these bytes (HTTP Range); check `isPartial` on the result. */
-  readonly range?: ByteRange | undefined;
-}
-
-/** Options of {@link TelegramClient.close}. */
-export interface ClientCloseOptions extends OutboxCloseOptions {}
-
-type Params = Record<string, unknown>;
-
-/**
- * The outcome of a write that only an edit could answer with "not modified": a send, a delete, a
- * chat action or a callback answer is delivered with a `result`, or not delivered at all.
- */
-export type SendOutcome<T> = Exclude<WriteOutcome<T>, OutboxNotModified>;
-
-const CLIENT_OPTION_KEYS = [
-  "token",
-  "apiRoot",
-  "clock",
-  "logger",
-  "requestTimeoutMs",
-  "maxConnections",
-  "maxResponseBytes",
-  "maxReadRetries",
-  "maxReadRetryWaitMs",
-  "minReadRetryDelayMs",
-  "outbox",
-] as const satisfies readonly (keyof TelegramClientOptions)[];
-
-// `satisfies Record<…>` makes the compiler list every key of ClientOutboxOptions here, and no other.
-const OUTBOX_OPTION_KEYS = Object.keys({
-  privateChatRps: true,
-  groupChatRps: true,
-  groupBurst: true,
-  sendReserve: true,
-  globalRps: true,
-  pacingMarginMs: true,
-  maxInFlight: true,
-  maxPending: true,
-  maxPendingPerChat: true,
-  maxRetryAfterMs: true,
-  maxAttempts: true,
-  retryBaseDelayMs: true,
-  retryMaxDelayMs: true,
-  pacingStore: true,
-  classifyFailure: true,
-} satisfies Record<keyof ClientOutboxOptions, true>);
-
-const SCHEDULE_OPTION_KEYS = ["chatId", "key", "priority", "idempotent", "paced", "supersedes"];
-
-/** Checks the nested `outbox` options the client cannot leave to the outbox: unknown keys, null. */
-function checkOutboxOptions(value: unknown): ClientOutboxOptions {
-  if (value !== null && typeof value === "object") {
-    for (const shared of ["clock", "logger"]) {
-      if (shared in value) {
-        throw new TypeError(
-          `Unknown option \`${shared}\` in \`outbox\` (the client's own \`${shared}\` is shared with its outbox)`,
-        );
-      }
-    }
-  }
-  const given = checkOptions("outbox", value, OUTBOX_OPTION_KEYS);
-  // The outbox reads these with `??`, so a null would quietly become the default; a null
-  // `pacingStore` it rejects itself.
-  for (const [key, inner] of Object.entries(given)) {
-    if (inner === null && key !== "pacingStore") {
-      const kind = key === "classifyFailure" ? "a function" : "a number";
-      throw new TypeError(`Expected \`${key}\` to be ${kind}, got null`);
-    }
-  }
-  return given as ClientOutboxOptions;
-}
-
-/** A logger for the outbox that contains a failing method the same way the client does. */
-function containedLogger(logger: Logger): Logger {
-  if (logger === silentLogger) return logger;
-  const level =
-    (name: LogLevel): LogMethod =>
-    (fields, message) =>
-      safeLog(logger, name, fields, message);
-  return Object.freeze({
-    debug: level("debug"),
-    info: level("info"),
-    warn: level("warn"),
-    error: level("error"),
-  });
-}
-
-function toInputFile(value: unknown, name: string): InputFile | string {
-  if (typeof value === "string") return checkNonEmptyString(name, value);
-  return value instanceof InputFile ? value : new InputFile(value as InputFileSource);
-}
 
 /**
  * The Bot API over one undici keep-alive pool. Writes go through {@link TelegramClient.outbox}
@@ -275,62 +94,36 @@ export class TelegramClient implements AsyncDisposable {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #requestTimeoutMs: number;
-  readonly #maxReadRetries: number;
-  readonly #maxReadRetryWaitMs: number;
-  readonly #minReadRetryDelayMs: number;
+  readonly #readRetry: ReadRetry;
   #closePromise: Promise<void> | undefined;
 
   /** @throws {TypeError|RangeError} naming the option, when an option is invalid. */
   constructor(options: TelegramClientOptions) {
-    const given = checkOptions("options", options, CLIENT_OPTION_KEYS);
-    const token = given.token;
-    if (typeof token !== "string" || !/^[^\s/]+$/.test(token)) {
-      // The value itself is never echoed: it may be a real token with a typo.
-      throw new TypeError(
-        `Expected \`token\` to be a bot token (no spaces or slashes), got ${
-          typeof token === "string" ? `a string of ${token.length} characters` : typeof token
-        }`,
-      );
-    }
-    const rawRoot = given.apiRoot === undefined ? clientDefaults.apiRoot : given.apiRoot;
-    let apiRoot: URL | undefined;
-    try {
-      apiRoot = typeof rawRoot === "string" ? new URL(rawRoot) : undefined;
-    } catch {
-      apiRoot = undefined;
-    }
-    if (apiRoot === undefined || (apiRoot.protocol !== "http:" && apiRoot.protocol !== "https:")) {
-      throw new TypeError(
-        `Expected \`apiRoot\` to be an http(s) URL, got ${
-          typeof rawRoot === "string" ? rawRoot : describeValue(rawRoot)
-        }`,
-      );
-    }
-    const number = (
-      name: keyof typeof clientDefaults & keyof TelegramClientOptions,
-      rule: NumberRule,
-    ) => checkOptionalNumber(name, given[name], clientDefaults[name] as number, rule);
-    this.#token = token;
-    this.#clock = checkClock(given.clock, systemClock);
-    this.#logger = checkLogger(given.logger);
-    this.#requestTimeoutMs = number("requestTimeoutMs", { min: 0 });
-    const maxConnections = number("maxConnections", { integer: true, min: 1 });
-    const maxResponseBytes = number("maxResponseBytes", { integer: true, min: 1 });
-    this.#maxReadRetries = number("maxReadRetries", { integer: true, min: 0 });
-    this.#maxReadRetryWaitMs = number("maxReadRetryWaitMs", { min: 0 });
-    this.#minReadRetryDelayMs = number("minReadRetryDelayMs", { min: 0 });
+    const resolved = resolveClientOptions(options);
+    this.#token = resolved.token;
+    this.#clock = resolved.clock;
+    this.#logger = resolved.logger;
+    this.#requestTimeoutMs = resolved.requestTimeoutMs;
+    this.#readRetry = new ReadRetry({
+      ...resolved.readRetry,
+      clock: this.#clock,
+      logger: this.#logger,
+      token: this.#token,
+      maxRetryAfterMs: () => this.outbox.maxRetryAfterMs,
+      checkOpen: () => this.#checkOpen(),
+    });
     this.outbox = new TelegramOutbox({
-      ...checkOutboxOptions(given.outbox),
+      ...resolved.outbox,
       clock: this.#clock,
       logger: containedLogger(this.#logger),
     });
     this.#http = new BotApiHttp({
-      apiRoot,
-      token,
+      apiRoot: resolved.apiRoot,
+      token: this.#token,
       clock: this.#clock,
       requestTimeoutMs: this.#requestTimeoutMs,
-      maxConnections,
-      maxResponseBytes,
+      maxConnections: resolved.maxConnections,
+      maxResponseBytes: resolved.maxResponseBytes,
     });
     const noOptions = { signal: undefined, timeoutMs: undefined, given: {} };
     this.streams = new StreamRegistry({
@@ -423,7 +216,7 @@ export class TelegramClient implements AsyncDisposable {
       if (range.end !== undefined)
         checkNumber("range.end", range.end, { integer: true, min: range.start });
     }
-    return this.#sleepOn429("downloadFile", checked.signal, () =>
+    return this.#readRetry.run("downloadFile", checked.signal, () =>
       this.#http.download(filePath, range, checked),
     );
   }
@@ -796,68 +589,10 @@ export class TelegramClient implements AsyncDisposable {
   }
 
   #read<T>(method: string, params: Params | undefined, options: RequestOptions): Promise<T> {
-    return this.#sleepOn429(
+    return this.#readRetry.run(
       method,
       options.signal,
       async () => (await this.#http.call(method, params, options)) as T,
     );
-  }
-
-  /**
-   * Repeats a read after each 429, sleeping `retry_after` (at least `minReadRetryDelayMs`,
-   * cancellable) in between, until `maxReadRetries` or `maxReadRetryWaitMs` says stop.
-   */
-  async #sleepOn429<T>(
-    method: string,
-    signal: AbortSignal | undefined,
-    attempt: () => Promise<T>,
-  ): Promise<T> {
-    this.#checkOpen();
-    let retries = 0;
-    let waitedMs = 0;
-    for (;;) {
-      try {
-        return await attempt();
-      } catch (thrown) {
-        const error = redactSecret(thrown, this.#token);
-        if (!(error instanceof RetryAfterError)) throw error;
-        const cap = this.outbox.maxRetryAfterMs;
-        if (error.retryAfterMs > cap)
-          throw new RetryAfterTooLongError(error.retryAfterMs, cap, { cause: error });
-        const sleepMs = Math.max(error.retryAfterMs, this.#minReadRetryDelayMs);
-        const limit =
-          retries >= this.#maxReadRetries
-            ? "maxReadRetries"
-            : waitedMs + sleepMs > this.#maxReadRetryWaitMs
-              ? "maxReadRetryWaitMs"
-              : undefined;
-        if (limit !== undefined) {
-          safeLog(
-            this.#logger,
-            "warn",
-            { method, retries, waitedMs, limit },
-            "rate limited (429): giving up",
-          );
-          throw new ReadRetryLimitError({
-            method,
-            limit,
-            retries,
-            waitedMs,
-            retryAfterMs: error.retryAfterMs,
-            cause: error,
-          });
-        }
-        safeLog(
-          this.#logger,
-          "warn",
-          { method, retryAfterMs: error.retryAfterMs, sleepMs },
-          "rate limited (429): sleeping",
-        );
-        await this.#clock.sleep(sleepMs, { signal });
-        retries++;
-        waitedMs += sleepMs;
-        this.#checkOpen();
-      }
-    }
   }
 }

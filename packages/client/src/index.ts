@@ -26,21 +26,21 @@ export type {
   FileDownload,
   RequestOptions,
 } from "./bot-api-http.js";
-export {
-  type ClientCloseOptions,
-  type ClientOutboxOptions,
-  type DownloadOptions,
-  type MethodName,
-  type MethodParams,
-  type MethodResult,
-  type ScheduleOptions,
-  type SendMessageOptions,
-  type SendOutcome,
-  TelegramClient,
-  type TelegramClientOptions,
-  type WriteOptions,
-  type WriteOutcome,
-} from "./client.js";
+export { TelegramClient } from "./client.js";
+export type {
+  ClientCloseOptions,
+  ClientOutboxOptions,
+  DownloadOptions,
+  MethodName,
+  MethodParams,
+  MethodResult,
+  ScheduleOptions,
+  SendMessageOptions,
+  SendOutcome,
+  TelegramClientOptions,
+  WriteOptions,
+  WriteOutcome,
+} from "./client-options.js";
 export { clientDefaults } from "./defaults.js";
 export {
   ClientError,

@@ -1,10 +1,7 @@
 export { RedisStoreError, type RedisStoreErrorCode } from "./errors.js";
 export { botIdOf, DEFAULT_KEY_PREFIX } from "./namespace.js";
-export {
-  RedisPacingStore,
-  type RedisPacingStoreOptions,
-  type RedisPacingStoreSnapshot,
-} from "./redis-pacing-store.js";
+export type { RedisPacingStoreOptions } from "./pacing-store-options.js";
+export { RedisPacingStore, type RedisPacingStoreSnapshot } from "./redis-pacing-store.js";
 export {
   type QueueAppendResult,
   type QueueClaim,

@@ -3,7 +3,25 @@
 import { checkOptions } from "@telepace/core";
 import type { Redis } from "ioredis";
 import { checkBotId, checkPrefix, checkRedis, namespaceOf } from "./namespace.js";
-import type { RedisPacingStoreOptions } from "./redis-pacing-store.js";
+
+/** Options of {@link RedisPacingStore}. */
+export interface RedisPacingStoreOptions {
+  /**
+   * A `redis://` URL (the store creates its client, which fails a command after 2 s instead of
+   * queueing it, and quits it on `close()`), or an ioredis client you own and close.
+   */
+  readonly redis: Redis | string;
+  /** The bot's id: the number before the colon of its token. Never pass the token. */
+  readonly botId: number | string;
+  /** First part of every key. @defaultValue `"telepace"` */
+  readonly prefix?: string | undefined;
+  /**
+   * Whose clock a decision reads: `"redis"` (the server's `TIME`, the same for every process) or
+   * `"caller"` (the request's `nowMs`; only for one process, or tests on a manual clock).
+   * @defaultValue `"redis"`
+   */
+  readonly time?: "redis" | "caller" | undefined;
+}
 
 const KNOWN = Object.keys({
   redis: true,

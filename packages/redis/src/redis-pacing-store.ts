@@ -3,29 +3,9 @@
 // time, so the processes pace as one and their clocks do not matter.
 
 import type { PacingDecision, PacingDenial, PacingRequest, PacingStore } from "@telepace/outbox";
-import type { Redis } from "ioredis";
 import { ScriptConnection } from "./connection.js";
 import { ACQUIRE_SCRIPT, FREEZE_SCRIPT } from "./pacing-scripts.js";
-import { checkPacingStoreOptions } from "./pacing-store-options.js";
-
-/** Options of {@link RedisPacingStore}. */
-export interface RedisPacingStoreOptions {
-  /**
-   * A `redis://` URL (the store creates its client, which fails a command after 2 s instead of
-   * queueing it, and quits it on `close()`), or an ioredis client you own and close.
-   */
-  readonly redis: Redis | string;
-  /** The bot's id: the number before the colon of its token. Never pass the token. */
-  readonly botId: number | string;
-  /** First part of every key. @defaultValue `"telepace"` */
-  readonly prefix?: string | undefined;
-  /**
-   * Whose clock a decision reads: `"redis"` (the server's `TIME`, the same for every process) or
-   * `"caller"` (the request's `nowMs`; only for one process, or tests on a manual clock).
-   * @defaultValue `"redis"`
-   */
-  readonly time?: "redis" | "caller" | undefined;
-}
+import { checkPacingStoreOptions, type RedisPacingStoreOptions } from "./pacing-store-options.js";
 
 /** A fresh view of a {@link RedisPacingStore}. */
 export interface RedisPacingStoreSnapshot {

@@ -3,9 +3,9 @@
 // stopped writing to, and the last counters of each process. The supervisor channel's lines are
 // written synchronously, so a process killed with SIGKILL has reported everything it did.
 
+import type { JobEnd } from "../bot-events.js";
 import type { BotStats } from "../reference-bot.js";
 import type { SupervisorMessage } from "../supervisor-channel.js";
-import type { JobEnd } from "../work-jobs.js";
 
 /** How the jobs of every process ended. */
 export interface JobTally {
