@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { InlineKeyboardMarkup, Message } from "@grammyjs/types";
 import { type BotApiSim, type BotApiSimOptions, type ChatRef, start } from "@telepace/bot-api-sim";
+import { eventually as waitUntil } from "@telepace/testing";
 import type { Logger } from "pino";
 import { createLogger } from "../src/logger.js";
 import { ReferenceBot, type ReferenceBotOptions } from "../src/reference-bot.js";
@@ -154,20 +155,9 @@ export function botSendsMatching(sim: BotApiSim, chat: ChatRef, pattern: RegExp)
     .filter((text) => pattern.test(text));
 }
 
-/**
- * Resolves once `check` returns true, polling every few ms of real time; rejects with `what`
- * after `timeoutMs`. For state the bot reaches through real I/O (never to assert a timing).
- */
-export async function eventually(
-  what: string,
-  check: () => boolean,
-  timeoutMs = REPLY_TIMEOUT_MS,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/** `eventually` of `@telepace/testing` with the bot's reply timeout, for state reached by real I/O. */
+export function eventually(what: string, check: () => boolean): Promise<void> {
+  return waitUntil(what, check, { timeoutMs: REPLY_TIMEOUT_MS, intervalMs: 10 });
 }
 
 /** Runs the bot's entry point from source in a child process (no build needed). */
