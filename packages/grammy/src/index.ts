@@ -1,3 +1,9 @@
+export type {
+  MessageStream,
+  StreamMessageOptions,
+  StreamOutcome,
+  StreamSource,
+} from "@telepace/outbox";
 export { type MethodClass, type MethodName, methodClasses } from "./method-classes.js";
 export { type ReplacingProgress, replacing } from "./progress-marker.js";
 export {
@@ -6,4 +12,5 @@ export {
   type SendMessageOther,
 } from "./replace-progress.js";
 export { type RunnerHandle, type RunOptions, run } from "./runner.js";
+export type { StreamFlavor } from "./streaming.js";
 export { type TelepaceOptions, type TelepaceTransformer, telepace } from "./transformer.js";

@@ -6,16 +6,18 @@ import {
   type OutboxCloseOptions,
   type OutboxOperation,
   type OutboxSnapshot,
+  StreamRegistry,
   TelegramOutbox,
   type TelegramOutboxOptions,
 } from "@telepace/outbox";
-import type { Transformer } from "grammy";
+import type { Api, Context, MiddlewareFn, Transformer } from "grammy";
 import { bridgeSignal } from "./abort-bridge.js";
 import { ApiFailure, type FailedEnvelope, networkFailureOf } from "./failures.js";
 import { editKeysOf, type OperationPlan, planOperation } from "./operation-plan.js";
 import { type Envelope, responseOf } from "./outcome-response.js";
 import { checkPeerOptions } from "./peer-options.js";
 import { replacedMessageOf, withoutMarker } from "./progress-marker.js";
+import { type StreamFlavor, streamMiddleware } from "./streaming.js";
 
 /** Options of {@link telepace}: those of the outbox underneath. */
 export interface TelepaceOptions extends TelegramOutboxOptions {}
@@ -27,6 +29,18 @@ export interface TelepaceOptions extends TelegramOutboxOptions {}
 export interface TelepaceTransformer extends Transformer, AsyncDisposable {
   /** The outbox every write goes through. */
   readonly outbox: TelegramOutbox;
+  /**
+   * Streamed messages over the outbox; each request is one attempt through the API this
+   * transformer is installed on. Prefer `ctx.replyWithStream` ({@link middleware}); pass updates
+   * the middleware does not see to `streams.handleUpdate(update)` so Stop presses reach streams.
+   */
+  readonly streams: StreamRegistry;
+  /**
+   * Middleware that routes Stop presses (`stopped_message_generation`) to their streams (those
+   * updates go no further) and adds `ctx.replyWithStream` ({@link StreamFlavor}). Install it
+   * first: `bot.use(pace.middleware())`.
+   */
+  middleware(): MiddlewareFn<Context & StreamFlavor>;
   /** The outbox's live state: pending and in-flight ops, per-chat pacing and freezes, counters. */
   snapshot(): OutboxSnapshot;
   /**
@@ -55,6 +69,10 @@ const PEER_OPTIONS: Readonly<Record<string, string>> = Object.freeze({
 
 const installed = new WeakSet<object>();
 
+// A call only this transformer answers: it learns the API it wraps without a request to Telegram
+// (for a bot whose first write is a stream, e.g. a webhook bot given its botInfo).
+const BIND_STREAMS = "telepace.bindStreams";
+
 /** Whether `transformer` was made by {@link telepace}. */
 export function isTelepaceTransformer(transformer: unknown): boolean {
   return typeof transformer === "function" && installed.has(transformer);
@@ -64,7 +82,7 @@ function attempt(
   prev: Prev,
   method: string,
   payload: Record<string, unknown>,
-): (signal: AbortSignal) => Promise<Envelope> {
+): (signal: AbortSignal) => Promise<Extract<Envelope, { ok: true }>> {
   return async (signal) => {
     let response: Envelope;
     try {
@@ -114,6 +132,20 @@ function operation(
 export function telepace(options?: TelepaceOptions): TelepaceTransformer {
   checkPeerOptions(options, PEER_OPTIONS);
   const outbox = new TelegramOutbox(options);
+  // The API this transformer wraps, as of its latest call: streams make their attempts through it.
+  let latestPrev: Prev | undefined;
+  const streams = new StreamRegistry({
+    outbox,
+    clock: options?.clock,
+    transport: async (method, params, signal) => {
+      if (latestPrev === undefined) {
+        throw new Error(
+          "telepace: streams go through the API the transformer is installed on; install it with bot.api.config.use(pace)",
+        );
+      }
+      return (await attempt(latestPrev, method, params)(signal)).result;
+    },
+  });
 
   const transform = async (
     prev: Prev,
@@ -121,6 +153,8 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
     payload: Record<string, unknown>,
     signal?: unknown,
   ): Promise<Envelope> => {
+    latestPrev = prev;
+    if (method === BIND_STREAMS) return { ok: true, result: true };
     const given = payload ?? {};
     const plan = planOperation(method, given);
     const replaced = replacedMessageOf(given);
@@ -149,8 +183,18 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
     }
   };
 
+  const bindStreams = async (api: Api): Promise<void> => {
+    if (latestPrev !== undefined || !api.config.installedTransformers().includes(transformer)) {
+      return;
+    }
+    const raw = api.raw as unknown as Record<string, () => Promise<unknown>>;
+    await raw[BIND_STREAMS]?.();
+  };
+  const middleware = streamMiddleware(streams, bindStreams);
   const transformer = Object.assign(transform as unknown as Transformer, {
     outbox,
+    streams,
+    middleware: () => middleware,
     snapshot: () => outbox.snapshot(),
     close: (closeOptions?: OutboxCloseOptions) => outbox.close(closeOptions),
     [Symbol.asyncDispose]: () => outbox.close(),
