@@ -5,7 +5,7 @@ import { checkNumber } from "@telepace/core";
 import { type ChatId, chatKeyOf } from "./chat.js";
 
 /**
- * The seed's priority tiers: lower runs first. Any integer >= 0 is accepted; these are the ones
+ * The priority tiers of a single-worker outbox: lower runs first. Any integer >= 0 is accepted; these are the ones
  * the client uses.
  */
 export const Priority = Object.freeze({

@@ -27,7 +27,7 @@ export interface TelegramOutboxOptions {
   readonly clock?: Clock | undefined;
   /**
    * Requests per second to one private chat (positive chat id). 0 turns per-chat pacing off, as
-   * in the seed. Range: >= 0. @defaultValue 1
+   * as in a single-worker outbox. Range: >= 0. @defaultValue 1
    */
   readonly privateChatRps?: number | undefined;
   /**
@@ -41,7 +41,7 @@ export interface TelegramOutboxOptions {
    * `groupBurst / groupChatRps` seconds (plus `pacingMarginMs`), and never closer together than
    * `privateChatRps` allows — Telegram's one message per second holds in every chat. 1 spaces a
    * group's requests evenly, `1 / groupChatRps` apart plus the margin: with `pacingMarginMs: 0`
-   * exactly the seed's pacing. Range: integer >= 1. @defaultValue 20
+   * exactly a single-worker outbox's pacing. Range: integer >= 1. @defaultValue 20
    */
   readonly groupBurst?: number | undefined;
   /**

@@ -78,7 +78,7 @@ function isGroupChat(type: unknown): boolean {
   return type === "group" || type === "supergroup";
 }
 
-/** The seed's rule for `message` and `edited_message`, so an edit shares its source's key. */
+/** The classic rule for `message` and `edited_message`, so an edit shares its source's key. */
 function messageKey(value: unknown): DispatchKey {
   const message = fields(value);
   const chat = fields(message?.chat);
@@ -96,7 +96,7 @@ function messageKey(value: unknown): DispatchKey {
   return groupUserKey(chatId, fromId);
 }
 
-/** The seed's rule for `chat_member` and `my_chat_member`: group-control work of the chat. */
+/** The classic rule for `chat_member` and `my_chat_member`: group-control work of the chat. */
 function memberKey(value: unknown): DispatchKey {
   const chatId = idOf(fields(value)?.chat);
   return chatId === undefined ? OTHER : groupControlKey(chatId);

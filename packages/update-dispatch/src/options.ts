@@ -71,7 +71,7 @@ export interface UpdateDispatcherOptions {
    * counts as finished (`timedOut`), its concurrency slot is freed and its principal goes on with
    * the next update; a result that arrives later is ignored. Finite number > 0 and
    * <= 2147483647, or `undefined` for no timeout.
-   * @defaultValue undefined (no timeout, as in the seed)
+   * @defaultValue undefined (no timeout, as in a classic per-key dispatcher)
    */
   readonly timeoutMs?: number | undefined;
   /**
@@ -139,7 +139,7 @@ export interface CloseOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** The defaults of {@link UpdateDispatcherOptions}; the first three are the seed's bounds. */
+/** The defaults of {@link UpdateDispatcherOptions}; the first three are the classic per-key dispatcher's bounds. */
 export const updateDispatcherDefaults = Object.freeze({
   maxQueuedPerPrincipal: 32,
   maxActivePrincipals: 256,
