@@ -27,7 +27,7 @@ export interface TelegramOutboxOptions {
   readonly clock?: Clock | undefined;
   /**
    * Requests per second to one private chat (positive chat id). 0 turns per-chat pacing off, as
-   * as in a single-worker outbox. Range: >= 0. @defaultValue 1
+   * in a single-worker outbox. Range: >= 0. @defaultValue 1
    */
   readonly privateChatRps?: number | undefined;
   /**
