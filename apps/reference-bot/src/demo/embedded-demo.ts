@@ -24,7 +24,7 @@ import {
 
 /** Options of {@link runEmbeddedDemo}. */
 export interface EmbeddedDemoOptions {
-  /** Where the progress line (on a TTY) and the report go. @defaultValue process.stderr */
+  /** Where the progress line (on a TTY) and the report go; logs stay on stderr. @defaultValue process.stdout */
   readonly out?: Pick<NodeJS.WriteStream, "write" | "isTTY"> | undefined;
   /** The command that runs the bot (see {@link BotProcess}). @defaultValue this process's */
   readonly botCommand?: readonly string[] | undefined;
@@ -54,7 +54,7 @@ export async function playDemo(
   config: BotConfig,
   options: EmbeddedDemoOptions = {},
 ): Promise<DemoResult> {
-  const out = options.out ?? process.stderr;
+  const out = options.out ?? process.stdout;
   const clock = systemClock;
   const startedAt = clock.now();
   const elapsedS = () => (clock.now() - startedAt) / 1000;
