@@ -2,6 +2,7 @@ export type {
   MessageStream,
   StreamMessageOptions,
   StreamOutcome,
+  StreamRegistry,
   StreamSource,
 } from "@telepace/outbox";
 export { type MethodClass, type MethodName, methodClasses } from "./method-classes.js";
