@@ -54,7 +54,17 @@ interface Member {
 interface GroupSlot {
   chat: Chat;
   migrating: boolean;
+  /** When the crowd last asked the bot something in this group (clock ms). */
+  lastAskedAt: number;
 }
+
+/**
+ * Least time between two of the crowd's requests to the bot in one group. A request costs the
+ * group about 1.7 of Telegram's 20 messages a minute on average (a job: its progress message and
+ * final), so one every 6 s keeps a group within its limit; a crowd asking more would only measure
+ * Telegram's minute, not the bot.
+ */
+const GROUP_REQUEST_SPACING_MS = 6_000;
 
 /** A tiny seeded PRNG (mulberry32), so a crowd run can be replayed with --seed. */
 function seededRandom(seed: number): () => number {
@@ -126,6 +136,7 @@ export class Crowd {
       const slot: GroupSlot = {
         chat: sim.chats.createGroup({ title: `Team ${g + 1}`, members: chosen.map((m) => m.user) }),
         migrating: false,
+        lastAskedAt: Number.NEGATIVE_INFINITY,
       };
       this.#groups.push(slot);
       for (const member of chosen) member.groups.push(slot);
@@ -166,7 +177,10 @@ export class Crowd {
     if (member.groups.length === 0 || this.#random() < 0.5) await this.#help(member);
     while (this.#clock.now() < endAt) {
       const roll = this.#random();
-      const group = member.groups.find((slot) => !slot.migrating);
+      const now = this.#clock.now();
+      const group = member.groups.find(
+        (slot) => !slot.migrating && now - slot.lastAskedAt >= GROUP_REQUEST_SPACING_MS,
+      );
       if (this.#random() < 0.12) await this.#ask(member, roll < 0.35);
       else if (roll < 0.3) await this.#echo(member, member.chat, "echo", `note ${this.#nonce()}`);
       else if (roll < 0.45) await this.#work(member, false);
@@ -174,10 +188,13 @@ export class Crowd {
       else if (roll < 0.67) await this.#document(member);
       else if (roll < 0.77) await this.#file(member);
       else if (group !== undefined && roll < 0.9) {
+        group.lastAskedAt = now;
         const text = `@${this.#sim.bot.username} ping ${this.#nonce()}`;
         await this.#echo(member, group.chat, "group-echo", text);
-      } else if (group !== undefined) await this.#groupWork(member, group);
-      else await this.#echo(member, member.chat, "echo", `note ${this.#nonce()}`);
+      } else if (group !== undefined) {
+        group.lastAskedAt = now;
+        await this.#groupWork(member, group);
+      } else await this.#echo(member, member.chat, "echo", `note ${this.#nonce()}`);
       await this.#clock.sleep(300 + this.#random() * 1200);
     }
   }
