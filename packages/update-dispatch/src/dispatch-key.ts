@@ -38,10 +38,14 @@ export const KEY_KINDS: readonly KeyKind[] = Object.freeze([
   "other",
 ]);
 
-/** A principal key: its kind and an identity string that is unique across kinds. */
+/**
+ * A principal key: its kind and an identity that is unique across kinds. A private chat's is the
+ * user id itself, a number (the most common key costs no string to build or hash); every other
+ * kind's is a string with a prefix of its own.
+ */
 export interface DispatchKey {
   readonly kind: KeyKind;
-  readonly id: string;
+  readonly id: string | number;
 }
 
 /** GroupAnonymousBot: the `from` of messages an anonymous group admin sends. */
@@ -62,7 +66,7 @@ function idOf(value: unknown): number | undefined {
   return Number.isSafeInteger(id) ? (id as number) : undefined;
 }
 
-const privateKey = (userId: number): DispatchKey => ({ kind: "private", id: `p:${userId}` });
+const privateKey = (userId: number): DispatchKey => ({ kind: "private", id: userId });
 const userKey = (userId: number): DispatchKey => ({ kind: "user", id: `u:${userId}` });
 const chatKey = (chatId: number): DispatchKey => ({ kind: "chat", id: `c:${chatId}` });
 const groupControlKey = (chatId: number): DispatchKey => ({
@@ -252,6 +256,7 @@ export function dispatchKeyOf(update: Update): DispatchKey {
  * mean the dispatcher would run the two updates one after the other.
  */
 export function principalKeyOf(update: Update): string {
-  const key = dispatchKeyOf(update);
-  return `${key.kind}:${key.id}`;
+  const { kind, id } = dispatchKeyOf(update);
+  // The same strings as when the private key was `p:<user id>`: queued updates keep their key.
+  return typeof id === "number" ? `${kind}:p:${id}` : `${kind}:${id}`;
 }

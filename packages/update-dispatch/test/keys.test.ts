@@ -41,7 +41,7 @@ const member = {
 
 describe("seed keys: messages", () => {
   it("a private message is keyed by its sender", () => {
-    expect(key(privateMessage(1, 42))).toEqual({ kind: "private", id: "p:42" });
+    expect(key(privateMessage(1, 42))).toEqual({ kind: "private", id: 42 });
   });
 
   it("a private message without `from` goes to Other", () => {
@@ -471,5 +471,10 @@ describe("malformed and future updates", () => {
     expect(principalKeyOf(privateMessage(1, 1))).not.toBe(principalKeyOf(privateMessage(2, 2)));
     expect(principalKeyOf(groupMessage(3, GROUP, 1))).toMatch(/^group-user:/);
     expect(principalKeyOf(pollUpdate(4))).toBe("other:o");
+  });
+
+  it("principalKeyOf keeps its strings across releases (shared queues hold them)", () => {
+    expect(principalKeyOf(privateMessage(1, 42))).toBe("private:p:42");
+    expect(principalKeyOf(groupMessage(2, GROUP, 7))).toBe(`group-user:gu:${GROUP}:7`);
   });
 });
