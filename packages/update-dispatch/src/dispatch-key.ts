@@ -106,7 +106,8 @@ function memberKey(value: unknown): DispatchKey {
   return chatId === undefined ? OTHER : groupControlKey(chatId);
 }
 
-// The keys below are telepace's: the seed sends all of these to the single `other` key.
+// The keys below are telepace's: a classic per-key dispatcher sends all of these to one `other`
+// key.
 
 /** A button press belongs to the presser in the chat of the message that carries the button. */
 function callbackQueryKey(value: unknown): DispatchKey {

@@ -62,8 +62,9 @@ export class PrincipalTable {
 
   /**
    * Whether the principal's queue takes one more update. The update next in line for a slot does
-   * not count, as in the seed, where a worker takes it off the queue before waiting for a slot:
-   * a principal holds at most `maxQueued` waiting updates plus the running or next one.
+   * not count, as in a classic per-key dispatcher, whose worker takes it off the queue before
+   * waiting for a slot: a principal holds at most `maxQueued` waiting updates plus the running or
+   * next one.
    */
   hasRoom(principal: Principal): boolean {
     return principal.queue.length < this.#maxQueued + (principal.run === undefined ? 1 : 0);
