@@ -73,9 +73,24 @@ const groupControlKey = (chatId: number): DispatchKey => ({
   kind: "group-control",
   id: `gc:${chatId}`,
 });
+// Group ids are beyond 2^31, and turning such a number into a string costs more than everything
+// else keying an update does; a group's key prefix is made once and kept (a bounded cache).
+const GROUP_PREFIXES_KEPT = 4096;
+const groupPrefixes = new Map<number, string>();
+
+function groupPrefixOf(chatId: number): string {
+  let prefix = groupPrefixes.get(chatId);
+  if (prefix === undefined) {
+    if (groupPrefixes.size >= GROUP_PREFIXES_KEPT) groupPrefixes.clear();
+    prefix = `gu:${chatId}:`;
+    groupPrefixes.set(chatId, prefix);
+  }
+  return prefix;
+}
+
 const groupUserKey = (chatId: number, userId: number): DispatchKey => ({
   kind: "group-user",
-  id: `gu:${chatId}:${userId}`,
+  id: groupPrefixOf(chatId) + userId,
 });
 
 function isGroupChat(type: unknown): boolean {
