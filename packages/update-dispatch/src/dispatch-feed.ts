@@ -59,9 +59,7 @@ export class DispatchFeed {
       const update = this.#queue[this.#head] as Update;
       this.#head++;
       this.#outstanding++;
-      this.#dispatcher
-        .enqueue(update, WAIT)
-        .then((result) => this.#settled(update, result));
+      this.#dispatcher.enqueue(update, WAIT).then((result) => this.#settled(update, result));
     }
     if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
       this.#queue = this.#queue.slice(this.#head);

@@ -55,7 +55,7 @@ export const dispatchConfig: DispatchConfig = {
     ioMs: [0, 0],
     seed: 3,
   },
-  overheadRepeats: 7,
+  overheadRepeats: 11,
   endToEnd: endToEndConfig,
 };
 
@@ -80,7 +80,7 @@ export interface DispatchRun {
   readonly errors: number;
 }
 
-async function replay(
+export async function replay(
   stream: UpdateStream,
   contender: DispatchContender,
   options: RecorderOptions = {},
@@ -119,7 +119,7 @@ async function replay(
   };
 }
 
-function contendersFor(config: DispatchConfig): DispatchContender[] {
+export function contendersFor(config: DispatchConfig): DispatchContender[] {
   return [
     telepaceDispatcher({ maxConcurrency: config.concurrency }),
     grammyRunner({ concurrency: config.concurrency }),
@@ -128,7 +128,7 @@ function contendersFor(config: DispatchConfig): DispatchContender[] {
 }
 
 /** Lets JIT and allocation settle for each contender before anything is measured. */
-async function warmUp(config: DispatchConfig): Promise<void> {
+export async function warmUp(config: DispatchConfig): Promise<void> {
   const stream = makeUpdateStream({ ...config.overhead, count: 3_000, seed: 99 });
   for (const contender of [directCalls(), ...contendersFor(config)]) {
     await replay(stream, contender);
@@ -268,7 +268,7 @@ function median(values: readonly number[]): number {
  * Raw overhead: rounds of direct calls and every contender, interleaved; a contender's overhead
  * in a round is its CPU time (or makespan) minus the direct calls' of the same round.
  */
-async function measureOverhead(
+export async function measureOverhead(
   config: DispatchConfig,
   stream: UpdateStream,
   isAsync: boolean,
