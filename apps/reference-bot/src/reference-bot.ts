@@ -73,6 +73,14 @@ const GROUP_SEND_RESERVE = 18;
  */
 const DEFAULT_MAX_CONCURRENCY = 64;
 
+/** Whether an update's signal aborted because it ran past the dispatcher's `timeoutMs`. */
+function isTimeout(signal: AbortSignal): boolean {
+  return (
+    signal.aborted &&
+    (signal.reason as { code?: unknown } | undefined)?.code === "ERR_UPDATE_TIMEOUT"
+  );
+}
+
 /** The bot could not start: a rejected token or an unreachable API. One line, no secrets. */
 export class StartupError extends Error {
   override readonly name = "StartupError";
@@ -180,14 +188,23 @@ export class ReferenceBot {
     this.#answers = handlers.answers;
     this.#intake = new UpdateIntake(
       async (update, signal) => {
+        let outcome: "succeeded" | "failed" | "timed-out" = "failed";
         try {
           await this.#router.handle(update, signal);
+          outcome = "succeeded";
         } finally {
-          onEvent({ type: "update-handled", updateId: update.update_id });
+          if (isTimeout(signal)) outcome = "timed-out";
+          onEvent({ type: "update-handled", updateId: update.update_id, outcome });
         }
       },
       {
-        getUpdates: (params, callOptions) => client.getUpdates(params, callOptions),
+        getUpdates: async (params, callOptions) => {
+          const updates = await client.getUpdates(params, callOptions);
+          if (updates.length > 0) {
+            onEvent({ type: "updates-fetched", updateIds: updates.map((u) => u.update_id) });
+          }
+          return updates;
+        },
         journal: this.#journal,
         allowedUpdates: [...ALLOWED_UPDATES],
         pollTimeoutSeconds: options.pollTimeoutS ?? 25,

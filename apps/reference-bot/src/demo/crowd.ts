@@ -92,6 +92,8 @@ function textOf(message: Message): string {
 /** Plays simulated users against a bot served by the sim. */
 export class Crowd {
   readonly expectations: Expectation[] = [];
+  /** Bot API calls the crowd made itself (with the bot's token, to check the files it sent). */
+  readonly apiCalls: Record<string, number> = {};
   readonly #sim: BotApiSim;
   readonly #config: CrowdConfig;
   readonly #bot: BotView;
@@ -510,6 +512,7 @@ export class Crowd {
   async #downloadDigest(fileId: string): Promise<string> {
     const base = `${this.#sim.apiRoot}`;
     const token = this.#sim.token;
+    this.apiCalls.getFile = (this.apiCalls.getFile ?? 0) + 1;
     const info = (await (
       await fetch(`${base}/bot${token}/getFile?file_id=${encodeURIComponent(fileId)}`)
     ).json()) as {

@@ -112,11 +112,15 @@ export async function playDemo(
     await bot.stop();
     const stats = ledger.stats();
     if (stats === undefined) throw new Error("the bot never reported its counters");
-    const summary = summarize(sim, crowd.expectations, crowd.chatIds());
+    const summary = summarize(sim, crowd.expectations, crowd.chatIds(), crowd.apiCalls);
     const run: BotRun = { stats, ledger, journal, crashes };
     out.write(`${formatReport(summary, run, sim, crowd.expectations, elapsedS())}\n`);
     const lost = updatesLost(sim, ledger);
-    const isWhole = lost === 0 && ledger.jobs().unaccounted === 0;
+    const isWhole =
+      lost === 0 &&
+      ledger.jobs().unaccounted === 0 &&
+      ledger.progressEdits().unaccounted === 0 &&
+      ledger.answers().unaccounted === 0;
     const isClean = !pollingFailed && summary.missing.length === 0 && summary.tooManyRequests === 0;
     const exitCode = isWhole && isClean ? 0 : 1;
     return { exitCode, summary, run, expectations: crowd.expectations, lost };
