@@ -1,7 +1,7 @@
 // The reference bot: long polling through an UpdateIntake (each batch stored in a journal and
 // confirmed at once; per-person order, bounded) → handlers → TelegramClient and its outbox (paced,
-// coalesced writes), with files through the media scheduler. `launch` checks the token, opens the
-// journal and starts polling; `stop` shuts down in order.
+// coalesced writes), with files through the media scheduler, and on request a Prometheus endpoint.
+// `launch` checks the token, opens the journal and starts polling; `stop` shuts down in order.
 
 import type { UserFromGetMe } from "@grammyjs/types";
 import { NetworkError, TelegramApiError, TelegramClient } from "@telepace/client";
@@ -22,6 +22,7 @@ import type { BotEventSink } from "./bot-events.js";
 import { createHandlers } from "./bot-handlers.js";
 import { JournaledPacingStore } from "./journaled-pacing-store.js";
 import type { Messenger, MessengerCounters } from "./messenger.js";
+import { MetricsEndpoint, MetricsEndpointError } from "./metrics-endpoint.js";
 import { ALLOWED_UPDATES, type RouterCounters, type UpdateRouter } from "./update-router.js";
 import type { WorkJobCounters, WorkJobs } from "./work-jobs.js";
 
@@ -58,6 +59,11 @@ export interface ReferenceBotOptions {
   readonly journal?: UpdateJournal | undefined;
   /** Receives every {@link BotEvent}, e.g. to account for updates across a crash. */
   readonly onEvent?: BotEventSink | undefined;
+  /**
+   * Serve Prometheus metrics on `http://127.0.0.1:<port>/metrics` (0: a free port; see
+   * {@link ReferenceBot.metricsUrl}). @defaultValue none: no metrics are served
+   */
+  readonly metricsPort?: number | undefined;
 }
 
 /**
@@ -158,6 +164,7 @@ export class ReferenceBot {
   readonly #pollController = new AbortController();
   readonly #jobsRecovered: Promise<number>;
   readonly #logger: Logger;
+  #metrics: MetricsEndpoint | undefined;
   #stopping: Promise<StopReport> | undefined;
 
   private constructor(
@@ -285,6 +292,18 @@ export class ReferenceBot {
       await bot.stop({ timeoutMs: 0 });
       throw error;
     });
+    if (options.metricsPort !== undefined) {
+      try {
+        bot.#metrics = await MetricsEndpoint.start(options.metricsPort, {
+          outbox: client.outbox,
+          intake: bot.#intake,
+          mediaRegistry: bot.#registry,
+        });
+      } catch (error) {
+        await bot.stop({ timeoutMs: 0 });
+        throw error instanceof MetricsEndpointError ? new StartupError(error.message) : error;
+      }
+    }
     bot.startup = Object.freeze({ unfinishedUpdates, leftoverJobs });
     options.logger.info(
       {
@@ -293,10 +312,16 @@ export class ReferenceBot {
         journal: describeJournal(journal.journal),
         unfinishedUpdates,
         leftoverJobs,
+        metrics: bot.metricsUrl,
       },
       "bot started",
     );
     return bot;
+  }
+
+  /** Where Prometheus scrapes the bot's metrics; undefined without `metricsPort`. */
+  get metricsUrl(): string | undefined {
+    return this.#metrics?.url;
   }
 
   /** The journal the bot stores updates and running jobs in. */
@@ -339,6 +364,8 @@ export class ReferenceBot {
 
   async #stop(timeoutMs: number): Promise<StopReport> {
     this.#logger.info("shutting down");
+    // Metrics stop first: they read the components, which close next.
+    await this.#metrics?.close();
     this.#pollController.abort();
     await this.polling.catch(() => {});
     const closed = await this.#intake.close({ timeoutMs });

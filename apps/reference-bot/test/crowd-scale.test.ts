@@ -18,6 +18,7 @@ describe("the demo's crowd at scale", () => {
         target: { kind: "embedded" },
         logLevel: "error",
         dataDir: undefined,
+        metricsPort: undefined,
         crowd: { users: 40, groups: 8, durationS: 15, seed: 11 },
       },
       {

@@ -72,6 +72,7 @@ export async function playDemo(
       token: sim.token,
       dataDir,
       logLevel: config.logLevel,
+      metricsPort: config.metricsPort,
       command: options.botCommand,
       onMessage: (message) => ledger.record(message),
     });
@@ -86,6 +87,7 @@ export async function playDemo(
     out.write(
       `Bot API sim on ${sim.apiRoot} with Telegram's limits (1 msg/s per chat, 20/min per group, 30/s overall).\n` +
         `The bot runs in process ${bot.ready.pid} on a ${bot.ready.journal}.\n` +
+        (bot.ready.metricsUrl === undefined ? "" : `Its metrics: ${bot.ready.metricsUrl}\n`) +
         `${config.crowd.users} users and ${config.crowd.groups} groups chat with the bot for ${config.crowd.durationS} s…\n`,
     );
     const journal = bot.ready.journal;
