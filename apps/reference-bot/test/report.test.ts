@@ -81,15 +81,19 @@ describe("BotLedger's progress edits and answers", () => {
     expect(answers.ended.stopped).toBe(1);
   });
 
-  it("counts updates fetched more than once and how each processing ended", () => {
+  it("explains an update fetched again only by the killed process's last batch", () => {
     const ledger = new BotLedger();
     ledger.record(READY);
-    ledger.record({ type: "updates-fetched", updateIds: [1, 2, 3] });
+    ledger.record({ type: "updates-fetched", updateIds: [1, 2] });
+    ledger.record({ type: "updates-fetched", updateIds: [3] });
     ledger.record({ type: "update-handled", updateId: 1, outcome: "succeeded" });
+    // Killed (no final report) with update 3 fetched but not stored: it comes again. Update 2
+    // had been in an earlier batch, confirmed by the next poll: coming again is not explained.
     ledger.record(READY);
-    ledger.record({ type: "updates-fetched", updateIds: [3, 4] });
+    ledger.record({ type: "updates-fetched", updateIds: [2, 3, 4] });
     ledger.record({ type: "update-handled", updateId: 3, outcome: "timed-out" });
-    expect(ledger.fetches()).toEqual({ fetched: 5, distinct: 4, repeated: 1 });
+    ledger.record(finalStats());
+    expect(ledger.fetches()).toEqual({ fetched: 6, distinct: 4, cutOff: 1, unexplained: 1 });
     expect(ledger.handlingOutcomes).toEqual({ succeeded: 1, failed: 0, "timed-out": 1 });
   });
 });

@@ -55,6 +55,24 @@ interface ProcessTally {
   readonly answers: Record<AnswerEnd, number>;
   draftFrames: number;
   edits: number;
+  /** The update ids of the last batch getUpdates returned to it. */
+  lastBatch: readonly number[];
+}
+
+/**
+ * Updates getUpdates returned, over every process. `fetched` is `distinct` plus `cutOff` plus
+ * `unexplained`, each of the last two counting the extra fetches of an update.
+ */
+export interface FetchTally {
+  readonly fetched: number;
+  readonly distinct: number;
+  /**
+   * Fetched again after a crash: they were in the last batch of the killed process, which it had
+   * not stored (so not confirmed) when it died.
+   */
+  readonly cutOff: number;
+  /** Fetched again for any other reason (0 unless something is wrong). */
+  readonly unexplained: number;
 }
 
 const PROGRESS_OUTCOMES: readonly ProgressEditOutcome[] = [
@@ -119,6 +137,7 @@ export class BotLedger {
           answers: zeroes(ANSWER_ENDS),
           draftFrames: 0,
           edits: 0,
+          lastBatch: [],
         });
         break;
       case "update-handled":
@@ -127,6 +146,7 @@ export class BotLedger {
         break;
       case "updates-fetched":
         for (const id of message.updateIds) this.#fetched.set(id, (this.#fetched.get(id) ?? 0) + 1);
+        if (tally !== undefined) tally.lastBatch = message.updateIds;
         break;
       case "progress-requested":
         if (tally !== undefined) tally.progressRequested++;
@@ -191,11 +211,24 @@ export class BotLedger {
     return { ...this.#handlingOutcomes };
   }
 
-  /** Updates getUpdates returned: in all, distinct, and how many of them more than once. */
-  fetches(): { readonly fetched: number; readonly distinct: number; readonly repeated: number } {
-    let repeated = 0;
-    for (const times of this.#fetched.values()) if (times > 1) repeated++;
-    return { fetched: sum(this.#fetched.values()), distinct: this.#fetched.size, repeated };
+  /** Updates getUpdates returned, and why any came more than once. */
+  fetches(): FetchTally {
+    // Only a killed process's last batch may come again: it was never confirmed.
+    const cutOffBatches = new Set<number>();
+    for (const tally of this.#tallies) {
+      if (!tally.isStopped) for (const id of tally.lastBatch) cutOffBatches.add(id);
+    }
+    let fetched = 0;
+    let cutOff = 0;
+    let unexplained = 0;
+    for (const [id, times] of this.#fetched) {
+      fetched += times;
+      const again = times - 1;
+      const explained = cutOffBatches.has(id) ? Math.min(again, 1) : 0;
+      cutOff += explained;
+      unexplained += again - explained;
+    }
+    return { fetched, distinct: this.#fetched.size, cutOff, unexplained };
   }
 
   /** What became of every progress edit, over every process. */

@@ -122,7 +122,8 @@ export async function playDemo(
       lost === 0 &&
       ledger.jobs().unaccounted === 0 &&
       ledger.progressEdits().unaccounted === 0 &&
-      ledger.answers().unaccounted === 0;
+      ledger.answers().unaccounted === 0 &&
+      ledger.fetches().unexplained === 0;
     const isClean = !pollingFailed && summary.missing.length === 0 && summary.tooManyRequests === 0;
     const exitCode = isWhole && isClean ? 0 : 1;
     return { exitCode, summary, run, expectations: crowd.expectations, lost };

@@ -195,7 +195,8 @@ export function formatReport(
     ])}; ${handlings.failed} failed, ${handlings["timed-out"]} timed out, ${ledger.updatesRepeated} ran again after a crash`,
     `  journal               ${run.journal}; ${equation(fetches.fetched, "updates fetched", [
       [fetches.distinct, "distinct", true],
-      [fetches.fetched - fetches.distinct, "fetched again", true],
+      [fetches.cutOff, "fetched again after the crash (its last batch, not yet stored)"],
+      [fetches.unexplained, "UNACCOUNTED refetches"],
     ])}`,
     ...run.crashes.map(
       (crash) =>
@@ -224,7 +225,7 @@ export function formatReport(
       [answers.ended.failed, "failed"],
       [answers.cutOff, "cut off by the crash (asked again after the restart)"],
       [answers.unaccounted, "UNACCOUNTED"],
-    ])}; they showed ${plural(answers.draftFrames, "draft frame")} and ${plural(answers.edits, "edit")}`,
+    ])}; the answers that ended showed ${plural(answers.draftFrames, "draft frame")} and ${plural(answers.edits, "edit")}`,
     `  429s received         ${summary.tooManyRequests}${summary.tooManyRequests === 0 ? " (target 0)" : " (target 0 — MISSED)"}`,
     `  replies delivered     ${summary.met}/${summary.expected} expected (${kinds})`,
     `  reply latency         p50 ${(percentile(latencies, 50) / 1000).toFixed(2)} s, p99 ${(percentile(latencies, 99) / 1000).toFixed(2)} s`,
@@ -233,7 +234,7 @@ export function formatReport(
       [jobs.ended.cancelled, "cancelled", true],
       [jobs.ended.interrupted, "interrupted"],
       [jobs.ended.undeliverable, "undeliverable"],
-      [jobs.recovered, `recovered after a crash (${jobs.recoveredDelivered} users told)`],
+      [jobs.recovered, `recovered after a crash (${plural(jobs.recoveredDelivered, "user")} told)`],
       [jobs.unaccounted, "UNACCOUNTED"],
     ])}`,
     `  files                 ${stats.router.documents} documents received (${stats.router.documentBytes} bytes), ${stats.router.filesSent} sent (${stats.router.fileBytes} bytes); the sim took in ${counters.bytesUploaded} bytes (the crowd's documents, the bot's files) and served ${counters.bytesServed} (to the bot, and to the crowd checking the files)`,
