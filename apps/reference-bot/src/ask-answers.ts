@@ -8,6 +8,7 @@ import type { Update } from "@grammyjs/types";
 import type { StreamOutcome, TelegramClient } from "@telepace/client";
 import type { Clock } from "@telepace/core";
 import type { Logger } from "pino";
+import type { AnswerEnd, BotEventSink } from "./bot-events.js";
 
 /** The first line of every answer, which the demo's crowd looks for. */
 export const ANSWER_HEADER = "Answer to";
@@ -53,6 +54,8 @@ export interface AskAnswersOptions {
   readonly logger: Logger;
   /** Tokens the generator produces per second. @defaultValue 40 */
   readonly tokensPerSecond?: number | undefined;
+  /** Receives `answer-started` and `answer-ended`. */
+  readonly onEvent?: BotEventSink | undefined;
 }
 
 /** Counters for logs and the demo report. */
@@ -103,8 +106,11 @@ export class AskAnswers {
   /** Streams an answer into the chat; resolves once it is delivered, stopped or failed. */
   start(chatId: number, isPrivate: boolean, question: string, replyTo: number): Promise<void> {
     this.counters.asked++;
-    const answer = this.#answer(chatId, isPrivate, question, replyTo).finally(() => {
+    const onEvent = this.#options.onEvent ?? (() => {});
+    onEvent({ type: "answer-started" });
+    const answer = this.#answer(chatId, isPrivate, question, replyTo).then((ended) => {
       this.#running.delete(answer);
+      onEvent({ type: "answer-ended", ...ended });
     });
     this.#running.add(answer);
     return answer;
@@ -121,7 +127,12 @@ export class AskAnswers {
     await Promise.all([...this.#running]);
   }
 
-  async #answer(chatId: number, isPrivate: boolean, question: string, replyTo: number) {
+  async #answer(
+    chatId: number,
+    isPrivate: boolean,
+    question: string,
+    replyTo: number,
+  ): Promise<{ end: AnswerEnd; draftFrames: number; edits: number }> {
     const { clock, logger } = this.#options;
     const stepMs = 1000 / (this.#options.tokensPerSecond ?? 40);
     const shutdown = this.#shutdown.signal;
@@ -143,15 +154,17 @@ export class AskAnswers {
     } catch (error) {
       this.counters.failed++;
       logger.warn({ chatId, code: (error as { code?: unknown }).code }, "answer failed");
-      return;
+      return { end: "failed", draftFrames: 0, edits: 0 };
     }
+    const shown = { draftFrames: outcome.draftFrames, edits: outcome.edits };
     if (outcome.status !== "delivered") {
       this.counters.failed++;
       logger.warn({ chatId, status: outcome.status }, "answer not delivered");
-      return;
+      return { end: "failed", ...shown };
     }
     this.counters.delivered++;
     if (outcome.stopped) this.counters.stopped++;
     if (outcome.messages.length > 1) this.counters.split++;
+    return { end: outcome.stopped ? "stopped" : "delivered", ...shown };
   }
 }

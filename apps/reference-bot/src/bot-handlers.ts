@@ -67,6 +67,7 @@ export function createHandlers(
     clock,
     logger: logger.child({ component: "answers" }),
     tokensPerSecond: options.askTokensPerSecond,
+    onEvent,
   });
   const router = new UpdateRouter({
     me,

@@ -36,6 +36,11 @@ export interface BotConfig {
    * the demo uses a fresh temporary directory unless one is given.
    */
   readonly dataDir: string | undefined;
+  /**
+   * Serve Prometheus metrics on `http://127.0.0.1:<port>/metrics` (0: any free port); undefined:
+   * no metrics endpoint. In the demo, the bot's processes serve it one after the other.
+   */
+  readonly metricsPort: number | undefined;
 }
 
 /** A configuration problem, reported as one line without a stack. */
@@ -59,6 +64,8 @@ Options:
   --data-dir <dir> the durable journal of updates and running jobs (default ./${DEFAULT_DATA_DIR}
                    against the API, a fresh temporary directory in the demo)
   --log-level <l>  ${LOG_LEVELS.join("|")} (default: error in the demo, info against the API)
+  --metrics-port <p>  serve Prometheus metrics on http://127.0.0.1:<p>/metrics (0: a free port;
+                   default: none)
   -h, --help       this text
 
 Options (embedded demo):
@@ -71,6 +78,7 @@ Environment:
   TELEGRAM_BOT_TOKEN  a bot token from @BotFather: run against the Bot API
   TELEGRAM_API_ROOT   Bot API root (default ${DEFAULT_API_ROOT}; a local Bot API server or a sim)
   TELEPACE_DATA_DIR   as --data-dir
+  TELEPACE_METRICS_PORT  as --metrics-port
   LOG_LEVEL           as --log-level`;
 
 function integerFlag(
@@ -95,6 +103,20 @@ function parseLogLevel(raw: string | undefined, fallback: LogLevel): LogLevel {
     throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(", ")}, got "${raw}"`);
   }
   return level as LogLevel;
+}
+
+function parseMetricsPort(
+  fromFlag: string | undefined,
+  fromEnv: string | undefined,
+): number | undefined {
+  const raw = fromFlag ?? (fromEnv === "" ? undefined : fromEnv);
+  if (raw === undefined) return undefined;
+  const port = Number(raw);
+  if (raw.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65_535) {
+    const name = fromFlag === undefined ? "TELEPACE_METRICS_PORT" : "--metrics-port";
+    throw new ConfigError(`${name} must be a port from 0 to 65535, got "${raw}"`);
+  }
+  return port;
 }
 
 function parseApiRoot(raw: string | undefined): string {
@@ -133,6 +155,7 @@ export function readConfig(
         seed: { type: "string" },
         "log-level": { type: "string" },
         "data-dir": { type: "string" },
+        "metrics-port": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -163,6 +186,7 @@ export function readConfig(
   if (dataDir === "") throw new ConfigError("--data-dir must not be empty");
   return {
     target,
+    metricsPort: parseMetricsPort(flag("metrics-port"), env.TELEPACE_METRICS_PORT),
     dataDir:
       dataDir !== undefined
         ? resolve(dataDir)

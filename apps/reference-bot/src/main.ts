@@ -23,17 +23,26 @@ async function runAgainstApi(config: BotConfig & { target: { kind: "api" } }): P
     apiRoot,
     logger,
     dataDir: config.dataDir,
+    metricsPort: config.metricsPort,
     onEvent: supervisor && ((event) => supervisor.send(event)),
   });
   const journal = describeJournal(bot.journal);
   let statsTimer: NodeJS.Timeout | undefined;
+  const metrics = bot.metricsUrl === undefined ? "" : `Metrics: ${bot.metricsUrl}\n`;
   if (supervisor === undefined) {
     process.stderr.write(
-      `@${bot.me.username} is running against ${apiRoot} on a ${journal}; Ctrl-C stops it.\n`,
+      `@${bot.me.username} is running against ${apiRoot} on a ${journal}; Ctrl-C stops it.\n${metrics}`,
     );
   } else {
     const { unfinishedUpdates, leftoverJobs } = bot.startup;
-    supervisor.send({ type: "ready", pid: process.pid, journal, unfinishedUpdates, leftoverJobs });
+    supervisor.send({
+      type: "ready",
+      pid: process.pid,
+      journal,
+      unfinishedUpdates,
+      leftoverJobs,
+      metricsUrl: bot.metricsUrl,
+    });
     statsTimer = setInterval(() => {
       supervisor.send({ type: "stats", stats: bot.stats(), isFinal: false });
     }, STATS_INTERVAL_MS);
@@ -78,7 +87,10 @@ async function runShared(
   const stop = new AbortController();
   process.once("SIGINT", () => stop.abort());
   process.once("SIGTERM", () => stop.abort());
-  return runSharedBot({ ...shared, token, apiRoot, logger }, stop.signal);
+  return runSharedBot(
+    { ...shared, token, apiRoot, logger, metricsPort: config.metricsPort },
+    stop.signal,
+  );
 }
 
 async function main(): Promise<number> {

@@ -12,7 +12,7 @@ import {
   type WriteOutcome,
 } from "@telepace/client";
 import type { Logger } from "pino";
-import type { BotEventSink } from "./bot-events.js";
+import type { BotEventSink, ProgressEditOutcome } from "./bot-events.js";
 
 /** Extra fields of a text reply. */
 export interface ReplyExtras {
@@ -130,15 +130,16 @@ export class Messenger {
 
   /**
    * Edits a message's text. Pending edits of one message coalesce in the outbox, so a caller may
-   * fire these as often as it likes; only the latest text is sent.
+   * fire these as often as it likes; only the latest text is sent. Resolves with what became of
+   * this edit.
    */
   async editText(
     chatId: number,
     messageId: number,
     text: string,
     replyMarkup?: InlineKeyboardMarkup,
-  ): Promise<boolean> {
-    if (!this.isReachable(chatId)) return false;
+  ): Promise<ProgressEditOutcome> {
+    if (!this.isReachable(chatId)) return "skipped";
     const target = this.resolve(chatId);
     const outcome = await this.#client.editMessageText(
       target,
@@ -151,7 +152,14 @@ export class Messenger {
       // The message stays behind in the old group; the caller sees resolve() change.
       this.recordMigration(target, outcome.error.migrateToChatId);
     } else if (outcome.status === "failed") this.#noteFailure(chatId, "edit", outcome.error);
-    return outcome.status === "delivered";
+    switch (outcome.status) {
+      case "delivered":
+        return outcome.notModified ? "unchanged" : "sent";
+      case "superseded":
+        return outcome.reason;
+      default:
+        return outcome.status;
+    }
   }
 
   /**

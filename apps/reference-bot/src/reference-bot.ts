@@ -1,7 +1,7 @@
 // The reference bot: long polling through an UpdateIntake (each batch stored in a journal and
 // confirmed at once; per-person order, bounded) → handlers → TelegramClient and its outbox (paced,
-// coalesced writes), with files through the media scheduler. `launch` checks the token, opens the
-// journal and starts polling; `stop` shuts down in order.
+// coalesced writes), with files through the media scheduler, and on request a Prometheus endpoint.
+// `launch` checks the token, opens the journal and starts polling; `stop` shuts down in order.
 
 import type { UserFromGetMe } from "@grammyjs/types";
 import { NetworkError, TelegramApiError, TelegramClient } from "@telepace/client";
@@ -22,6 +22,7 @@ import type { BotEventSink } from "./bot-events.js";
 import { createHandlers } from "./bot-handlers.js";
 import { JournaledPacingStore } from "./journaled-pacing-store.js";
 import type { Messenger, MessengerCounters } from "./messenger.js";
+import { MetricsEndpoint, MetricsEndpointError } from "./metrics-endpoint.js";
 import { ALLOWED_UPDATES, type RouterCounters, type UpdateRouter } from "./update-router.js";
 import type { WorkJobCounters, WorkJobs } from "./work-jobs.js";
 
@@ -58,6 +59,11 @@ export interface ReferenceBotOptions {
   readonly journal?: UpdateJournal | undefined;
   /** Receives every {@link BotEvent}, e.g. to account for updates across a crash. */
   readonly onEvent?: BotEventSink | undefined;
+  /**
+   * Serve Prometheus metrics on `http://127.0.0.1:<port>/metrics` (0: a free port; see
+   * {@link ReferenceBot.metricsUrl}). @defaultValue none: no metrics are served
+   */
+  readonly metricsPort?: number | undefined;
 }
 
 /**
@@ -72,6 +78,14 @@ const GROUP_SEND_RESERVE = 18;
  * its update), so slots are cheap; 16 let a crowd's answers hold every slot.
  */
 const DEFAULT_MAX_CONCURRENCY = 64;
+
+/** Whether an update's signal aborted because it ran past the dispatcher's `timeoutMs`. */
+function isTimeout(signal: AbortSignal): boolean {
+  return (
+    signal.aborted &&
+    (signal.reason as { code?: unknown } | undefined)?.code === "ERR_UPDATE_TIMEOUT"
+  );
+}
 
 /** The bot could not start: a rejected token or an unreachable API. One line, no secrets. */
 export class StartupError extends Error {
@@ -150,6 +164,7 @@ export class ReferenceBot {
   readonly #pollController = new AbortController();
   readonly #jobsRecovered: Promise<number>;
   readonly #logger: Logger;
+  #metrics: MetricsEndpoint | undefined;
   #stopping: Promise<StopReport> | undefined;
 
   private constructor(
@@ -180,14 +195,23 @@ export class ReferenceBot {
     this.#answers = handlers.answers;
     this.#intake = new UpdateIntake(
       async (update, signal) => {
+        let outcome: "succeeded" | "failed" | "timed-out" = "failed";
         try {
           await this.#router.handle(update, signal);
+          outcome = "succeeded";
         } finally {
-          onEvent({ type: "update-handled", updateId: update.update_id });
+          if (isTimeout(signal)) outcome = "timed-out";
+          onEvent({ type: "update-handled", updateId: update.update_id, outcome });
         }
       },
       {
-        getUpdates: (params, callOptions) => client.getUpdates(params, callOptions),
+        getUpdates: async (params, callOptions) => {
+          const updates = await client.getUpdates(params, callOptions);
+          if (updates.length > 0) {
+            onEvent({ type: "updates-fetched", updateIds: updates.map((u) => u.update_id) });
+          }
+          return updates;
+        },
         journal: this.#journal,
         allowedUpdates: [...ALLOWED_UPDATES],
         pollTimeoutSeconds: options.pollTimeoutS ?? 25,
@@ -268,6 +292,18 @@ export class ReferenceBot {
       await bot.stop({ timeoutMs: 0 });
       throw error;
     });
+    if (options.metricsPort !== undefined) {
+      try {
+        bot.#metrics = await MetricsEndpoint.start(options.metricsPort, {
+          outbox: client.outbox,
+          intake: bot.#intake,
+          mediaRegistry: bot.#registry,
+        });
+      } catch (error) {
+        await bot.stop({ timeoutMs: 0 });
+        throw error instanceof MetricsEndpointError ? new StartupError(error.message) : error;
+      }
+    }
     bot.startup = Object.freeze({ unfinishedUpdates, leftoverJobs });
     options.logger.info(
       {
@@ -276,10 +312,16 @@ export class ReferenceBot {
         journal: describeJournal(journal.journal),
         unfinishedUpdates,
         leftoverJobs,
+        metrics: bot.metricsUrl,
       },
       "bot started",
     );
     return bot;
+  }
+
+  /** Where Prometheus scrapes the bot's metrics; undefined without `metricsPort`. */
+  get metricsUrl(): string | undefined {
+    return this.#metrics?.url;
   }
 
   /** The journal the bot stores updates and running jobs in. */
@@ -322,6 +364,8 @@ export class ReferenceBot {
 
   async #stop(timeoutMs: number): Promise<StopReport> {
     this.#logger.info("shutting down");
+    // Metrics stop first: they read the components, which close next.
+    await this.#metrics?.close();
     this.#pollController.abort();
     await this.polling.catch(() => {});
     const closed = await this.#intake.close({ timeoutMs });

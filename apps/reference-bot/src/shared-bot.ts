@@ -12,6 +12,7 @@ import {
 } from "@telepace/redis";
 import type { Logger } from "pino";
 import { createHandlers } from "./bot-handlers.js";
+import { MetricsEndpoint, MetricsEndpointError } from "./metrics-endpoint.js";
 import { StartupError } from "./reference-bot.js";
 import type { SharedConfig } from "./shared-config.js";
 
@@ -19,6 +20,8 @@ export interface SharedBotOptions extends SharedConfig {
   readonly token: string;
   readonly apiRoot: string;
   readonly logger: Logger;
+  /** Serve this process's outbox and media metrics on loopback (see `--metrics-port`). */
+  readonly metricsPort?: number | undefined;
 }
 
 /** Runs until `signal` aborts; resolves the exit code. */
@@ -59,8 +62,18 @@ export async function runSharedBot(
             getUpdates: (params, call) => client.getUpdates(params, call),
             logger: logger.child({ component: "poller" }),
           });
-    logger.info({ username: me.username, role }, "bot process started");
+    const metrics =
+      options.metricsPort === undefined
+        ? undefined
+        : await MetricsEndpoint.start(options.metricsPort, {
+            outbox: client.outbox,
+            mediaRegistry: registry,
+          }).catch((error: unknown) => {
+            throw error instanceof MetricsEndpointError ? new StartupError(error.message) : error;
+          });
+    logger.info({ username: me.username, role, metrics: metrics?.url }, "bot process started");
     await Promise.all([worker?.run({ signal }), poller?.run({ signal })]);
+    await metrics?.close();
     await worker?.close({ timeoutMs: 10_000 });
     await jobs.interruptAll();
     await registry.close({ timeoutMs: 10_000 }).catch(() => {});

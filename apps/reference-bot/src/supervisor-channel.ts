@@ -19,6 +19,8 @@ export type SupervisorMessage =
       readonly journal: string;
       readonly unfinishedUpdates: number;
       readonly leftoverJobs: number;
+      /** Where its metrics are scraped, when it serves them. */
+      readonly metricsUrl?: string | undefined;
     }
   /** Every counter, a few times a second and once more after the bot stopped. */
   | { readonly type: "stats"; readonly stats: BotStats; readonly isFinal: boolean };

@@ -9,7 +9,7 @@ import type { InlineKeyboardMarkup } from "@grammyjs/types";
 import { type Clock, createDeferred } from "@telepace/core";
 import type { JournalStateValue, UpdateJournal } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
-import type { BotEventSink, JobEnd } from "./bot-events.js";
+import type { BotEventSink, JobEnd, ProgressEditOutcome } from "./bot-events.js";
 import type { Messenger } from "./messenger.js";
 
 interface Job {
@@ -80,6 +80,11 @@ function isJobRecord(value: JournalStateValue): value is JournalStateValue & Job
     typeof record.ownerName === "string" &&
     typeof record.seconds === "number"
   );
+}
+
+/** Whether an edit left the message showing its text. */
+function isShown(outcome: ProgressEditOutcome): boolean {
+  return outcome === "sent" || outcome === "unchanged";
 }
 
 /** The running /work jobs of the bot. */
@@ -289,15 +294,13 @@ export class WorkJobs {
         fraction = Math.min(1, (clock.now() - startedAt) / totalMs);
         if (fraction < 1 && progressIsLive()) {
           this.counters.progressRequested++;
+          this.#options.onEvent({ type: "progress-requested" });
           const percent = Math.floor(fraction * 100);
           // Not awaited: newer progress supersedes older in the outbox, and the final message
           // drops the pending edit (in a busy group an edit may wait long behind sends).
-          void this.#messenger.editText(
-            job.chatId,
-            progressId,
-            `Working… ${percent}% ${bar(fraction)}`,
-            keyboard,
-          );
+          void this.#messenger
+            .editText(job.chatId, progressId, `Working… ${percent}% ${bar(fraction)}`, keyboard)
+            .then((outcome) => this.#options.onEvent({ type: "progress-settled", outcome }));
         }
         if (!this.#messenger.isReachable(job.chatId)) return "undeliverable";
       }
@@ -336,7 +339,7 @@ export class WorkJobs {
     if (
       replacing &&
       progressIsLive() &&
-      (await this.#messenger.editText(job.chatId, progressId, text))
+      isShown(await this.#messenger.editText(job.chatId, progressId, text))
     )
       return end;
     return "undeliverable";

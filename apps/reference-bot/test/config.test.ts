@@ -24,10 +24,35 @@ describe("readConfig", () => {
       logLevel: "error",
       crowd: { durationS: 20, users: 6, groups: 2, seed: 1 },
       dataDir: undefined,
+      metricsPort: undefined,
     });
     expect(readConfig([], { TELEGRAM_BOT_TOKEN: "  " })).toMatchObject({
       target: { kind: "embedded" },
     });
+  });
+
+  it("serves metrics only when --metrics-port or TELEPACE_METRICS_PORT names a port", () => {
+    expect(readConfig([], { TELEGRAM_BOT_TOKEN: TOKEN })).toMatchObject({ metricsPort: undefined });
+    expect(readConfig(["--metrics-port", "9464"], {})).toMatchObject({ metricsPort: 9464 });
+    expect(readConfig(["--metrics-port=0"], {})).toMatchObject({ metricsPort: 0 });
+    expect(readConfig([], { TELEPACE_METRICS_PORT: "9100" })).toMatchObject({ metricsPort: 9100 });
+    expect(readConfig([], { TELEPACE_METRICS_PORT: "" })).toMatchObject({ metricsPort: undefined });
+    expect(readConfig(["--metrics-port", "9200"], { TELEPACE_METRICS_PORT: "9100" })).toMatchObject(
+      { metricsPort: 9200 },
+    );
+  });
+
+  it.each([
+    [["--metrics-port", "http"], {}, '--metrics-port must be a port from 0 to 65535, got "http"'],
+    [["--metrics-port", "65536"], {}, '--metrics-port must be a port from 0 to 65535, got "65536"'],
+    [["--metrics-port", " "], {}, '--metrics-port must be a port from 0 to 65535, got " "'],
+    [
+      [],
+      { TELEPACE_METRICS_PORT: "-1" },
+      'TELEPACE_METRICS_PORT must be a port from 0 to 65535, got "-1"',
+    ],
+  ])("rejects the metrics port in %j %j", (argv, env, message) => {
+    expect(configError(() => readConfig(argv, env)).message).toBe(message);
   });
 
   it("keeps the journal in ./.telepace against the API, or where --data-dir or the env says", () => {

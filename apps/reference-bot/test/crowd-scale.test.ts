@@ -1,10 +1,11 @@
 // The demo at scale, as `pnpm start -- --users 40 --groups 8` runs it but for 15 s: the bot in a
 // child process on a file journal, killed with SIGKILL mid-job and started again. Every reply
-// arrives, p99 within 10 s, no 429, no update lost, and the report's figures reconcile.
+// arrives, p99 within 10 s, no 429, no update lost, and the report's figures reconcile: each of its
+// equations adds up, and the progress edits it says were sent are the ones the sim applied.
 
 import { describe, expect, it } from "vitest";
 import { playDemo } from "../src/demo/embedded-demo.js";
-import { percentile, replyLatencies } from "../src/demo/report.js";
+import { percentile, replyLatencies, unreconciled } from "../src/demo/report.js";
 import { BOT_COMMAND } from "./harness.js";
 
 describe("the demo's crowd at scale", () => {
@@ -17,6 +18,7 @@ describe("the demo's crowd at scale", () => {
         target: { kind: "embedded" },
         logLevel: "error",
         dataDir: undefined,
+        metricsPort: undefined,
         crowd: { users: 40, groups: 8, durationS: 15, seed: 11 },
       },
       {
@@ -49,14 +51,27 @@ describe("the demo's crowd at scale", () => {
     expect(ended + jobs.recovered).toBe(jobs.started);
     expect(summary.byKind.restart).toEqual({ expected: 1, met: 1 });
 
-    // The report says so.
-    expect(text).toMatch(/updates handled +(\d+) of \1 sent to the bot, lost 0 /);
+    // The report says so, and every figure of it reconciles.
+    expect(unreconciled(text)).toEqual([]);
+    expect(text).toMatch(/updates +(\d+) sent to the bot = \1 handled \+ 0 lost;/);
     expect(text).toContain(
-      `recovered ${jobs.recovered} after a crash (${jobs.recovered} users told)`,
+      `+ ${jobs.recovered} recovered after a crash (${jobs.recovered} user${jobs.recovered === 1 ? "" : "s"} told)`,
     );
     expect(text).toMatch(
-      /journal +file journal in .* \(durable\); \d+ updates fetched, 0 fetched twice/,
+      /journal +file journal in .* \(durable\); \d+ updates fetched = \d+ distinct/,
     );
+    expect(run.ledger.fetches().unexplained).toBe(0);
     expect(text).toContain("result                every expected reply arrived");
+
+    // The progress line against the sim: each edit the bot heard was sent is in a transcript, and
+    // the transcripts hold no more than those plus the ones the crash cut off (in flight then).
+    const progress = run.ledger.progressEdits();
+    expect(progress.unaccounted).toBe(0);
+    expect(progress.requested).toBeGreaterThan(0);
+    expect(summary.progressEditsSeen).toBeGreaterThanOrEqual(progress.settled.sent);
+    expect(summary.progressEditsSeen).toBeLessThanOrEqual(progress.settled.sent + progress.cutOff);
+    expect(text).toContain(
+      `progress edits        ${progress.requested} requested by /work jobs = ${progress.settled.sent} sent + `,
+    );
   });
 });

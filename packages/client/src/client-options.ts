@@ -23,6 +23,7 @@ import {
   type OutboxError,
   type OutboxNotModified,
   type OutboxOutcome,
+  outboxOptionNames,
   TelegramOutbox,
   type TelegramOutboxOptions,
 } from "@telepace/outbox";
@@ -154,24 +155,16 @@ export const CLIENT_OPTION_KEYS = [
   "outbox",
 ] as const satisfies readonly (keyof TelegramClientOptions)[];
 
-// `satisfies Record<…>` makes the compiler list every key of ClientOutboxOptions here, and no other.
-const OUTBOX_OPTION_KEYS = Object.keys({
-  privateChatRps: true,
-  groupChatRps: true,
-  groupBurst: true,
-  sendReserve: true,
-  globalRps: true,
-  pacingMarginMs: true,
-  maxInFlight: true,
-  maxPending: true,
-  maxPendingPerChat: true,
-  maxRetryAfterMs: true,
-  maxAttempts: true,
-  retryBaseDelayMs: true,
-  retryMaxDelayMs: true,
-  pacingStore: true,
-  classifyFailure: true,
-} satisfies Record<keyof ClientOutboxOptions, true>);
+/** The outbox options that are the client's own, shared with its outbox. */
+const SHARED_WITH_OUTBOX: readonly string[] = ["clock", "logger"] satisfies readonly Exclude<
+  keyof TelegramOutboxOptions,
+  keyof ClientOutboxOptions
+>[];
+
+// The outbox's own list, less the options the client shares with it.
+const OUTBOX_OPTION_KEYS: readonly (keyof ClientOutboxOptions)[] = outboxOptionNames.filter(
+  (key): key is keyof ClientOutboxOptions => !SHARED_WITH_OUTBOX.includes(key),
+);
 
 export const SCHEDULE_OPTION_KEYS = [
   "chatId",
@@ -185,7 +178,7 @@ export const SCHEDULE_OPTION_KEYS = [
 /** Checks the nested `outbox` options the client cannot leave to the outbox: unknown keys, null. */
 export function checkOutboxOptions(value: unknown): ClientOutboxOptions {
   if (value !== null && typeof value === "object") {
-    for (const shared of ["clock", "logger"]) {
+    for (const shared of SHARED_WITH_OUTBOX) {
       if (shared in value) {
         throw new TypeError(
           `Unknown option \`${shared}\` in \`outbox\` (the client's own \`${shared}\` is shared with its outbox)`,

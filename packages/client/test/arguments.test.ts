@@ -1,3 +1,4 @@
+import { outboxOptionNames } from "@telepace/outbox";
 import { unhandledRejectionsOf } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { TelegramClient } from "../src/index.js";
@@ -112,6 +113,23 @@ describe("TelegramClient: arguments are checked at the call site", { timeout: 20
       status: "failed",
       error: { code: "ERR_TELEGRAM_API", errorCode: 400 },
     });
+  });
+});
+
+describe("TelegramClient: the outbox's options", () => {
+  it("takes every option the outbox has but the clock and logger it shares", async () => {
+    const passed = outboxOptionNames.filter((name) => name !== "clock" && name !== "logger");
+    expect(passed.length).toBe(outboxOptionNames.length - 2);
+    for (const name of passed) {
+      await new TelegramClient({ token: TOKEN, outbox: { [name]: undefined } }).close();
+    }
+    expect(
+      () => new TelegramClient({ token: TOKEN, outbox: { nothingLikeIt: 1 } as never }),
+    ).toThrow(
+      new TypeError(
+        `Unknown option \`nothingLikeIt\` in \`outbox\` (valid options: ${passed.join(", ")})`,
+      ),
+    );
   });
 });
 

@@ -45,13 +45,15 @@ export interface TelepaceMetricsOptions {
    */
   readonly maxPerChatSeries?: number | undefined;
   /**
-   * Waiting outbox ops whose enqueue time is kept to measure `telepace.outbox.queue.wait`; ops
+   * With an outbox whose `started` events carry no `waitedMs` (`@telepace/outbox` before 0.3):
+   * waiting outbox ops whose enqueue time is kept to measure `telepace.outbox.queue.wait`; ops
    * enqueued past it are not measured. Integer >= 0.
    * @defaultValue 10 000 (the outbox's default `maxPending`)
    */
   readonly maxTrackedWaits?: number | undefined;
   /**
-   * The clock outbox queue waits are measured on: share the outbox's.
+   * With an outbox whose `started` events carry no `waitedMs` (before 0.3): the clock outbox
+   * queue waits are measured on; share the outbox's. A newer outbox measures them on its own.
    * @defaultValue the system clock
    */
   readonly clock?: Clock | undefined;

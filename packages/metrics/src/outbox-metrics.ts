@@ -51,6 +51,13 @@ export interface OutboxMetricsConfig {
   readonly maxTrackedWaits: number;
 }
 
+/** An outbox event as this package reads it: an older outbox's `started` has no `waitedMs`. */
+type OutboxStartedView =
+  | Exclude<OutboxEvent, { type: "started" }>
+  | (Omit<Extract<OutboxEvent, { type: "started" }>, "waitedMs"> & {
+      readonly waitedMs?: number | undefined;
+    });
+
 const CHAT_KINDS: readonly ChatKind[] = ["private", "group", "supergroup", "none"];
 /** The `telepace.chat.id` of every chat not reported on its own. */
 const OTHER_CHATS = "other";
@@ -220,24 +227,31 @@ function listenToEvents({ meter, clock, maxTrackedWaits }: OutboxMetricsConfig):
     unit: "s",
     advice: { explicitBucketBoundaries: [...histogramBuckets.wait] },
   });
-  const waits = new OutboxWaits(maxTrackedWaits);
-  return subscribeEvents<OutboxEvent>(outboxChannelNames, {
-    enqueued: (event) => waits.enqueued(event.chat, event.key, event.priority, clock.now()),
-    coalesced: (event) => waits.coalesced(event.chat, event.key, event.priority),
+  // Enqueue times are kept only for an outbox whose `started` events carry no `waitedMs` (before
+  // @telepace/outbox 0.3): the first event that has it ends the bookkeeping for good.
+  let waits: OutboxWaits | undefined = new OutboxWaits(maxTrackedWaits);
+  return subscribeEvents<OutboxStartedView>(outboxChannelNames, {
+    enqueued: (event) => waits?.enqueued(event.chat, event.key, event.priority, clock.now()),
+    coalesced: (event) => waits?.coalesced(event.chat, event.key, event.priority),
     superseded: (event) => {
-      if (event.reason === "dropped") waits.left(event.chat, event.key);
+      if (event.reason === "dropped") waits?.left(event.chat, event.key);
     },
     started: (event) => {
+      if (typeof event.waitedMs === "number") waits = undefined;
       if (event.attempt !== 1) return;
-      const at = waits.started(event.chat, event.key);
-      if (at === undefined) return;
-      queueWait.record(seconds(clock.now() - at), {
+      let waitedMs = event.waitedMs;
+      if (waitedMs === undefined) {
+        const at = waits?.started(event.chat, event.key);
+        if (at === undefined) return;
+        waitedMs = clock.now() - at;
+      }
+      queueWait.record(seconds(waitedMs), {
         [metricAttributes.chatKind]: chatKindOf(event.chat),
       });
     },
     settled: (event) => {
       // A coalesced op's settlement leaves its place to the newer op; a dropped one was handled.
-      if (event.attempts === 0 && event.status !== "superseded") waits.left(event.chat, event.key);
+      if (event.attempts === 0 && event.status !== "superseded") waits?.left(event.chat, event.key);
     },
     "rate-limited": (event) => {
       const scope = { [metricAttributes.rateLimitScope]: event.scope };

@@ -1,5 +1,5 @@
-// How long outbox ops wait before their first attempt, pieced together from the outbox's events
-// (they carry no times): an op's enqueue time is kept until it starts or leaves unstarted.
+// How long outbox ops wait before their first attempt, pieced together from the events of an
+// outbox before 0.3 (they carry no times): an op's enqueue time is kept until it starts or leaves.
 
 /** One op waiting for its first attempt. */
 interface Waiting {

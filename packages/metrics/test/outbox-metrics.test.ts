@@ -1,3 +1,4 @@
+import diagnosticsChannel from "node:diagnostics_channel";
 import { ManualClock } from "@telepace/core";
 import { RetryAfterError, TelegramOutbox, type TelegramOutboxOptions } from "@telepace/outbox";
 import { describe, expect, it } from "vitest";
@@ -192,6 +193,52 @@ describe("outbox counters and histograms", () => {
     const group = collected.histogram("telepace.outbox.queue.wait", kind("group"));
     expect(group?.count).toBe(2);
     expect(group?.sum).toBeCloseTo(((groupStarts[0] ?? 0) + (groupStarts[1] ?? 0) - 1000) / 1000);
+  });
+
+  it("takes the wait from the outbox's waitedMs: ops enqueued before instrumenting, its clock", async () => {
+    const clock = new ManualClock();
+    const outbox = new TelegramOutbox({ clock, privateChatRps: 1, globalRps: 0 });
+    void outbox.enqueue({ chatId: 7, execute: ok });
+    void outbox.enqueue({ chatId: 7, execute: ok });
+    await clock.advance(300);
+    // No `clock` given: the metrics' own clock is the system's, the waits are the outbox's.
+    const harness = meterHarness();
+    using _metrics = instrumentTelepace({ meter: harness.meter, outbox });
+    await clock.runAll();
+    const collected = await harness.collect();
+    // Only the second op started after instrumenting: 1 s after its enqueue, on the outbox's clock.
+    expect(collected.histogram("telepace.outbox.queue.wait", kind("private"))).toMatchObject({
+      count: 1,
+      sum: 1,
+    });
+  });
+
+  it("pieces the wait together from enqueue times when started carries no waitedMs", async () => {
+    // What an outbox before 0.3 publishes: a `started` event with no time in it.
+    const clock = new ManualClock();
+    const harness = meterHarness();
+    using _metrics = instrumentTelepace({
+      meter: harness.meter,
+      outbox: new TelegramOutbox(),
+      clock,
+    });
+    const publish = (type: string, event: object) =>
+      diagnosticsChannel.channel(`telepace:outbox:${type}`).publish({ type, ...event });
+    publish("enqueued", { key: undefined, chat: "7", priority: 0 });
+    publish("enqueued", { key: "edit:1", chat: "-5", priority: 2 });
+    await clock.advance(400);
+    publish("started", { key: undefined, chat: "7", attempt: 1 });
+    await clock.advance(1_100);
+    publish("started", { key: "edit:1", chat: "-5", attempt: 1 });
+    const collected = await harness.collect();
+    expect(collected.histogram("telepace.outbox.queue.wait", kind("private"))).toMatchObject({
+      count: 1,
+      sum: 0.4,
+    });
+    expect(collected.histogram("telepace.outbox.queue.wait", kind("group"))).toMatchObject({
+      count: 1,
+      sum: 1.5,
+    });
   });
 
   it("does not measure ops that leave before starting", async () => {

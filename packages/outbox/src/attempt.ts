@@ -84,6 +84,7 @@ export class AttemptRunner {
       key: entry.key,
       chat: lane.chatKey,
       attempt: entry.attempts,
+      waitedMs: now - entry.queuedAt,
     }));
     let running: Promise<unknown>;
     try {

@@ -17,7 +17,17 @@ export type OutboxEvent =
   | (OutboxEventBase & { readonly type: "enqueued"; readonly priority: number })
   | (OutboxEventBase & { readonly type: "coalesced"; readonly priority: number })
   | (OutboxEventBase & { readonly type: "superseded"; readonly reason: "coalesced" | "dropped" })
-  | (OutboxEventBase & { readonly type: "started"; readonly attempt: number })
+  | (OutboxEventBase & {
+      readonly type: "started";
+      /** Which attempt this is, from 1. */
+      readonly attempt: number;
+      /**
+       * Milliseconds from the op's enqueue to this start, on the outbox's clock. A coalesced op
+       * counts from the enqueue of the op whose place in line it took, and a retried one from its
+       * first enqueue, so on attempt 1 this is the op's queue wait.
+       */
+      readonly waitedMs: number;
+    })
   | (OutboxEventBase & {
       readonly type: "rate-limited";
       readonly retryAfterMs: number;

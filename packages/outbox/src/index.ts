@@ -35,6 +35,7 @@ export {
   TelegramOutbox,
   type TelegramOutboxOptions,
 } from "./outbox.js";
+export { outboxOptionNames } from "./outbox-options.js";
 export {
   type OutboxClosed,
   type OutboxDelivered,

@@ -160,25 +160,32 @@ export interface ResolvedOutboxOptions {
 }
 
 // Every option once: `satisfies` fails the build when an option is added without its name here.
-const optionNames = Object.keys({
-  clock: true,
-  privateChatRps: true,
-  groupChatRps: true,
-  groupBurst: true,
-  sendReserve: true,
-  globalRps: true,
-  pacingMarginMs: true,
-  maxInFlight: true,
-  maxPending: true,
-  maxPendingPerChat: true,
-  maxRetryAfterMs: true,
-  maxAttempts: true,
-  retryBaseDelayMs: true,
-  retryMaxDelayMs: true,
-  pacingStore: true,
-  classifyFailure: true,
-  logger: true,
-} satisfies Record<keyof TelegramOutboxOptions, true>);
+/**
+ * The name of every option of {@link TelegramOutboxOptions}, frozen: what the constructor accepts
+ * (any other key is a `TypeError` naming the closest of these), for a wrapper that checks or
+ * passes on outbox options of its own.
+ */
+export const outboxOptionNames: readonly (keyof TelegramOutboxOptions)[] = Object.freeze(
+  Object.keys({
+    clock: true,
+    privateChatRps: true,
+    groupChatRps: true,
+    groupBurst: true,
+    sendReserve: true,
+    globalRps: true,
+    pacingMarginMs: true,
+    maxInFlight: true,
+    maxPending: true,
+    maxPendingPerChat: true,
+    maxRetryAfterMs: true,
+    maxAttempts: true,
+    retryBaseDelayMs: true,
+    retryMaxDelayMs: true,
+    pacingStore: true,
+    classifyFailure: true,
+    logger: true,
+  } satisfies Record<keyof TelegramOutboxOptions, true>) as (keyof TelegramOutboxOptions)[],
+);
 
 /** Names users bring from p-queue, Bottleneck and grammY's plugins, and the option meant here. */
 const peerNames: Readonly<Record<string, keyof TelegramOutboxOptions>> = {
@@ -197,10 +204,10 @@ const peerNames: Readonly<Record<string, keyof TelegramOutboxOptions>> = {
 function checkPeerNames(options: unknown): void {
   if (typeof options !== "object" || options === null) return;
   for (const key of Object.keys(options)) {
-    if (optionNames.includes(key)) continue;
+    if ((outboxOptionNames as readonly string[]).includes(key)) continue;
     const peer = Object.hasOwn(peerNames, key)
       ? key
-      : closestName(key, optionNames) === undefined
+      : closestName(key, outboxOptionNames) === undefined
         ? closestName(key, Object.keys(peerNames))
         : undefined;
     if (peer === undefined) continue;
@@ -230,7 +237,7 @@ function intervalOf(rps: number): number {
  */
 export function resolveOutboxOptions(options: unknown): ResolvedOutboxOptions {
   checkPeerNames(options);
-  const given = checkOptions("options", options, optionNames);
+  const given = checkOptions("options", options, outboxOptionNames);
   const number = (name: NumericOption, rule: NumberRule): number =>
     checkOptionalNumber(name, given[name], outboxDefaults[name], rule);
   const privateIntervalMs = intervalOf(number("privateChatRps", { min: 0 }));

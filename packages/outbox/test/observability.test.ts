@@ -144,6 +144,43 @@ describe("diagnostics_channel events", () => {
     expect(events.every((e) => Object.isFrozen(e))).toBe(true);
   });
 
+  it("gives each start the time since the op's enqueue on the outbox's clock", async () => {
+    using recorder = recordChannels<OutboxEvent>(outboxChannels);
+    const { clock, outbox, rec } = setup({ privateChatRps: 1 });
+    outbox.enqueue({ chatId: 1, execute: rec.scripted("a") });
+    await clock.advance(300);
+    outbox.enqueue({
+      chatId: 1,
+      key: "edit:1",
+      priority: Priority.edit,
+      execute: rec.scripted("b"),
+    });
+    await clock.advance(200);
+    // Coalesced 500 ms after its predecessor's enqueue: it keeps that place, and that time.
+    outbox.enqueue({
+      chatId: 1,
+      key: "edit:1",
+      priority: Priority.edit,
+      execute: rec.scripted("c"),
+    });
+    outbox.enqueue({
+      chatId: 2,
+      execute: rec.scripted("d", [fail(new RetryAfterError(2_000)), "ok"]),
+    });
+    await clock.advance(3_000);
+    const starts = recorder.events.flatMap((e) =>
+      e.type === "started" ? [[e.chat, e.key, e.attempt, e.waitedMs]] : [],
+    );
+    expect(starts).toEqual([
+      ["1", undefined, 1, 0],
+      ["2", undefined, 1, 0],
+      // Chat 1's next slot is a second after its first start: 700 ms after the edit's enqueue.
+      ["1", "edit:1", 1, 700],
+      // The retry counts from the first enqueue: 2 s of freeze after a start at 500 ms.
+      ["2", undefined, 2, 2_000],
+    ]);
+  });
+
   it("names every channel telepace:outbox:<event>", () => {
     for (const [type, name] of Object.entries(outboxChannels))
       expect(name).toBe(`telepace:outbox:${type}`);

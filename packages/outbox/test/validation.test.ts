@@ -1,6 +1,11 @@
 import { ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
-import { MemoryPacingStore, type PacingRequest, TelegramOutbox } from "../src/index.js";
+import {
+  MemoryPacingStore,
+  outboxOptionNames,
+  type PacingRequest,
+  TelegramOutbox,
+} from "../src/index.js";
 import { setup } from "./support/setup.js";
 
 describe("TelegramOutbox options, checked whole", () => {
@@ -26,6 +31,18 @@ describe("TelegramOutbox options, checked whole", () => {
   ])("rejects the unknown option %s, naming %s", (key, near) => {
     expect(() => new TelegramOutbox({ [key]: 1 } as never)).toThrow(
       new TypeError(`Unknown option \`${key}\` in \`options\` (did you mean \`${near}\`?)`),
+    );
+  });
+
+  it("exports the names of its options, frozen, each one accepted by the constructor", () => {
+    expect(Object.isFrozen(outboxOptionNames)).toBe(true);
+    expect(outboxOptionNames).toContain("maxInFlight");
+    expect(outboxOptionNames).toContain("clock");
+    for (const name of outboxOptionNames) {
+      expect(() => new TelegramOutbox({ [name]: undefined })).not.toThrow();
+    }
+    expect(() => new TelegramOutbox({ somethingElseEntirely: 1 } as never)).toThrow(
+      `(valid options: ${outboxOptionNames.join(", ")})`,
     );
   });
 

@@ -16,6 +16,8 @@ export interface BotProcessOptions {
   readonly token: string;
   readonly dataDir: string;
   readonly logLevel: LogLevel;
+  /** Serve metrics on this loopback port (see `--metrics-port`). @defaultValue none */
+  readonly metricsPort?: number | undefined;
   /**
    * The command that runs the bot's entry point, e.g. `[process.execPath, "dist/main.js"]`.
    * @defaultValue this process's node, its flags and its script
@@ -53,7 +55,9 @@ export class BotProcess {
       ...process.execArgv,
       process.argv[1] as string,
     ];
-    const child = spawn(file as string, [...args, "--data-dir", options.dataDir], {
+    const metrics =
+      options.metricsPort === undefined ? [] : ["--metrics-port", String(options.metricsPort)];
+    const child = spawn(file as string, [...args, "--data-dir", options.dataDir, ...metrics], {
       env: {
         ...process.env,
         TELEGRAM_BOT_TOKEN: options.token,

@@ -49,6 +49,11 @@ interface Member {
   readonly user: User;
   readonly chat: Chat;
   readonly groups: GroupSlot[];
+  /**
+   * This user's own choices: one stream per user, so what each does does not depend on the order
+   * in which the users' turns happen to interleave.
+   */
+  readonly random: () => number;
 }
 
 interface GroupSlot {
@@ -92,11 +97,12 @@ function textOf(message: Message): string {
 /** Plays simulated users against a bot served by the sim. */
 export class Crowd {
   readonly expectations: Expectation[] = [];
+  /** Bot API calls the crowd made itself (with the bot's token, to check the files it sent). */
+  readonly apiCalls: Record<string, number> = {};
   readonly #sim: BotApiSim;
   readonly #config: CrowdConfig;
   readonly #bot: BotView;
   readonly #clock: Clock;
-  readonly #random: () => number;
   readonly #members: Member[] = [];
   readonly #groups: GroupSlot[] = [];
   readonly #formerGroups: number[] = [];
@@ -108,7 +114,6 @@ export class Crowd {
     this.#config = config;
     this.#bot = bot;
     this.#clock = clock;
-    this.#random = seededRandom(config.seed);
   }
 
   /** Every chat the crowd used: private chats, groups and the supergroups they became. */
@@ -126,7 +131,12 @@ export class Crowd {
     for (let i = 0; i < this.#config.users; i++) {
       const name = `${FIRST_NAMES[i % FIRST_NAMES.length]}${i >= FIRST_NAMES.length ? i : ""}`;
       const user = sim.users.create({ firstName: name });
-      this.#members.push({ user, chat: sim.chats.createPrivate(user), groups: [] });
+      this.#members.push({
+        user,
+        chat: sim.chats.createPrivate(user),
+        groups: [],
+        random: seededRandom((this.#config.seed ^ Math.imul(i + 1, 0x9e3779b9)) >>> 0),
+      });
     }
     for (let g = 0; g < this.#config.groups; g++) {
       const members = this.#members.filter(
@@ -174,33 +184,34 @@ export class Crowd {
   async #play(member: Member, endAt: number, index: number): Promise<void> {
     // Stagger the start so the crowd does not arrive in one instant.
     await this.#clock.sleep(index * 150);
-    if (member.groups.length === 0 || this.#random() < 0.5) await this.#help(member);
+    if (member.groups.length === 0 || member.random() < 0.5) await this.#help(member);
     while (this.#clock.now() < endAt) {
-      const roll = this.#random();
+      const roll = member.random();
       const now = this.#clock.now();
       const group = member.groups.find(
         (slot) => !slot.migrating && now - slot.lastAskedAt >= GROUP_REQUEST_SPACING_MS,
       );
-      if (this.#random() < 0.12) await this.#ask(member, roll < 0.35);
-      else if (roll < 0.3) await this.#echo(member, member.chat, "echo", `note ${this.#nonce()}`);
+      if (member.random() < 0.12) await this.#ask(member, roll < 0.35);
+      else if (roll < 0.3)
+        await this.#echo(member, member.chat, "echo", `note ${this.#nonce(member)}`);
       else if (roll < 0.45) await this.#work(member, false);
       else if (roll < 0.55) await this.#work(member, true);
       else if (roll < 0.67) await this.#document(member);
       else if (roll < 0.77) await this.#file(member);
       else if (group !== undefined && roll < 0.9) {
         group.lastAskedAt = now;
-        const text = `@${this.#sim.bot.username} ping ${this.#nonce()}`;
+        const text = `@${this.#sim.bot.username} ping ${this.#nonce(member)}`;
         await this.#echo(member, group.chat, "group-echo", text);
       } else if (group !== undefined) {
         group.lastAskedAt = now;
         await this.#groupWork(member, group);
-      } else await this.#echo(member, member.chat, "echo", `note ${this.#nonce()}`);
-      await this.#clock.sleep(300 + this.#random() * 1200);
+      } else await this.#echo(member, member.chat, "echo", `note ${this.#nonce(member)}`);
+      await this.#clock.sleep(300 + member.random() * 1200);
     }
   }
 
-  #nonce(): number {
-    return Math.floor(this.#random() * 1e6);
+  #nonce(member: Member): number {
+    return Math.floor(member.random() * 1e6);
   }
 
   #expect(kind: ExpectationKind, member: Member): Expectation {
@@ -295,7 +306,7 @@ export class Crowd {
 
   async #work(member: Member, cancel: boolean): Promise<void> {
     const expectation = this.#expect(cancel ? "cancel" : "work", member);
-    const seconds = cancel ? 8 : 2 + Math.floor(this.#random() * 3);
+    const seconds = cancel ? 8 : 2 + Math.floor(member.random() * 3);
     const sent = this.#sim.sendCommand(member.user, member.chat, "work", String(seconds));
     if (!cancel) return this.#awaitDone(expectation, member, member.chat, sent);
     const progress = await this.#await(
@@ -307,7 +318,7 @@ export class Crowd {
     );
     const data = progress ? cancelData(progress) : undefined;
     if (progress === undefined || data === undefined) return;
-    await this.#clock.sleep(800 + this.#random() * 1200);
+    await this.#clock.sleep(800 + member.random() * 1200);
     let query: { id: string };
     try {
       query = this.#sim.pressButton(member.user, member.chat, progress.message_id, data);
@@ -335,7 +346,7 @@ export class Crowd {
   /** /ask: a streamed answer; with `stop`, the user presses Stop on its draft. */
   async #ask(member: Member, stop: boolean): Promise<void> {
     const expectation = this.#expect(stop ? "ask-stop" : "ask", member);
-    const question = `why ${this.#nonce()}?`;
+    const question = `why ${this.#nonce(member)}?`;
     // An answer's latency is until it starts to show (a draft, or its progress message): the
     // final comes after the whole generation, by design.
     const askedAt = this.#clock.now();
@@ -361,10 +372,14 @@ export class Crowd {
             event.kind === "draft" && event.draft?.hasStopButton === true && event.text !== "",
           { timeoutMs: REPLY_TIMEOUT_MS },
         );
-        this.#sim.stopDraft(member.user, member.chat);
       } catch {
         expectation.problem = "no draft with a Stop button";
         return;
+      }
+      try {
+        this.#sim.stopDraft(member.user, member.chat);
+      } catch {
+        // The draft was gone by the press (the answer had just ended): its whole text is next.
       }
     }
     // The answer may continue in several messages; the last one ends it (or is cut by Stop).
@@ -382,7 +397,7 @@ export class Crowd {
 
   async #document(member: Member): Promise<void> {
     const expectation = this.#expect("document", member);
-    const size = 4096 + Math.floor(this.#random() * 1536 * 1024);
+    const size = 4096 + Math.floor(member.random() * 1536 * 1024);
     const bytes = randomBytes(size);
     const sha = createHash("sha256").update(bytes).digest("hex");
     const sent = this.#sim.sendDocument(member.user, member.chat, {
@@ -403,7 +418,7 @@ export class Crowd {
 
   async #file(member: Member): Promise<void> {
     const expectation = this.#expect("file", member);
-    const kib = [16, 64, 256, 1024][Math.floor(this.#random() * 4)] as number;
+    const kib = [16, 64, 256, 1024][Math.floor(member.random() * 4)] as number;
     const sent = this.#sim.sendCommand(member.user, member.chat, "file", String(kib));
     const reply = await this.#await(
       expectation,
@@ -510,6 +525,7 @@ export class Crowd {
   async #downloadDigest(fileId: string): Promise<string> {
     const base = `${this.#sim.apiRoot}`;
     const token = this.#sim.token;
+    this.apiCalls.getFile = (this.apiCalls.getFile ?? 0) + 1;
     const info = (await (
       await fetch(`${base}/bot${token}/getFile?file_id=${encodeURIComponent(fileId)}`)
     ).json()) as {

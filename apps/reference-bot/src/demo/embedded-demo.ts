@@ -72,6 +72,7 @@ export async function playDemo(
       token: sim.token,
       dataDir,
       logLevel: config.logLevel,
+      metricsPort: config.metricsPort,
       command: options.botCommand,
       onMessage: (message) => ledger.record(message),
     });
@@ -86,6 +87,7 @@ export async function playDemo(
     out.write(
       `Bot API sim on ${sim.apiRoot} with Telegram's limits (1 msg/s per chat, 20/min per group, 30/s overall).\n` +
         `The bot runs in process ${bot.ready.pid} on a ${bot.ready.journal}.\n` +
+        (bot.ready.metricsUrl === undefined ? "" : `Its metrics: ${bot.ready.metricsUrl}\n`) +
         `${config.crowd.users} users and ${config.crowd.groups} groups chat with the bot for ${config.crowd.durationS} s…\n`,
     );
     const journal = bot.ready.journal;
@@ -112,11 +114,16 @@ export async function playDemo(
     await bot.stop();
     const stats = ledger.stats();
     if (stats === undefined) throw new Error("the bot never reported its counters");
-    const summary = summarize(sim, crowd.expectations, crowd.chatIds());
+    const summary = summarize(sim, crowd.expectations, crowd.chatIds(), crowd.apiCalls);
     const run: BotRun = { stats, ledger, journal, crashes };
     out.write(`${formatReport(summary, run, sim, crowd.expectations, elapsedS())}\n`);
     const lost = updatesLost(sim, ledger);
-    const isWhole = lost === 0 && ledger.jobs().unaccounted === 0;
+    const isWhole =
+      lost === 0 &&
+      ledger.jobs().unaccounted === 0 &&
+      ledger.progressEdits().unaccounted === 0 &&
+      ledger.answers().unaccounted === 0 &&
+      ledger.fetches().unexplained === 0;
     const isClean = !pollingFailed && summary.missing.length === 0 && summary.tooManyRequests === 0;
     const exitCode = isWhole && isClean ? 0 : 1;
     return { exitCode, summary, run, expectations: crowd.expectations, lost };
