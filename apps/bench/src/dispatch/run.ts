@@ -80,12 +80,19 @@ export interface DispatchRun {
   readonly errors: number;
 }
 
-export async function replay(
+/** The pause before a measured run, so background GC work of what came before is done, ms. */
+const SETTLE_MS = 50;
+
+async function replay(
   stream: UpdateStream,
   contender: DispatchContender,
   options: RecorderOptions = {},
+  isHeapCollectedFirst = true,
 ): Promise<DispatchRun> {
-  const heap = new HeapSampler(5);
+  const heap = new HeapSampler(5, isHeapCollectedFirst);
+  // Background GC work (sweeping after a collection) counts in process.cpuUsage(): let it
+  // finish, so it is not billed to the contender.
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   let peakHeld = 0;
   const probe = setInterval(() => {
     peakHeld = Math.max(peakHeld, contender.held());
@@ -119,7 +126,7 @@ export async function replay(
   };
 }
 
-export function contendersFor(config: DispatchConfig): DispatchContender[] {
+function contendersFor(config: DispatchConfig): DispatchContender[] {
   return [
     telepaceDispatcher({ maxConcurrency: config.concurrency }),
     grammyRunner({ concurrency: config.concurrency }),
@@ -128,7 +135,7 @@ export function contendersFor(config: DispatchConfig): DispatchContender[] {
 }
 
 /** Lets JIT and allocation settle for each contender before anything is measured. */
-export async function warmUp(config: DispatchConfig): Promise<void> {
+async function warmUp(config: DispatchConfig): Promise<void> {
   const stream = makeUpdateStream({ ...config.overhead, count: 3_000, seed: 99 });
   for (const contender of [directCalls(), ...contendersFor(config)]) {
     await replay(stream, contender);
@@ -268,7 +275,7 @@ function median(values: readonly number[]): number {
  * Raw overhead: rounds of direct calls and every contender, interleaved; a contender's overhead
  * in a round is its CPU time (or makespan) minus the direct calls' of the same round.
  */
-export async function measureOverhead(
+async function measureOverhead(
   config: DispatchConfig,
   stream: UpdateStream,
   isAsync: boolean,
@@ -277,7 +284,10 @@ export async function measureOverhead(
   for (let round = 0; round < config.overheadRepeats; round++) {
     const runs: DispatchRun[] = [];
     for (const contender of [directCalls(), ...contendersFor(config)]) {
-      runs.push(await replay(stream, contender, { isAsync }));
+      // No forced collection between overhead runs: it makes V8 drop the hidden classes of the
+      // previous run's objects and recompile whatever relied on them, a cost of the harness
+      // (a bot's dispatcher or runner lives as long as the process), not of the contender.
+      runs.push(await replay(stream, contender, { isAsync }, false));
     }
     rounds.push(runs);
   }
