@@ -26,8 +26,13 @@ export class HeapSampler {
   #peak: number;
   readonly #timer: NodeJS.Timeout;
 
-  constructor(intervalMs = 5) {
-    this.#isCollected = collectGarbage();
+  /**
+   * @param isCollectedFirst - whether to run a full collection for the baseline (when the
+   *   process exposes `gc`). A forced collection also lets V8 drop the hidden classes of objects
+   *   nobody holds any more, so code that relied on them is recompiled in the next run.
+   */
+  constructor(intervalMs = 5, isCollectedFirst = true) {
+    this.#isCollected = isCollectedFirst && collectGarbage();
     this.#baseline = process.memoryUsage().heapUsed;
     this.#peak = this.#baseline;
     this.#timer = setInterval(() => this.sample(), intervalMs);

@@ -35,12 +35,30 @@ export function channelNames<T extends string>(
 export function createPublisher<E extends { readonly type: string }>(
   names: Readonly<Record<E["type"], string>>,
 ): Publish<E> {
-  const channels = new Map<string, diagnosticsChannel.Channel>();
-  for (const [type, name] of Object.entries(names) as [string, string][]) {
-    channels.set(type, diagnosticsChannel.channel(name));
-  }
+  const channels = new Map<string, diagnosticsChannel.Channel>(
+    Object.entries(createChannels(names)),
+  );
   return (type, build) => {
     const channel = channels.get(type);
     if (channel?.hasSubscribers) channel.publish(Object.freeze(build()));
   };
+}
+
+/**
+ * The channel objects behind the given names, for a hot path that checks `hasSubscribers` itself
+ * and so allocates nothing per event when nobody listens (a {@link Publish} call allocates its
+ * `build` closure). Publish frozen events, as {@link createPublisher} does.
+ *
+ * @example
+ * const channels = createChannels(dispatchChannelNames);
+ * if (channels.started.hasSubscribers) channels.started.publish(Object.freeze({ type: "started" }));
+ */
+export function createChannels<T extends string>(
+  names: Readonly<Record<T, string>>,
+): Readonly<Record<T, diagnosticsChannel.Channel>> {
+  const channels = {} as Record<T, diagnosticsChannel.Channel>;
+  for (const [type, name] of Object.entries(names) as [T, string][]) {
+    channels[type] = diagnosticsChannel.channel(name);
+  }
+  return Object.freeze(channels);
 }

@@ -9,7 +9,7 @@ export {
   type Timer,
 } from "./clock.js";
 export { createDeferred, type Deferred } from "./deferred.js";
-export { channelNames, createPublisher, type Publish } from "./diagnostics.js";
+export { channelNames, createChannels, createPublisher, type Publish } from "./diagnostics.js";
 export { CoreError, type CoreErrorCode } from "./errors.js";
 export {
   checkLogger,

@@ -134,8 +134,9 @@ export function checkOptions(
 ): Readonly<Record<string, unknown>> {
   if (value === undefined) return {};
   const given = checkObject(name, value);
-  for (const key of Object.keys(given)) {
-    if (known.includes(key)) continue;
+  // for-in with an own-key check allocates nothing (Object.keys would, on every hot-path call).
+  for (const key in given) {
+    if (!Object.hasOwn(given, key) || known.includes(key)) continue;
     const near = closestName(key, known);
     const hint =
       near === undefined ? `valid options: ${known.join(", ")}` : `did you mean \`${near}\`?`;

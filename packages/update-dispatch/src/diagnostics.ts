@@ -1,7 +1,7 @@
 // Typed dispatch events on node:diagnostics_channel, for metrics and tracing without a dependency.
 // Events carry safe metadata only: update ids, key kinds, reasons, outcomes and durations.
 
-import { channelNames, createPublisher } from "@telepace/core";
+import { channelNames, createChannels, createPublisher } from "@telepace/core";
 import type { KeyKind } from "./dispatch-key.js";
 import type { ProcessOutcome, RejectReason } from "./results.js";
 
@@ -49,3 +49,17 @@ export type UpdateDispatchEvent =
 
 /** Publishes an event, built and frozen only when its channel has a subscriber. */
 export const publish = createPublisher<UpdateDispatchEvent>(updateDispatchChannels);
+
+/**
+ * The channels themselves, for the per-update path: it checks `hasSubscribers` before building
+ * an event, so a dispatcher nobody observes allocates nothing for diagnostics.
+ */
+export const channels = createChannels(updateDispatchChannels);
+
+/**
+ * Whether anybody listens for timings: the dispatcher reads its clock for an update only then,
+ * since `started` and `finished` are the only users of those readings.
+ */
+export function isTimed(): boolean {
+  return channels.started.hasSubscribers || channels.finished.hasSubscribers;
+}

@@ -5,6 +5,8 @@ import type { Update } from "@grammyjs/types";
 import type { EnqueueResult } from "./results.js";
 import type { UpdateDispatcher } from "./update-dispatcher.js";
 
+const WAIT = Object.freeze({ wait: true });
+
 /**
  * Feeds updates to a dispatcher with `enqueue(update, { wait: true })`, one call after another
  * in the order they were pushed, with at most `maxOutstanding` calls unresolved. Waiting calls of
@@ -57,9 +59,7 @@ export class DispatchFeed {
       const update = this.#queue[this.#head] as Update;
       this.#head++;
       this.#outstanding++;
-      this.#dispatcher
-        .enqueue(update, { wait: true })
-        .then((result) => this.#settled(update, result));
+      this.#dispatcher.enqueue(update, WAIT).then((result) => this.#settled(update, result));
     }
     if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
       this.#queue = this.#queue.slice(this.#head);

@@ -38,10 +38,14 @@ export const KEY_KINDS: readonly KeyKind[] = Object.freeze([
   "other",
 ]);
 
-/** A principal key: its kind and an identity string that is unique across kinds. */
+/**
+ * A principal key: its kind and an identity that is unique across kinds. A private chat's is the
+ * user id itself, a number (the most common key costs no string to build or hash); every other
+ * kind's is a string with a prefix of its own.
+ */
 export interface DispatchKey {
   readonly kind: KeyKind;
-  readonly id: string;
+  readonly id: string | number;
 }
 
 /** GroupAnonymousBot: the `from` of messages an anonymous group admin sends. */
@@ -62,16 +66,31 @@ function idOf(value: unknown): number | undefined {
   return Number.isSafeInteger(id) ? (id as number) : undefined;
 }
 
-const privateKey = (userId: number): DispatchKey => ({ kind: "private", id: `p:${userId}` });
+const privateKey = (userId: number): DispatchKey => ({ kind: "private", id: userId });
 const userKey = (userId: number): DispatchKey => ({ kind: "user", id: `u:${userId}` });
 const chatKey = (chatId: number): DispatchKey => ({ kind: "chat", id: `c:${chatId}` });
 const groupControlKey = (chatId: number): DispatchKey => ({
   kind: "group-control",
   id: `gc:${chatId}`,
 });
+// Group ids are beyond 2^31, and turning such a number into a string costs more than everything
+// else keying an update does; a group's key prefix is made once and kept (a bounded cache).
+const GROUP_PREFIXES_KEPT = 4096;
+const groupPrefixes = new Map<number, string>();
+
+function groupPrefixOf(chatId: number): string {
+  let prefix = groupPrefixes.get(chatId);
+  if (prefix === undefined) {
+    if (groupPrefixes.size >= GROUP_PREFIXES_KEPT) groupPrefixes.clear();
+    prefix = `gu:${chatId}:`;
+    groupPrefixes.set(chatId, prefix);
+  }
+  return prefix;
+}
+
 const groupUserKey = (chatId: number, userId: number): DispatchKey => ({
   kind: "group-user",
-  id: `gu:${chatId}:${userId}`,
+  id: groupPrefixOf(chatId) + userId,
 });
 
 function isGroupChat(type: unknown): boolean {
@@ -102,7 +121,8 @@ function memberKey(value: unknown): DispatchKey {
   return chatId === undefined ? OTHER : groupControlKey(chatId);
 }
 
-// The keys below are telepace's: the seed sends all of these to the single `other` key.
+// The keys below are telepace's: a classic per-key dispatcher sends all of these to one `other`
+// key.
 
 /** A button press belongs to the presser in the chat of the message that carries the button. */
 function callbackQueryKey(value: unknown): DispatchKey {
@@ -252,6 +272,7 @@ export function dispatchKeyOf(update: Update): DispatchKey {
  * mean the dispatcher would run the two updates one after the other.
  */
 export function principalKeyOf(update: Update): string {
-  const key = dispatchKeyOf(update);
-  return `${key.kind}:${key.id}`;
+  const { kind, id } = dispatchKeyOf(update);
+  // The same strings as when the private key was `p:<user id>`: queued updates keep their key.
+  return typeof id === "number" ? `${kind}:p:${id}` : `${kind}:${id}`;
 }

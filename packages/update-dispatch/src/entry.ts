@@ -10,10 +10,11 @@ export interface Entry {
   readonly update: Update;
   /** The update_id when it is a safe integer; other updates are dispatched but not tracked. */
   readonly updateId: number | undefined;
-  readonly keyId: string;
+  readonly keyId: string | number;
   readonly keyKind: KeyKind;
   /** Enqueue order: the ready queue serves the oldest first, leftovers keep per-key order. */
   readonly seq: number;
+  /** Clock time of `enqueue`; NaN when nobody listened for timings then. */
   readonly enqueuedAt: number;
 }
 

@@ -76,8 +76,11 @@ export interface UpdateDispatcherOptions {
   readonly timeoutMs?: number | undefined;
   /**
    * How many finished update ids are remembered to suppress duplicates (webhook retries, a poller
-   * that fetches again from the watermark). Ids still queued, waiting or running are always
-   * suppressed, whatever this is. Integer >= 0; 0 remembers none.
+   * that fetches again from the watermark): a finished id is remembered in the slot `update_id`
+   * mod `dedupeWindow` until another id of that slot finishes, so with Telegram's consecutive ids
+   * the last `dedupeWindow` ids are. Ids still queued, waiting or running are always suppressed,
+   * whatever this is. Integer >= 0 and <= 1048576 (8 bytes a slot, allocated up front); 0
+   * remembers none.
    * @defaultValue 4096
    */
   readonly dedupeWindow?: number | undefined;
@@ -148,6 +151,9 @@ export const updateDispatcherDefaults = Object.freeze({
   dedupeWindow: 4096,
   closeTimeoutMs: 10_000,
 });
+
+/** The most finished-id slots a dispatcher keeps (8 MiB of them). */
+const MAX_DEDUPE_WINDOW = 1_048_576;
 
 /** The longest delay a Node timer honours; longer ones fire at once. */
 const MAX_TIMER_DELAY_MS = 2_147_483_647;
@@ -227,6 +233,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     dedupeWindow: checkOptionalNumber("dedupeWindow", given.dedupeWindow, defaults.dedupeWindow, {
       integer: true,
       min: 0,
+      max: MAX_DEDUPE_WINDOW,
     }),
     closeTimeoutMs: checkOptionalNumber(
       "closeTimeoutMs",
@@ -239,17 +246,24 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   };
 }
 
+/** The options of `enqueue`, validated. */
+export interface ResolvedEnqueueOptions {
+  readonly wait: boolean;
+  readonly signal: AbortSignal | undefined;
+}
+
+// Shared results for calls without a signal, so the per-update path allocates nothing here.
+const NO_WAIT: ResolvedEnqueueOptions = Object.freeze({ wait: false, signal: undefined });
+const WAIT: ResolvedEnqueueOptions = Object.freeze({ wait: true, signal: undefined });
+
 /** Validates the options of `enqueue`. */
-export function resolveEnqueueOptions(options: unknown): {
-  wait: boolean;
-  signal: AbortSignal | undefined;
-} {
-  if (options === undefined) return { wait: false, signal: undefined };
+export function resolveEnqueueOptions(options: unknown): ResolvedEnqueueOptions {
+  if (options === undefined) return NO_WAIT;
   const given = checkOptions("options", options, ENQUEUE_KEYS);
-  return {
-    wait: checkBoolean("wait", given.wait, false),
-    signal: checkSignal("signal", given.signal),
-  };
+  const wait = checkBoolean("wait", given.wait, false);
+  const signal = checkSignal("signal", given.signal);
+  if (signal === undefined) return wait ? WAIT : NO_WAIT;
+  return { wait, signal };
 }
 
 /** Validates the options of `drain` and `close`; `timeoutMs` is `fallback` when not given. */

@@ -6,7 +6,7 @@ import type { ProcessorRun } from "./processor-run.js";
 
 /** An active principal: accepted updates not yet started, its running update, and waiters. */
 export interface Principal {
-  readonly id: string;
+  readonly id: string | number;
   /** Accepted, not started, oldest first. */
   readonly queue: Entry[];
   /**
@@ -20,9 +20,9 @@ export interface Principal {
 
 /** Active principals and the principals waiting to become active. */
 export class PrincipalTable {
-  readonly #active = new Map<string, Principal>();
+  readonly #active = new Map<string | number, Principal>();
   // Insertion-ordered: the first entry is the principal that has waited longest to be admitted.
-  readonly #admissions = new Map<string, WaiterGroup>();
+  readonly #admissions = new Map<string | number, WaiterGroup>();
   readonly #maxQueued: number;
 
   /** @param maxQueued - `maxQueuedPerPrincipal`. */
@@ -35,12 +35,12 @@ export class PrincipalTable {
     return this.#active.size;
   }
 
-  get(id: string): Principal | undefined {
+  get(id: string | number): Principal | undefined {
     return this.#active.get(id);
   }
 
   /** The calls waiting for principal `id` to be admitted, if any. */
-  admission(id: string): WaiterGroup | undefined {
+  admission(id: string | number): WaiterGroup | undefined {
     return this.#admissions.get(id);
   }
 
@@ -51,7 +51,7 @@ export class PrincipalTable {
   }
 
   /** The waiter group of an inactive principal, created when it has none yet. */
-  admissionFor(id: string): WaiterGroup {
+  admissionFor(id: string | number): WaiterGroup {
     let group = this.#admissions.get(id);
     if (group === undefined) {
       group = new Set();
@@ -62,14 +62,15 @@ export class PrincipalTable {
 
   /**
    * Whether the principal's queue takes one more update. The update next in line for a slot does
-   * not count, as in the seed, where a worker takes it off the queue before waiting for a slot:
-   * a principal holds at most `maxQueued` waiting updates plus the running or next one.
+   * not count, as in a classic per-key dispatcher, whose worker takes it off the queue before
+   * waiting for a slot: a principal holds at most `maxQueued` waiting updates plus the running or
+   * next one.
    */
   hasRoom(principal: Principal): boolean {
     return principal.queue.length < this.#maxQueued + (principal.run === undefined ? 1 : 0);
   }
 
-  activate(id: string, waiters?: WaiterGroup): Principal {
+  activate(id: string | number, waiters?: WaiterGroup): Principal {
     const principal: Principal = { id, queue: [], waiters, run: undefined };
     this.#active.set(id, principal);
     return principal;

@@ -42,7 +42,7 @@ async function observe(promise: Promise<unknown>): Promise<void> {
 export class ProcessorRun<P> {
   readonly entry: Entry;
   readonly principal: P;
-  /** Clock time the processor was called. */
+  /** Clock time the processor was called; NaN when nobody listened for timings then. */
   readonly startedAt: number;
   readonly #host: RunHost<P>;
   readonly #signals: SignalPool;

@@ -1,5 +1,5 @@
-// The typed outcomes of the dispatcher's calls: where the seed says "rejected" or "dropped", a
-// caller gets a value it can switch on.
+// The typed outcomes of the dispatcher's calls: where a classic dispatcher logs "rejected" or
+// "dropped", a caller gets a value it can switch on.
 
 import type { Update } from "@grammyjs/types";
 import { KEY_KINDS, type KeyKind } from "./dispatch-key.js";

@@ -5,7 +5,7 @@
 import type { Update } from "@grammyjs/types";
 import { abortReason, type Clock, type LogLevel, safeLog } from "@telepace/core";
 import { AbortSubscriptions } from "./abort-subscriptions.js";
-import { publish } from "./diagnostics.js";
+import { channels, isTimed, publish } from "./diagnostics.js";
 import { dispatchKeyOf, KEY_KINDS } from "./dispatch-key.js";
 import type { Entry, Waiter, WaiterGroup } from "./entry.js";
 import { UpdateDispatchError } from "./errors.js";
@@ -183,19 +183,19 @@ export class UpdateDispatcher implements AsyncDisposable {
       keyId: key.id,
       keyKind: key.kind,
       seq: this.#seq++,
-      enqueuedAt: this.#clock.now(),
+      enqueuedAt: isTimed() ? this.#clock.now() : Number.NaN,
     };
-    const { maxActivePrincipals, maxWaitingEnqueues } = this.#options;
     const principal = this.#principals.get(key.id);
-    const admission = principal === undefined ? this.#principals.admission(key.id) : undefined;
     if (principal !== undefined) {
       // Waiters exist only while the queue is full, so room here means nobody is overtaken.
       if (this.#principals.hasRoom(principal)) {
         this.#acceptNew(entry, principal);
         return ACCEPTED_PROMISE[key.kind];
       }
-      if (!wait) return Promise.resolve(this.#rejectAtBound(entry, "principal-queue-full"));
-    } else if (admission === undefined && this.#principals.size < maxActivePrincipals) {
+    } else if (
+      this.#principals.size < this.#options.maxActivePrincipals &&
+      this.#principals.admission(key.id) === undefined
+    ) {
       const created = this.#principals.activate(key.id);
       this.#acceptNew(entry, created);
       this.#ready.push(created);
@@ -203,15 +203,30 @@ export class UpdateDispatcher implements AsyncDisposable {
       // served oldest first, and the caller's code never runs a processor re-entrantly.
       this.#schedulePump();
       return ACCEPTED_PROMISE[key.kind];
-    } else if (!wait) {
-      return Promise.resolve(this.#rejectAtBound(entry, "active-principals-full"));
     }
-    if (this.#waiting >= maxWaitingEnqueues) {
+    return this.#enqueueAtBound(entry, principal, wait, signal);
+  }
+
+  /**
+   * The rest of `enqueue`, apart so the per-update path stays small: the principal's queue is
+   * full (`principal` given) or it cannot be activated yet; the call waits or is rejected.
+   */
+  #enqueueAtBound(
+    entry: Entry,
+    principal: Principal | undefined,
+    wait: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<EnqueueResult> {
+    if (!wait) {
+      const reason = principal === undefined ? "active-principals-full" : "principal-queue-full";
+      return Promise.resolve(this.#rejectAtBound(entry, reason));
+    }
+    if (this.#waiting >= this.#options.maxWaitingEnqueues) {
       return Promise.resolve(this.#rejectAtBound(entry, "waiting-full"));
     }
     const waiters =
       principal === undefined
-        ? this.#principals.admissionFor(key.id)
+        ? this.#principals.admissionFor(entry.keyId)
         : this.#principals.waitersOf(principal);
     return this.#wait(entry, waiters, signal);
   }
@@ -316,11 +331,15 @@ export class UpdateDispatcher implements AsyncDisposable {
     this.#queued++;
     this.#queuedByKind[entry.keyKind]++;
     this.#accepted++;
-    publish("accepted", () => ({
-      type: "accepted",
-      updateId: entry.updateId ?? null,
-      keyKind: entry.keyKind,
-    }));
+    if (channels.accepted.hasSubscribers) {
+      channels.accepted.publish(
+        Object.freeze({
+          type: "accepted",
+          updateId: entry.updateId ?? null,
+          keyKind: entry.keyKind,
+        }),
+      );
+    }
   }
 
   #wait(
@@ -413,13 +432,18 @@ export class UpdateDispatcher implements AsyncDisposable {
     this.#queued--;
     this.#queuedByKind[entry.keyKind]--;
     this.#inFlight++;
-    const startedAt = this.#clock.now();
-    publish("started", () => ({
-      type: "started",
-      updateId: entry.updateId ?? null,
-      keyKind: entry.keyKind,
-      waitedMs: startedAt - entry.enqueuedAt,
-    }));
+    const startedAt = isTimed() ? this.#clock.now() : Number.NaN;
+    // Updates enqueued before anybody listened have no enqueue time: no `started` for them.
+    if (channels.started.hasSubscribers && !Number.isNaN(entry.enqueuedAt)) {
+      channels.started.publish(
+        Object.freeze({
+          type: "started",
+          updateId: entry.updateId ?? null,
+          keyKind: entry.keyKind,
+          waitedMs: startedAt - entry.enqueuedAt,
+        }),
+      );
+    }
     const run = new ProcessorRun(entry, principal, startedAt, this.#runHost, this.#signals);
     principal.run = run;
     run.start(this.#processor, this.#options.timeoutMs, this.#clock);
@@ -478,13 +502,17 @@ export class UpdateDispatcher implements AsyncDisposable {
       if (outcome === "interrupted") this.#ledger.hold(updateId);
       else this.#ledger.finish(updateId);
     }
-    publish("finished", () => ({
-      type: "finished",
-      updateId: updateId ?? null,
-      keyKind: entry.keyKind,
-      outcome,
-      durationMs: this.#clock.now() - startedAt,
-    }));
+    if (channels.finished.hasSubscribers && !Number.isNaN(startedAt)) {
+      channels.finished.publish(
+        Object.freeze({
+          type: "finished",
+          updateId: updateId ?? null,
+          keyKind: entry.keyKind,
+          outcome,
+          durationMs: this.#clock.now() - startedAt,
+        }),
+      );
+    }
   }
 
   /** Ends the grace period of close(): hands back what did not start, aborts what still runs. */

@@ -14,49 +14,50 @@ import { BinaryHeap } from "@telepace/core";
 export class UpdateLedger {
   readonly #open = new Set<number>();
   readonly #held = new Set<number>();
+  // Finished ids by slot (`update_id` mod the window): an array write per finish and a read per
+  // check, no hashing and nothing to grow. Telegram numbers updates consecutively, so the slots
+  // hold the last `windowSize` ids; NaN marks a slot never written.
+  readonly #finished: Float64Array;
+  readonly #windowSize: number;
   // Min-heap over open and held ids with lazy deletion: settled ids are dropped when they reach
-  // the top, and the heap is rebuilt when stale entries outnumber live ones.
+  // the top, and the heap is compacted when stale entries outnumber live ones. Kept only once the
+  // watermark has been read: a dispatcher whose watermark nobody reads pays nothing for it.
   readonly #lowest = new BinaryHeap<number>((a, b) => a - b);
+  #isTrackingLowest = false;
   // Max-heap over held ids with lazy deletion, so forgetting the highest held id beyond the limit
   // costs O(log n) instead of a scan of every held id.
   readonly #highest = new BinaryHeap<number>((a, b) => b - a);
-  // Finished ids for duplicate suppression: a ring of the last `windowSize` finishes, and for each
-  // remembered id the position of its latest finish (an id evicted from the ring is forgotten only
-  // when that was its latest finish). A Set used as a FIFO would be O(deleted) per eviction in V8.
-  readonly #recent = new Map<number, number>();
-  readonly #ring: number[] = [];
-  #finishes = 0;
-  readonly #windowSize: number;
   readonly #heldLimit: number;
   #highestSettled: number | undefined;
 
   /**
-   * @param windowSize - finished ids remembered for duplicate suppression.
+   * @param windowSize - slots of finished ids remembered for duplicate suppression.
    * @param heldLimit - held ids remembered; beyond it the highest is forgotten, because the
    *   lowest held id alone keeps the watermark below every forgotten one.
    */
   constructor(windowSize: number, heldLimit: number) {
     this.#windowSize = windowSize;
+    this.#finished = new Float64Array(windowSize).fill(Number.NaN);
     this.#heldLimit = heldLimit;
   }
 
-  /** Whether `id` is open, or finished within the window. */
+  /** Whether `id` is open, or its slot still holds it as finished. */
   isDuplicate(id: number): boolean {
-    return this.#open.has(id) || this.#recent.has(id);
+    return this.#open.has(id) || (this.#windowSize > 0 && this.#finished[this.#slot(id)] === id);
   }
 
   /** `id` was accepted or is waiting for capacity. */
   open(id: number): void {
-    this.#held.delete(id);
+    if (this.#held.size > 0) this.#held.delete(id);
     this.#open.add(id);
-    this.#lowest.push(id);
+    if (this.#isTrackingLowest) this.#lowest.push(id);
   }
 
   /** `id` was processed, whatever the outcome. */
   finish(id: number): void {
     this.#open.delete(id);
     this.#raise(id);
-    if (this.#windowSize > 0) this.#remember(id);
+    if (this.#windowSize > 0) this.#finished[this.#slot(id)] = id;
     this.#compact();
   }
 
@@ -72,7 +73,7 @@ export class UpdateLedger {
   hold(id: number): void {
     this.#open.delete(id);
     this.#held.add(id);
-    this.#lowest.push(id);
+    if (this.#isTrackingLowest) this.#lowest.push(id);
     this.#highest.push(id);
     if (this.#held.size > this.#heldLimit) this.#forgetHighestHeld();
     this.#compact();
@@ -86,23 +87,27 @@ export class UpdateLedger {
   get watermark(): number | undefined {
     const highest = this.#highestSettled;
     if (highest === undefined) return undefined;
+    if (!this.#isTrackingLowest) {
+      // The first read: from now on every open and held id goes into the heap.
+      this.#isTrackingLowest = true;
+      for (const id of this.#open) this.#lowest.push(id);
+      for (const id of this.#held) this.#lowest.push(id);
+    }
     for (;;) {
       const lowest = this.#lowest.peek();
       if (lowest === undefined) return highest;
-      if (this.#open.has(lowest) || this.#held.has(lowest)) return Math.min(highest, lowest - 1);
+      if (this.#isLive(lowest)) return Math.min(highest, lowest - 1);
       this.#lowest.pop();
     }
   }
 
-  #remember(id: number): void {
-    const position = this.#finishes++;
-    const slot = position % this.#windowSize;
-    if (position >= this.#windowSize) {
-      const evicted = this.#ring[slot] as number;
-      if (this.#recent.get(evicted) === position - this.#windowSize) this.#recent.delete(evicted);
-    }
-    this.#ring[slot] = id;
-    this.#recent.set(id, position);
+  #slot(id: number): number {
+    const slot = id % this.#windowSize;
+    return slot < 0 ? slot + this.#windowSize : slot;
+  }
+
+  #isLive(id: number): boolean {
+    return this.#open.has(id) || this.#held.has(id);
   }
 
   #raise(id: number): void {
@@ -120,7 +125,7 @@ export class UpdateLedger {
   /** Rebuilds a heap once its stale entries outnumber its live ones (amortised O(1) per push). */
   #compact(): void {
     const live = this.#open.size + this.#held.size;
-    if (this.#lowest.size > 2 * live + 64) {
+    if (this.#isTrackingLowest && this.#lowest.size > 2 * live + 64) {
       this.#lowest.clear();
       for (const id of this.#open) this.#lowest.push(id);
       for (const id of this.#held) this.#lowest.push(id);

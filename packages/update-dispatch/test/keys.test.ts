@@ -41,7 +41,7 @@ const member = {
 
 describe("seed keys: messages", () => {
   it("a private message is keyed by its sender", () => {
-    expect(key(privateMessage(1, 42))).toEqual({ kind: "private", id: "p:42" });
+    expect(key(privateMessage(1, 42))).toEqual({ kind: "private", id: 42 });
   });
 
   it("a private message without `from` goes to Other", () => {
@@ -471,5 +471,18 @@ describe("malformed and future updates", () => {
     expect(principalKeyOf(privateMessage(1, 1))).not.toBe(principalKeyOf(privateMessage(2, 2)));
     expect(principalKeyOf(groupMessage(3, GROUP, 1))).toMatch(/^group-user:/);
     expect(principalKeyOf(pollUpdate(4))).toBe("other:o");
+  });
+
+  it("keys a user in a group the same way past thousands of groups (the prefix cache)", () => {
+    for (let index = 0; index < 5_000; index++) {
+      const chatId = -1_000_000_000_000 - index;
+      expect(key(groupMessage(index + 1, chatId, 7)).id).toBe(`gu:${chatId}:7`);
+    }
+    expect(key(groupMessage(1, GROUP, 7))).toEqual({ kind: "group-user", id: `gu:${GROUP}:7` });
+  });
+
+  it("principalKeyOf keeps its strings across releases (shared queues hold them)", () => {
+    expect(principalKeyOf(privateMessage(1, 42))).toBe("private:p:42");
+    expect(principalKeyOf(groupMessage(2, GROUP, 7))).toBe(`group-user:gu:${GROUP}:7`);
   });
 });

@@ -133,10 +133,10 @@ describe("randomised schedules (ready queue)", () => {
           const clock = new ManualClock();
           const violations: string[] = [];
           const behaviours = new Map<number, Behaviour>();
-          const keyOf = new Map<number, string>();
+          const keyOf = new Map<number, string | number>();
           const seqOf = new Map<number, number>();
-          const principals = new Map<string, PrincipalModel>();
-          const model = (keyId: string): PrincipalModel => {
+          const principals = new Map<string | number, PrincipalModel>();
+          const model = (keyId: string | number): PrincipalModel => {
             let entry = principals.get(keyId);
             if (entry === undefined) {
               entry = { queue: [], isRunning: false };

@@ -35,7 +35,16 @@ describe("constructor validation", () => {
       RangeError,
       "Expected `maxWaitingEnqueues` to be an integer >= 1, got NaN",
     ],
-    [{ dedupeWindow: -1 }, RangeError, "Expected `dedupeWindow` to be an integer >= 0, got -1"],
+    [
+      { dedupeWindow: -1 },
+      RangeError,
+      "Expected `dedupeWindow` to be an integer >= 0 and <= 1048576, got -1",
+    ],
+    [
+      { dedupeWindow: 1_048_577 },
+      RangeError,
+      "Expected `dedupeWindow` to be an integer >= 0 and <= 1048576, got 1048577",
+    ],
     [
       { timeoutMs: 0 },
       RangeError,
@@ -81,7 +90,11 @@ describe("constructor validation", () => {
       TypeError,
       "Expected `timeoutMs` to be a finite number > 0 and <= 2147483647, got null",
     ],
-    [{ dedupeWindow: null }, TypeError, "Expected `dedupeWindow` to be an integer >= 0, got null"],
+    [
+      { dedupeWindow: null },
+      TypeError,
+      "Expected `dedupeWindow` to be an integer >= 0 and <= 1048576, got null",
+    ],
     [
       { maxConcurency: 4 },
       TypeError,

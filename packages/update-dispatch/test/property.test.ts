@@ -100,7 +100,7 @@ function assignIds(steps: readonly Step[]): Map<number, number> {
 
 interface Offer {
   readonly id: number;
-  readonly keyId: string;
+  readonly keyId: string | number;
   outcome: string | undefined;
 }
 
@@ -109,7 +109,7 @@ async function runSchedule(options: Options, steps: readonly Step[]) {
   const clock = new ManualClock();
   const violations: string[] = [];
   const behaviours = new Map<number, Behaviour>();
-  const keyOfId = new Map<number, string>();
+  const keyOfId = new Map<number, string | number>();
   const startCount = new Map<number, number>();
   const started: number[] = [];
   const live = new Set<number>(); // started, not settled and not abandoned, as the processor sees it

@@ -127,4 +127,30 @@ describe("diagnostics channels", () => {
     expect(JSON.stringify(events)).not.toContain("secret");
     expect(events.every((event) => Object.isFrozen(event))).toBe(true);
   });
+
+  it("time only what entered a stage while somebody listened (the clock is read only then)", async () => {
+    const clock = new ManualClock();
+    const reads = { count: 0 };
+    const counting = Object.assign(Object.create(clock) as ManualClock, {
+      now: () => {
+        reads.count++;
+        return clock.now();
+      },
+    });
+    const dispatcher = new UpdateDispatcher(() => clock.sleep(5), { clock: counting });
+    await dispatcher.enqueue(privateMessage(1, 42)); // nobody listens: enqueued and started untimed
+    await dispatcher.enqueue(privateMessage(2, 42)); // queued behind 1, untimed
+    expect(reads.count).toBe(0);
+    using recorder = recordChannels<UpdateDispatchEvent>(updateDispatchChannels);
+    await dispatcher.enqueue(privateMessage(3, 42));
+    await clock.advance(5); // 1 ends (no finished: its start was untimed); 2 starts (no started)
+    await clock.advance(5); // 2 ends, timed from its start; 3 starts, timed from its enqueue
+    await clock.advance(5);
+    await dispatcher.drain();
+    expect(recorder.events.filter((event) => event.type !== "accepted")).toEqual([
+      { type: "finished", updateId: 2, keyKind: "private", outcome: "succeeded", durationMs: 5 },
+      { type: "started", updateId: 3, keyKind: "private", waitedMs: 10 },
+      { type: "finished", updateId: 3, keyKind: "private", outcome: "succeeded", durationMs: 5 },
+    ]);
+  });
 });
