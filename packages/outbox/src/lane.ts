@@ -1,4 +1,4 @@
-// A lane: the pending ops of one chat (or of one chat-less key) in the seed's order,
+// A lane: the pending ops of one chat (or of one chat-less key) in send order,
 // (priority, queued_at), with the times the chat may next be asked for a pacing slot.
 
 import { BinaryHeap, type Deferred } from "@telepace/core";
@@ -13,7 +13,7 @@ export interface Place {
   readonly seq: number;
 }
 
-/** The seed's order, (priority, queued_at), with the enqueue order breaking ties. */
+/** Send order: (priority, queued_at), with the enqueue order breaking ties. */
 export const byPlace = (a: Place, b: Place): number =>
   a.priority - b.priority || a.queuedAt - b.queuedAt || a.seq - b.seq;
 

@@ -258,7 +258,7 @@ export class TelegramOutbox implements AsyncDisposable {
     const deferred = createDeferred<OutboxOutcome<unknown>>();
     let entry: Entry;
     if (existing !== undefined) {
-      // The seed's coalescing: the newer payload takes the older op's place in line.
+      // Coalescing: the newer payload takes the older op's place in line.
       this.#settlement.settle(existing, {
         status: "superseded",
         reason: "coalesced",

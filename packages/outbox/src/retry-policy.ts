@@ -162,7 +162,7 @@ function retryOrSettle(
     return { action: "settle", outcome: { status: "closed", attempts } };
   }
   if (attempt.isSuperseded) {
-    // The seed: a newer op for the key arrived meanwhile, so this payload is not retried.
+    // A newer op for the key arrived meanwhile, so this payload is not retried.
     return { action: "settle", outcome: { status: "superseded", reason: "coalesced", attempts } };
   }
   if (attempts >= limits.maxAttempts) {
