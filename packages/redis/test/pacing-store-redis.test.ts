@@ -1,10 +1,9 @@
 import { systemClock } from "@telepace/core";
 import { TelegramOutbox } from "@telepace/outbox";
-import { eventually, spyLogger, startRedis } from "@telepace/testing";
+import { describeWithRedis, eventually, spyLogger, startRedis } from "@telepace/testing";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { botIdOf, RedisPacingStore, RedisStoreError } from "../src/index.js";
-import { describeWithRedis } from "./support/redis.js";
 
 const request = {
   chatKey: "42",

@@ -1,8 +1,8 @@
 import type { ManualClock } from "@telepace/core";
+import { describeWithRedis } from "@telepace/testing";
 import { describePacingProperties } from "../../outbox/test/support/pacing-properties.js";
 import { describePacingStoreContract } from "../../outbox/test/support/pacing-store-contract.js";
 import { RedisPacingStore } from "../src/index.js";
-import { describeWithRedis } from "./support/redis.js";
 import { TrackedStore } from "./support/tracked-store.js";
 
 let bots = 0;

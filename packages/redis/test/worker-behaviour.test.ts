@@ -1,9 +1,8 @@
 import type { Update } from "@grammyjs/types";
-import { eventually, spyLogger } from "@telepace/testing";
+import { describeWithRedis, eventually, spyLogger } from "@telepace/testing";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { RedisUpdateQueue, SharedPoller, SharedUpdateWorker } from "../src/index.js";
-import { describeWithRedis } from "./support/redis.js";
 import { message, sleep } from "./support/updates.js";
 
 let bots = 500;
