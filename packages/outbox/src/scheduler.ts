@@ -316,8 +316,17 @@ export class Scheduler {
     }
   }
 
-  /** Starts the lane's head on a slot granted for `request`, or places the lane when it no longer fits. */
-  #startGranted(lane: Lane, request: PacingRequest, startAt: number): void {
+  /**
+   * Starts the lane's head on a slot granted for `request`, or places the lane when it no longer
+   * fits. `now` is the clock's; the op counts as started at `startAt` (at most `now`).
+   */
+  #startGranted(lane: Lane, request: PacingRequest, now: number, startAt = now): void {
+    // A 429 heard while the store answered (or while the slot was reserved) wins: the slot goes
+    // unused rather than a request going out into a freeze.
+    if (lane.frozenUntil > now || this.#globalFrozenUntil > now) {
+      this.place(lane);
+      return;
+    }
     const head = lane.pending.peek();
     // While an asynchronous store answered (or a reserved slot came), a paced op may have
     // overtaken the unpaced one the slot was asked for, or an edit may have become the head of a
@@ -348,8 +357,7 @@ export class Scheduler {
       this.#acquiring--;
       if (this.#host.isClosed()) return;
       const now = this.#options.clock.now();
-      if (lane.frozenUntil > now || this.#globalFrozenUntil > now) this.place(lane);
-      else this.#startGranted(lane, request, Math.min(now, slotAt));
+      this.#startGranted(lane, request, now, Math.min(now, slotAt));
       this.wake();
     }, startInMs);
     this.#reservations.add(timer);

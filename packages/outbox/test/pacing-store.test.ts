@@ -176,6 +176,43 @@ describe("an asynchronous pacing store", () => {
     ]);
   });
 
+  it("a grant that lands after a 429 froze everything is not used: nothing starts in the freeze", async () => {
+    // Decides when asked (as Redis does) but lets the answer travel until `release()`.
+    const store = new (class extends AsyncStore {
+      override acquire(req: PacingRequest): Promise<PacingDecision> {
+        const decision = this.inner.acquire(req);
+        if (!this.hold) return Promise.resolve(decision);
+        return new Promise((resolve) => this.held.push(() => resolve(decision)));
+      }
+    })();
+    const { clock, outbox, rec } = setup({ pacingStore: store });
+    let attempts = 0;
+    const x = outbox.enqueue({
+      chatId: undefined,
+      key: "x",
+      execute: async () => {
+        if (attempts++ > 0) return "x";
+        await clock.sleep(100);
+        throw new RetryAfterError(2_000);
+      },
+    });
+    await clock.advance(50);
+    // b's question is on its way when x's 429 comes back; the store, not frozen yet, grants it.
+    store.hold = true;
+    outbox.enqueue({ chatId: 2, execute: rec.scripted("b") });
+    await clock.flush();
+    expect(store.held).toHaveLength(1);
+    await clock.advance(50);
+    store.release();
+    await clock.advance(1_999);
+    expect(rec.calls).toEqual([]);
+    await clock.advance(5_000);
+    // Once, after the 2 s freeze from x's 429 at 100 ms.
+    expect(rec.labels).toEqual(["b"]);
+    expect(rec.last("b").startedAt).toBeGreaterThanOrEqual(2_100);
+    expect((await x).status).toBe("delivered");
+  });
+
   it("a failing store holds everything and asks again later, backing off; nothing is sent unpaced", async () => {
     const store = new AsyncStore();
     store.failNext = 3;
