@@ -48,6 +48,7 @@ export {
 } from "./outcome.js";
 export {
   MemoryPacingStore,
+  type MemoryPacingStoreOptions,
   type PacingDecision,
   type PacingDenial,
   type PacingRequest,

@@ -1,6 +1,7 @@
 // Pacing state behind a small interface: per chat a minimum spacing, an optional sliding window
-// with a reserve, and a freeze; a global sliding window and a global freeze. In memory by default;
-// a shared store (e.g. Redis + Lua) can implement the same two calls for a bot in several processes.
+// with a reserve, and a freeze; a global sliding window and a global freeze; a global slot may be
+// reserved a little ahead. In memory by default; a shared store (e.g. Redis + Lua) can implement
+// the same two calls for a bot in several processes.
 
 import { checkNumber, checkObject, checkOptions, describeValue } from "@telepace/core";
 
@@ -35,6 +36,14 @@ export interface PacingRequest {
   readonly globalWindowMs: number;
   /** The outbox clock's `now()`. A store shared between processes should use its own time. */
   readonly nowMs: number;
+  /**
+   * How much later than now the caller can start a grant, in ms (>= 0): when the global window
+   * has no room now but will within this, the store reserves that slot (records the start at its
+   * time, for the chat too) and answers `{ granted: true, startInMs }`; the caller starts then,
+   * not before. Absent or 0: slots are granted for now only, as before reservations existed.
+   * Chat spacing, chat windows and freezes are never reserved ahead: they deny as always.
+   */
+  readonly maxStartInMs?: number | undefined;
 }
 
 /**
@@ -51,7 +60,14 @@ export type PacingDenial =
 
 /** The answer to {@link PacingStore.acquire}. */
 export type PacingDecision =
-  | { readonly granted: true }
+  | {
+      readonly granted: true;
+      /**
+       * A reservation: the slot starts this many ms after the store's now (0 < it <= the
+       * request's `maxStartInMs`), and the caller must not start before. Absent: start now.
+       */
+      readonly startInMs?: number | undefined;
+    }
   | { readonly granted: false; readonly waitMs: number; readonly reason: PacingDenial };
 
 /**
@@ -60,7 +76,14 @@ export type PacingDecision =
  * may return a promise; the outbox asks one question at a time.
  */
 export interface PacingStore {
-  /** Grants a slot now, or says how long to wait and why. */
+  /**
+   * How far ahead, in ms, the outbox asks this store to reserve global slots (`maxStartInMs`):
+   * worth it when an answer takes a round trip, so that the slot is taken on the store's
+   * timeline, not when the caller's timer and round trip let it ask. Absent or 0: the outbox
+   * asks for slots now only.
+   */
+  readonly reserveAheadMs?: number | undefined;
+  /** Grants a slot now (or, when the request allows it, reserves a later one), or says how long to wait and why. */
   acquire(request: PacingRequest): PacingDecision | Promise<PacingDecision>;
   /**
    * Freezes a chat (every chat when `chatKey` is `undefined`) for `durationMs` from `nowMs`;
@@ -80,6 +103,7 @@ const requestFields = Object.keys({
   globalLimit: true,
   globalWindowMs: true,
   nowMs: true,
+  maxStartInMs: true,
 } satisfies Record<keyof PacingRequest, true>);
 
 function checkChatKey(chatKey: unknown): void {
@@ -107,6 +131,7 @@ function checkRequest(request: unknown): PacingRequest {
   checkNumber("globalLimit", given.globalLimit, { integer: true, min: 0 });
   checkNumber("globalWindowMs", given.globalWindowMs, { min: 0 });
   checkNumber("nowMs", given.nowMs);
+  if (given.maxStartInMs !== undefined) checkNumber("maxStartInMs", given.maxStartInMs, { min: 0 });
   return request as PacingRequest;
 }
 
@@ -123,8 +148,8 @@ const GRANTED: PacingDecision = Object.freeze({ granted: true });
 const MIN_SWEEP = 1024;
 
 /**
- * Milliseconds until a sliding window holding `starts` (oldest first, all inside it) has room
- * for one more under `limit`; 0 when it has room now.
+ * Milliseconds from `now` until a sliding window holding `starts` (oldest first, all inside it,
+ * none after `now`) has room for one more under `limit`; 0 when it has room now.
  */
 function windowWait(
   starts: readonly number[],
@@ -139,12 +164,27 @@ function windowWait(
   return (starts[head + inWindow - limit] as number) + windowMs - now;
 }
 
+/** Options of {@link MemoryPacingStore}. */
+export interface MemoryPacingStoreOptions {
+  /**
+   * The store's {@link PacingStore.reserveAheadMs}: how far ahead the outbox asks it to reserve
+   * global slots, in ms (>= 0). One process gains little from it (no round trip to hide); it is
+   * here so a wrapper or a test can behave as a shared store would. @defaultValue 0
+   */
+  readonly reserveAheadMs?: number | undefined;
+}
+
+const MEMORY_OPTIONS = Object.keys({
+  reserveAheadMs: true,
+} satisfies Record<keyof MemoryPacingStoreOptions, true>);
+
 /**
  * The in-memory {@link PacingStore}. Windows are sliding (at most the limit in _any_ window), so
  * bursts never exceed a limit the way a token bucket's can. Chats whose spacing, window and freeze
  * have all passed are forgotten, so memory follows active chats.
  */
 export class MemoryPacingStore implements PacingStore {
+  readonly reserveAheadMs: number;
   readonly #chats = new Map<string, ChatState>();
   #starts: number[] = [];
   #head = 0;
@@ -152,6 +192,15 @@ export class MemoryPacingStore implements PacingStore {
   #globalRetainMs = 0;
   #globalFrozenUntil = Number.NEGATIVE_INFINITY;
   #sweepAt = MIN_SWEEP;
+
+  /** @throws {TypeError|RangeError} naming the option, when one is malformed or unknown. */
+  constructor(options: MemoryPacingStoreOptions = {}) {
+    const given = checkOptions("options", options, MEMORY_OPTIONS);
+    this.reserveAheadMs =
+      given.reserveAheadMs === undefined
+        ? 0
+        : checkNumber("reserveAheadMs", given.reserveAheadMs, { min: 0 });
+  }
 
   /** Number of chats whose state is remembered. */
   get trackedChats(): number {
@@ -195,20 +244,25 @@ export class MemoryPacingStore implements PacingStore {
       if (reserved > paced) return { granted: false, waitMs: reserved, reason: "chat-reserved" };
       if (paced > 0) return { granted: false, waitMs: paced, reason: "chat-paced" };
     }
-    const globalWait = this.#globalWait(request, now);
-    if (globalWait > 0) return { granted: false, waitMs: globalWait, reason: "global-budget" };
+    const startInMs = this.#globalStartIn(request, now);
+    const aheadMs = request.maxStartInMs ?? 0;
+    if (startInMs > aheadMs) {
+      return { granted: false, waitMs: startInMs - aheadMs, reason: "global-budget" };
+    }
 
-    if (request.globalLimit > 0) this.#starts.push(now);
+    // A reservation records the start at its own time, so what follows it counts from there.
+    const at = now + startInMs;
+    if (request.globalLimit > 0) this.#starts.push(at);
     if (request.chatKey !== undefined && request.paced && (request.intervalMs > 0 || windowed)) {
       const state = this.#chatState(request.chatKey);
-      state.nextAt = now + request.intervalMs;
+      state.nextAt = at + request.intervalMs;
       if (windowed) {
-        state.starts.push(now);
-        state.windowUntil = now + request.chatWindowMs;
+        state.starts.push(at);
+        state.windowUntil = at + request.chatWindowMs;
       }
       this.#sweep(now);
     }
-    return GRANTED;
+    return startInMs > 0 ? { granted: true, startInMs } : GRANTED;
   }
 
   /** @throws {TypeError|RangeError} naming the argument, when one is malformed. */
@@ -227,10 +281,11 @@ export class MemoryPacingStore implements PacingStore {
   }
 
   /**
-   * Milliseconds until this request's global window has room, after dropping starts that left
-   * the longest window asked about.
+   * Milliseconds until the earliest global slot this request may have, after dropping starts that
+   * left the longest window asked about. Slots are handed out in time order: never before the
+   * latest start (a reservation), so the window is checked as if asked at the slot's time.
    */
-  #globalWait(request: PacingRequest, now: number): number {
+  #globalStartIn(request: PacingRequest, now: number): number {
     const limit = request.globalLimit;
     if (limit <= 0) return 0;
     this.#globalRetainMs = Math.max(this.#globalRetainMs, request.globalWindowMs);
@@ -241,11 +296,12 @@ export class MemoryPacingStore implements PacingStore {
       this.#starts = starts.slice(this.#head);
       this.#head = 0;
     }
+    const at = Math.max(now, this.#starts.at(-1) ?? now);
     // Starts kept for a longer window but outside this one: at most a margin's worth of them.
-    const horizon = now - request.globalWindowMs;
+    const horizon = at - request.globalWindowMs;
     let first = this.#head;
     while (first < this.#starts.length && (this.#starts[first] as number) <= horizon) first++;
-    return windowWait(this.#starts, first, limit, request.globalWindowMs, now);
+    return at - now + windowWait(this.#starts, first, limit, request.globalWindowMs, at);
   }
 
   #chatState(chatKey: string): ChatState {

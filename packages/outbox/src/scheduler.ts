@@ -1,5 +1,6 @@
 // When each lane may start: the lane queue, one question at a time to the pacing store, the
-// global budget's margin and freezes, and one clock timer for the earliest moment anything can.
+// global budget's margin and freezes, one clock timer for the earliest moment anything can, and
+// a timer per slot the store reserved ahead.
 
 import { safeLog, type Timer } from "@telepace/core";
 import { RetryAfterTooLongError } from "./errors.js";
@@ -56,6 +57,8 @@ export class Scheduler {
   /** Store failures in a row: the hold after each one doubles, up to `retryMaxDelayMs`. */
   #storeFailures = 0;
   #storeRetryAt = Number.NEGATIVE_INFINITY;
+  /** Timers of the slots the store reserved ahead, each holding its lane until its time. */
+  readonly #reservations = new Set<Timer>();
 
   constructor(options: ResolvedOutboxOptions, host: SchedulerHost) {
     this.#options = options;
@@ -127,8 +130,10 @@ export class Scheduler {
     }
   }
 
-  /** Stops for good: no timer, nothing queued. */
+  /** Stops for good: no timer, nothing queued (a reserved slot goes unused: never over-granted). */
   stop(): void {
+    for (const reservation of this.#reservations) reservation.cancel();
+    this.#reservations.clear();
     this.#timer?.cancel();
     this.#timer = undefined;
     this.#timerAt = Number.POSITIVE_INFINITY;
@@ -228,9 +233,26 @@ export class Scheduler {
     return Math.min(marginMs, longest);
   }
 
+  /**
+   * How far ahead the store may reserve this op's global slot: a quarter of the store's
+   * `reserveAheadMs` plus how long the op has waited, up to `reserveAheadMs`. Ops that waited
+   * longer reserve earlier, so among processes sharing the store the op that has waited longest
+   * tends to get the next slot, as one outbox would give it. Never more than the global second
+   * less the margin: the start a reservation follows a window later then began at least a margin
+   * before the question, so the margin asked with already covers it (its duration, or its age
+   * while in flight).
+   */
+  #maxStartInMs(head: Entry, now: number): number {
+    const { store, marginMs } = this.#options;
+    const aheadMs = Math.min(store.reserveAheadMs ?? 0, GLOBAL_WINDOW_MS - marginMs);
+    if (!(aheadMs > 0)) return 0;
+    return Math.min(aheadMs, aheadMs / 4 + Math.max(0, now - head.queuedAt));
+  }
+
   #pacingRequest(lane: Lane, now: number): PacingRequest {
     const head = lane.pending.peek() as Entry;
     const pacing = lane.pacing;
+    const maxStartInMs = this.#maxStartInMs(head, now);
     return {
       chatKey: lane.chatKey,
       intervalMs: pacing.intervalMs,
@@ -241,6 +263,7 @@ export class Scheduler {
       globalLimit: this.#options.globalLimit,
       globalWindowMs: GLOBAL_WINDOW_MS + this.#globalMarginMs(now),
       nowMs: now,
+      ...(maxStartInMs > 0 ? { maxStartInMs } : {}),
     };
   }
 
@@ -249,16 +272,12 @@ export class Scheduler {
     this.#storeFailures = 0;
     this.#storeRetryAt = Number.NEGATIVE_INFINITY;
     if (decision.granted) {
-      const head = lane.pending.peek();
-      // While an asynchronous store answered, a paced op may have overtaken the unpaced one the
-      // slot was asked for, or an edit may have become the head of a slot asked for a send: that
-      // op must ask for its own slot.
-      const fits =
-        head !== undefined &&
-        (request.paced || !isPaced(head)) &&
-        request.chatReserve >= reserveOf(lane, head);
-      if (fits && lane.inFlight === undefined) this.#host.start(lane, now);
-      else this.place(lane);
+      const startInMs = decision.startInMs ?? 0;
+      if (startInMs > 0) {
+        this.#reserve(lane, request, startInMs);
+        return true;
+      }
+      this.#startGranted(lane, request, now);
       return true;
     }
     const until = now + decision.waitMs;
@@ -295,6 +314,53 @@ export class Scheduler {
         this.place(lane);
         return false;
     }
+  }
+
+  /**
+   * Starts the lane's head on a slot granted for `request`, or places the lane when it no longer
+   * fits. `now` is the clock's; the op counts as started at `startAt` (at most `now`).
+   */
+  #startGranted(lane: Lane, request: PacingRequest, now: number, startAt = now): void {
+    // A 429 heard while the store answered (or while the slot was reserved) wins: the slot goes
+    // unused rather than a request going out into a freeze.
+    if (lane.frozenUntil > now || this.#globalFrozenUntil > now) {
+      this.place(lane);
+      return;
+    }
+    const head = lane.pending.peek();
+    // While an asynchronous store answered (or a reserved slot came), a paced op may have
+    // overtaken the unpaced one the slot was asked for, or an edit may have become the head of a
+    // slot asked for a send: that op must ask for its own slot.
+    const fits =
+      head !== undefined &&
+      (request.paced || !isPaced(head)) &&
+      request.chatReserve >= reserveOf(lane, head);
+    if (fits && lane.inFlight === undefined) this.#host.start(lane, startAt);
+    else this.place(lane);
+  }
+
+  /**
+   * Holds the lane (its place in flight taken, nothing else asked for it) until the slot the
+   * store reserved, then starts whatever op heads it. A slot whose op went away meanwhile, or
+   * that a freeze now covers, goes unused: the store counted it, so it can only be wasted, never
+   * handed out twice.
+   */
+  #reserve(lane: Lane, request: PacingRequest, startInMs: number): void {
+    lane.acquiring = true;
+    this.#acquiring++;
+    // The store decided after the question was asked: its slot began no earlier than this. The
+    // op counts as started from there, so the global margin covers a late timer as well.
+    const slotAt = request.nowMs + startInMs;
+    const timer = this.#options.clock.setTimer(() => {
+      this.#reservations.delete(timer);
+      lane.acquiring = false;
+      this.#acquiring--;
+      if (this.#host.isClosed()) return;
+      const now = this.#options.clock.now();
+      this.#startGranted(lane, request, now, Math.min(now, slotAt));
+      this.wake();
+    }, startInMs);
+    this.#reservations.add(timer);
   }
 
   #storeFailed(lane: Lane, error: unknown): void {

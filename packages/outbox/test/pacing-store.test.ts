@@ -6,6 +6,7 @@ import {
   type PacingDecision,
   type PacingRequest,
   type PacingStore,
+  RetryAfterError,
 } from "../src/index.js";
 import { describePacingStoreContract, request } from "./support/pacing-store-contract.js";
 import { setup } from "./support/setup.js";
@@ -175,6 +176,43 @@ describe("an asynchronous pacing store", () => {
     ]);
   });
 
+  it("a grant that lands after a 429 froze everything is not used: nothing starts in the freeze", async () => {
+    // Decides when asked (as Redis does) but lets the answer travel until `release()`.
+    const store = new (class extends AsyncStore {
+      override acquire(req: PacingRequest): Promise<PacingDecision> {
+        const decision = this.inner.acquire(req);
+        if (!this.hold) return Promise.resolve(decision);
+        return new Promise((resolve) => this.held.push(() => resolve(decision)));
+      }
+    })();
+    const { clock, outbox, rec } = setup({ pacingStore: store });
+    let attempts = 0;
+    const x = outbox.enqueue({
+      chatId: undefined,
+      key: "x",
+      execute: async () => {
+        if (attempts++ > 0) return "x";
+        await clock.sleep(100);
+        throw new RetryAfterError(2_000);
+      },
+    });
+    await clock.advance(50);
+    // b's question is on its way when x's 429 comes back; the store, not frozen yet, grants it.
+    store.hold = true;
+    outbox.enqueue({ chatId: 2, execute: rec.scripted("b") });
+    await clock.flush();
+    expect(store.held).toHaveLength(1);
+    await clock.advance(50);
+    store.release();
+    await clock.advance(1_999);
+    expect(rec.calls).toEqual([]);
+    await clock.advance(5_000);
+    // Once, after the 2 s freeze from x's 429 at 100 ms.
+    expect(rec.labels).toEqual(["b"]);
+    expect(rec.last("b").startedAt).toBeGreaterThanOrEqual(2_100);
+    expect((await x).status).toBe("delivered");
+  });
+
   it("a failing store holds everything and asks again later, backing off; nothing is sent unpaced", async () => {
     const store = new AsyncStore();
     store.failNext = 3;
@@ -253,5 +291,111 @@ describe("the outbox asking its store", () => {
     expect(outcome.status).toBe("delivered");
     expect(asked).toHaveLength(2);
     expect(asked[1]).toBeGreaterThan(asked[0] as number);
+  });
+});
+
+/** The memory store reserving ahead, recording how far ahead each question allowed. */
+class ReservingStore implements PacingStore {
+  readonly inner: MemoryPacingStore;
+  readonly reserveAheadMs: number;
+  readonly asked: (number | undefined)[] = [];
+  constructor(reserveAheadMs: number) {
+    this.inner = new MemoryPacingStore({ reserveAheadMs });
+    this.reserveAheadMs = reserveAheadMs;
+  }
+  acquire(req: PacingRequest): Promise<PacingDecision> {
+    this.asked.push(req.maxStartInMs);
+    return Promise.resolve().then(() => this.inner.acquire(req));
+  }
+  freeze(chatKey: string | undefined, durationMs: number, nowMs: number): Promise<void> {
+    return Promise.resolve().then(() => this.inner.freeze(chatKey, durationMs, nowMs));
+  }
+}
+
+describe("a store that reserves slots ahead", () => {
+  it("starts a reserved op at its slot's time, not before; ops that waited longer may reserve further ahead", async () => {
+    const store = new ReservingStore(800);
+    const { clock, outbox, rec } = setup({ pacingStore: store, globalRps: 2 });
+    for (const chat of [1, 2, 3, 4])
+      outbox.enqueue({ chatId: chat, execute: rec.scripted(`${chat}`) });
+    await clock.advance(999);
+    expect(rec.labels).toEqual(["1", "2"]);
+    await clock.advance(1);
+    expect(rec.calls.map((c) => [c.label, c.startedAt])).toEqual([
+      ["1", 0],
+      ["2", 0],
+      ["3", 1_000],
+      ["4", 1_000],
+    ]);
+    // A quarter of 800 for fresh ops; 3 was told to come back at 800, when it (and 4) had waited
+    // 800 ms and could reserve the slots at 1_000.
+    expect(store.asked).toEqual([200, 200, 200, 800, 800]);
+  });
+
+  it("a slot reserved for an op aborted meanwhile is used by its lane's next op or wasted, never granted twice", async () => {
+    const store = new ReservingStore(800);
+    const { clock, outbox, rec } = setup({ pacingStore: store, globalRps: 1 });
+    outbox.enqueue({ chatId: 1, execute: rec.scripted("a") });
+    const controller = new AbortController();
+    const b = outbox.enqueue(
+      { chatId: 2, execute: rec.scripted("b") },
+      { signal: controller.signal },
+    );
+    // b reserves the slot at 1_000 when asked at 800.
+    await clock.advance(900);
+    controller.abort("gone");
+    await expect(b).rejects.toBe("gone");
+    outbox.enqueue({ chatId: 3, execute: rec.scripted("c") });
+    await clock.advance(50);
+    outbox.enqueue({ chatId: 2, execute: rec.scripted("d") });
+    await clock.advance(5_000);
+    // d, next in b's lane, takes b's slot; c waits for the slot after it.
+    expect(rec.calls.map((c) => [c.label, c.startedAt])).toEqual([
+      ["a", 0],
+      ["d", 1_000],
+      ["c", 2_000],
+    ]);
+    // An empty lane's reservation is wasted: f gets the slot after e's.
+    const t0 = clock.now();
+    outbox.enqueue({ chatId: 6, execute: rec.scripted("g") });
+    const controller2 = new AbortController();
+    const e = outbox.enqueue(
+      { chatId: 4, execute: rec.scripted("e") },
+      { signal: controller2.signal },
+    );
+    outbox.enqueue({ chatId: 5, execute: rec.scripted("f") });
+    // e reserves g's start + 1 s when asked at + 800 ms, then is aborted.
+    await clock.advance(900);
+    controller2.abort("gone");
+    await expect(e).rejects.toBe("gone");
+    await clock.advance(5_000);
+    expect(rec.calls.slice(3).map((c) => [c.label, c.startedAt - t0])).toEqual([
+      ["g", 0],
+      ["f", 2_000],
+    ]);
+  });
+
+  it("a freeze that comes while a slot is reserved holds it: the reservation is not used", async () => {
+    const store = new ReservingStore(800);
+    const { clock, outbox, rec } = setup({ pacingStore: store, globalRps: 1 });
+    // A chat-less request answers 429 at 900 ms: everything is frozen for 3 s.
+    let attempts = 0;
+    outbox.enqueue({
+      chatId: undefined,
+      key: "x",
+      execute: async () => {
+        if (attempts++ > 0) return "x";
+        await clock.sleep(900);
+        throw new RetryAfterError(3_000);
+      },
+    });
+    // b reserves the slot at 1_000 when asked at 800; at 1_000 everything is frozen.
+    outbox.enqueue({ chatId: 2, execute: rec.scripted("b") });
+    await clock.advance(3_899);
+    expect(rec.calls).toEqual([]);
+    await clock.advance(5_000);
+    // After the freeze x (queued first) retries at 3_900, and b takes the slot after it.
+    expect(attempts).toBe(2);
+    expect(rec.calls.map((c) => [c.label, c.startedAt])).toEqual([["b", 4_900]]);
   });
 });

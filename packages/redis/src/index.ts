@@ -1,6 +1,9 @@
 export { RedisStoreError, type RedisStoreErrorCode } from "./errors.js";
 export { botIdOf, DEFAULT_KEY_PREFIX } from "./namespace.js";
-export type { RedisPacingStoreOptions } from "./pacing-store-options.js";
+export {
+  type RedisPacingStoreOptions,
+  redisPacingStoreDefaults,
+} from "./pacing-store-options.js";
 export { RedisPacingStore, type RedisPacingStoreSnapshot } from "./redis-pacing-store.js";
 export {
   type QueueAppendResult,

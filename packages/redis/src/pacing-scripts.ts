@@ -17,7 +17,8 @@ end
 /**
  * KEYS: global starts (zset), global freeze, global retention, start sequence, chat hash, chat
  * starts (zset). ARGV: now ('' = Redis time), has chat, intervalMs, chatLimit, chatWindowMs,
- * chatReserve, paced, globalLimit, globalWindowMs. Returns {'ok'} or {'wait', reason, waitMs}.
+ * chatReserve, paced, globalLimit, globalWindowMs, maxStartInMs. Returns {'ok'} (start now),
+ * {'ok', startInMs} (a global slot reserved that much later) or {'wait', reason, waitMs}.
  */
 export const ACQUIRE_SCRIPT: ScriptSource = {
   name: "telepacePacingAcquire",
@@ -32,15 +33,16 @@ local reserve = tonumber(ARGV[6])
 local paced = ARGV[7] == '1'
 local globalLimit = tonumber(ARGV[8])
 local globalWindow = tonumber(ARGV[9])
+local ahead = tonumber(ARGV[10])
 
 local function deny(reason, wait) return {'wait', reason, fmt(wait)} end
 
--- Milliseconds until the window (starts after horizon) has room for one more under limit.
-local function windowWait(key, horizon, limit, windowMs)
+-- Milliseconds from 'from' until the window (starts after horizon) has room for one more under limit.
+local function windowWait(key, horizon, limit, windowMs, from)
   local inWindow = redis.call('ZCOUNT', key, '(' .. fmt(horizon), '+inf')
   if inWindow < limit then return 0 end
   local r = redis.call('ZRANGEBYSCORE', key, '(' .. fmt(horizon), '+inf', 'WITHSCORES', 'LIMIT', inWindow - limit, 1)
-  return tonumber(r[2]) + windowMs - now
+  return tonumber(r[2]) + windowMs - from
 end
 
 local globalFrozen = tonumber(redis.call('GET', KEYS[2]) or '')
@@ -62,38 +64,46 @@ if paced and hasChat then
   if windowed then
     local horizon = now - chatWindow
     redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', fmt(horizon))
-    pacedWait = math.max(pacedWait, windowWait(KEYS[6], horizon, chatLimit, chatWindow))
-    reserved = windowWait(KEYS[6], horizon, math.max(1, chatLimit - reserve), chatWindow)
+    pacedWait = math.max(pacedWait, windowWait(KEYS[6], horizon, chatLimit, chatWindow, now))
+    reserved = windowWait(KEYS[6], horizon, math.max(1, chatLimit - reserve), chatWindow, now)
   end
   if reserved > pacedWait then return deny('chat-reserved', reserved) end
   if pacedWait > 0 then return deny('chat-paced', pacedWait) end
 end
 
 local retain = 0
+-- When the start is: now, or a global slot reserved ahead (never more than 'ahead' from now).
+local at = now
 if globalLimit > 0 then
   -- Starts are kept for the longest window asked about and counted in this request's window.
   retain = math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), globalWindow)
   redis.call('SET', KEYS[3], fmt(retain), 'PX', 3600000)
   redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', fmt(now - retain))
-  local wait = windowWait(KEYS[1], now - globalWindow, globalLimit, globalWindow)
-  if wait > 0 then return deny('global-budget', wait) end
+  -- Slots go out in time order, never before the latest start (a reservation), so the window is
+  -- checked as if asked at the slot's time.
+  local latest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  if latest[2] then at = math.max(now, tonumber(latest[2])) end
+  at = at + windowWait(KEYS[1], at - globalWindow, globalLimit, globalWindow, at)
+  if at - now > ahead then return deny('global-budget', at - now - ahead) end
 end
 
 if globalLimit > 0 then
-  redis.call('ZADD', KEYS[1], fmt(now), redis.call('INCR', KEYS[4]))
-  redis.call('PEXPIRE', KEYS[1], math.ceil(retain) + 1000)
+  redis.call('ZADD', KEYS[1], fmt(at), redis.call('INCR', KEYS[4]))
+  redis.call('PEXPIRE', KEYS[1], math.ceil(at - now + retain) + 1000)
 end
 if hasChat and paced and (interval > 0 or windowed) then
-  redis.call('HSET', KEYS[5], 'next', fmt(now + interval))
-  local keepUntil = now + interval
+  -- A reserved start paces the chat from its own time.
+  redis.call('HSET', KEYS[5], 'next', fmt(at + interval))
+  local keepUntil = at + interval
   if windowed then
-    redis.call('ZADD', KEYS[6], fmt(now), redis.call('INCR', KEYS[4]))
-    redis.call('PEXPIRE', KEYS[6], math.ceil(chatWindow) + 1)
-    keepUntil = math.max(keepUntil, now + chatWindow)
+    redis.call('ZADD', KEYS[6], fmt(at), redis.call('INCR', KEYS[4]))
+    redis.call('PEXPIRE', KEYS[6], math.ceil(at - now + chatWindow) + 1)
+    keepUntil = math.max(keepUntil, at + chatWindow)
   end
   if frozen then keepUntil = math.max(keepUntil, frozen) end
   redis.call('PEXPIRE', KEYS[5], math.ceil(keepUntil - now) + 1)
 end
+if at > now then return {'ok', fmt(at - now)} end
 return {'ok'}
 `,
 };

@@ -1,6 +1,6 @@
 // The options of RedisPacingStore, checked whole at construction.
 
-import { checkOptions } from "@telepace/core";
+import { checkNumber, checkOptions } from "@telepace/core";
 import type { Redis } from "ioredis";
 import { checkBotId, checkPrefix, checkRedis, namespaceOf } from "./namespace.js";
 
@@ -21,6 +21,16 @@ export interface RedisPacingStoreOptions {
    * @defaultValue `"redis"`
    */
   readonly time?: "redis" | "caller" | undefined;
+  /**
+   * How far ahead, in ms, the outbox may ask for a global slot (`PacingStore.reserveAheadMs`):
+   * when the bot's global window is full, the script reserves the next slot for the asking
+   * process and tells it when to start, so a slot is taken when it frees on Redis's timeline,
+   * not when that process's timer fires and its next round trip lands. The outbox allows a
+   * quarter of this to an op that just came and more the longer an op has waited, up to this
+   * (and never more than the global second less its margin). 0 turns reservations off.
+   * Range: 0–60000. @defaultValue 1000
+   */
+  readonly reserveAheadMs?: number | undefined;
 }
 
 const KNOWN = Object.keys({
@@ -28,13 +38,20 @@ const KNOWN = Object.keys({
   botId: true,
   prefix: true,
   time: true,
+  reserveAheadMs: true,
 } satisfies Record<keyof RedisPacingStoreOptions, true>);
 
 export interface ResolvedPacingStoreOptions {
   readonly redis: Redis | string;
   readonly namespace: string;
   readonly time: "redis" | "caller";
+  readonly reserveAheadMs: number;
 }
+
+/** Defaults of {@link RedisPacingStoreOptions}. */
+export const redisPacingStoreDefaults = Object.freeze({
+  reserveAheadMs: 1_000,
+});
 
 export function checkPacingStoreOptions(options: unknown): ResolvedPacingStoreOptions {
   if (options === undefined) {
@@ -51,5 +68,9 @@ export function checkPacingStoreOptions(options: unknown): ResolvedPacingStoreOp
     redis: checkRedis<Redis>(given.redis),
     namespace: namespaceOf(checkPrefix(given.prefix), checkBotId(given.botId)),
     time,
+    reserveAheadMs:
+      given.reserveAheadMs === undefined
+        ? redisPacingStoreDefaults.reserveAheadMs
+        : checkNumber("reserveAheadMs", given.reserveAheadMs, { min: 0, max: 60_000 }),
   };
 }

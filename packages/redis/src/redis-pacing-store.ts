@@ -9,7 +9,10 @@ import { checkPacingStoreOptions, type RedisPacingStoreOptions } from "./pacing-
 
 /** A fresh view of a {@link RedisPacingStore}. */
 export interface RedisPacingStoreSnapshot {
+  /** Slots granted, reserved ones included. */
   readonly granted: number;
+  /** Granted slots that were reserved ahead (`startInMs` > 0). */
+  readonly reserved: number;
   readonly denied: number;
   /** Calls that failed (Redis unreachable, a script error); the outbox held and retried them. */
   readonly failures: number;
@@ -36,10 +39,16 @@ const DENIALS: ReadonlySet<string> = new Set<PacingDenial>([
  * const outbox = new TelegramOutbox({ pacingStore });
  */
 export class RedisPacingStore implements PacingStore, AsyncDisposable {
+  /**
+   * How far ahead the outbox asks this store to reserve global slots, in ms: the
+   * `reserveAheadMs` option.
+   */
+  readonly reserveAheadMs: number;
   readonly #connection: ScriptConnection;
   readonly #ns: string;
   readonly #callerTime: boolean;
   #granted = 0;
+  #reserved = 0;
   #denied = 0;
   #failures = 0;
   #isReachable = true;
@@ -50,10 +59,13 @@ export class RedisPacingStore implements PacingStore, AsyncDisposable {
     this.#connection = new ScriptConnection(resolved.redis);
     this.#ns = `${resolved.namespace}:pace`;
     this.#callerTime = resolved.time === "caller";
+    this.reserveAheadMs = resolved.reserveAheadMs;
   }
 
   /**
-   * Grants a slot now, or says how long to wait (milliseconds from when Redis decided) and why.
+   * Grants a slot now, reserves a global slot up to the request's `maxStartInMs` ahead
+   * (`{ granted: true, startInMs }`, counted from when Redis decided), or says how long to wait
+   * (milliseconds from when Redis decided) and why.
    * @throws {RedisStoreError} when Redis cannot be reached or rejects the script; the outbox
    *   then holds every op and asks again after a backoff.
    */
@@ -77,11 +89,19 @@ export class RedisPacingStore implements PacingStore, AsyncDisposable {
       request.paced ? "1" : "0",
       String(request.globalLimit),
       String(request.globalWindowMs),
+      String(request.maxStartInMs ?? 0),
     ];
     const reply = await this.#run(ACQUIRE_SCRIPT, [...keys, ...args], "pacing acquire");
     if (Array.isArray(reply) && reply[0] === "ok") {
+      const startInMs = reply.length > 1 ? Number(reply[1]) : 0;
+      if (!(startInMs >= 0)) {
+        this.#failures++;
+        throw new TypeError("The pacing script answered in an unexpected shape");
+      }
       this.#granted++;
-      return GRANTED;
+      if (startInMs === 0) return GRANTED;
+      this.#reserved++;
+      return { granted: true, startInMs };
     }
     const [kind, reason, wait] = Array.isArray(reply) ? (reply as unknown[]) : [];
     const waitMs = Number(wait);
@@ -108,6 +128,7 @@ export class RedisPacingStore implements PacingStore, AsyncDisposable {
   snapshot(): RedisPacingStoreSnapshot {
     return Object.freeze({
       granted: this.#granted,
+      reserved: this.#reserved,
       denied: this.#denied,
       failures: this.#failures,
       isReachable: this.#isReachable,

@@ -216,6 +216,16 @@ export class RedisUpdateQueue implements AsyncDisposable {
     return value === null ? 0 : Number(value);
   }
 
+  /**
+   * How many principals `workerId` holds: leased to it, or leased and expired with no other worker
+   * having taken them over yet (a crashed worker's stay its own until a claim hands them on).
+   */
+  async ownedBy(workerId: string): Promise<number> {
+    const tokens = await this.#command(() => this.#connection.client.hvals(`${this.#ns}:owners`));
+    // A token is `<worker id>:<counter>`; a worker id may itself hold colons.
+    return tokens.filter((token) => token.slice(0, token.lastIndexOf(":")) === workerId).length;
+  }
+
   /** Whether `append` would store at least one more update now. */
   async hasRoom(): Promise<boolean> {
     return (await this.unfinished()) < this.#maxUnfinished;

@@ -13,9 +13,9 @@ import {
   type Logger,
   safeLog,
   systemClock,
-  type Timer,
 } from "@telepace/core";
 import type { GetUpdates } from "@telepace/update-dispatch";
+import { LeaseRenewal } from "./lease-renewal.js";
 import type { RedisUpdateQueue } from "./redis-update-queue.js";
 
 /** Options of {@link SharedPoller}. */
@@ -98,7 +98,7 @@ export class SharedPoller implements AsyncDisposable {
   readonly #logger: Logger;
   readonly #stopper = new AbortController();
   #leader: AbortController | undefined;
-  #renewal: Timer | undefined;
+  #renewal: LeaseRenewal | undefined;
   #loop: Promise<void> | undefined;
   #elected = 0;
   #polls = 0;
@@ -226,20 +226,23 @@ export class SharedPoller implements AsyncDisposable {
     this.#leader = new AbortController();
     this.#elected++;
     safeLog(this.#logger, "info", { pollerId: this.#pollerId }, LOG.elected);
-    const renew = () => {
-      this.#renewal = this.#clock.setTimer(() => {
-        void this.#queue.lease(LEASE_NAME, this.#pollerId, this.#leaseMs, "renew").then(
-          (held) => (held ? renew() : this.#stepDown(true)),
-          // Redis unreachable: the lease may lapse; stop polling before another process starts.
-          () => this.#stepDown(true),
-        );
-      }, this.#leaseMs / 3);
-    };
-    renew();
+    const renewal = new LeaseRenewal(this.#clock, this.#leaseMs / 3, async () => {
+      let held = false;
+      try {
+        held = await this.#queue.lease(LEASE_NAME, this.#pollerId, this.#leaseMs, "renew");
+      } catch {
+        // Redis unreachable: the lease may lapse; stop polling before another process starts.
+      }
+      // A renewal of an earlier term that lands late leaves the current one alone.
+      if (!held && this.#renewal === renewal) this.#stepDown(true);
+      return held;
+    });
+    this.#renewal = renewal;
+    renewal.start();
   }
 
   #stepDown(lost: boolean): void {
-    this.#renewal?.cancel();
+    this.#renewal?.stop();
     this.#renewal = undefined;
     if (this.#leader === undefined) return;
     this.#leader.abort();

@@ -1,6 +1,7 @@
 // SharedUpdateWorker: one process's share of the work. It claims ready principals from the
-// RedisUpdateQueue up to its concurrency, runs each claimed update through the processor, keeps
-// its leases alive with heartbeats and completes each update when its processing ends.
+// RedisUpdateQueue up to its concurrency, runs each claimed update through the processor (within
+// its timeout, if it has one), keeps its leases alive with heartbeats and completes each update
+// when its processing ends.
 
 import type { Update } from "@grammyjs/types";
 import {
@@ -13,11 +14,16 @@ import {
   type Logger,
   safeLog,
   systemClock,
-  type Timer,
 } from "@telepace/core";
+import { UpdateDispatchError } from "@telepace/update-dispatch";
+import { LeaseRenewal } from "./lease-renewal.js";
 import type { QueueClaim, RedisUpdateQueue } from "./redis-update-queue.js";
 
-/** Runs one update; the signal aborts when the lease is lost or the worker is destroyed. */
+/**
+ * Runs one update. The signal aborts when its `timeoutMs` elapses (`reason` an
+ * `UpdateDispatchError` with code `ERR_UPDATE_TIMEOUT`, as `UpdateDispatcher`'s), when its lease
+ * is lost, or when `close()` gives up waiting; pass it to every call the processor makes.
+ */
 export type SharedUpdateProcessor = (update: Update, signal: AbortSignal) => unknown;
 
 /** Options of {@link SharedUpdateWorker}. */
@@ -35,6 +41,16 @@ export interface SharedUpdateWorkerOptions {
   readonly heartbeatMs?: number | undefined;
   /** How long to wait before asking again when nothing is ready, in ms. > 0. @defaultValue 25 */
   readonly idleMs?: number | undefined;
+  /**
+   * Milliseconds one update may run. When it elapses the processor's signal is aborted, the update
+   * counts as finished (`timedOut`) and is completed (it never runs again), its concurrency slot
+   * and its principal's lease are freed and the principal goes on with its next update, here or
+   * on any worker; a result that arrives later is ignored. Without it a processor that never
+   * settles holds its principal for good (the heartbeat keeps the lease). Finite number > 0 and
+   * <= 2147483647, or `undefined` for no timeout, as `UpdateDispatcher`'s `timeoutMs`.
+   * @defaultValue undefined (no timeout)
+   */
+  readonly timeoutMs?: number | undefined;
   readonly clock?: Clock | undefined;
   /** pino-compatible; fixed messages, never an update or an error message. */
   readonly logger?: Logger | undefined;
@@ -57,6 +73,8 @@ export interface SharedUpdateWorkerSnapshot {
   readonly completed: number;
   /** Processors that threw or rejected (their update is still completed: it never runs again). */
   readonly failed: number;
+  /** Updates whose processing ran past `timeoutMs` (completed, not run again). */
+  readonly timedOut: number;
   /** Claims whose lease was lost before they completed (they run again elsewhere). */
   readonly leasesLost: number;
   /** Claims of updates another worker had started (a hand-over after a crash or a lost lease). */
@@ -71,12 +89,14 @@ const KNOWN = Object.keys({
   leaseMs: true,
   heartbeatMs: true,
   idleMs: true,
+  timeoutMs: true,
   clock: true,
   logger: true,
 } satisfies Record<keyof SharedUpdateWorkerOptions, true>);
 
 const LOG = Object.freeze({
   failed: "An update's processing failed; it is completed and not run again",
+  timedOut: "An update's processing timed out; its signal was aborted and it is completed",
   queueFailed: "The shared update queue failed; retrying after a delay",
   leaseLost: "Lost the lease of an update; another worker runs it again",
 });
@@ -107,17 +127,19 @@ export class SharedUpdateWorker implements AsyncDisposable {
   readonly #leaseMs: number;
   readonly #heartbeatMs: number;
   readonly #idleMs: number;
+  readonly #timeoutMs: number | undefined;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #running = new Set<Running>();
   readonly #stopper = new AbortController();
   #state: SharedUpdateWorkerSnapshot["state"] = "idle";
   #loop: Promise<void> | undefined;
-  #heartbeat: Timer | undefined;
+  readonly #heartbeat: LeaseRenewal;
   #wake: (() => void) | undefined;
   #claimed = 0;
   #completed = 0;
   #failed = 0;
+  #timedOut = 0;
   #leasesLost = 0;
   #handedOver = 0;
   #queueFailures = 0;
@@ -143,6 +165,10 @@ export class SharedUpdateWorker implements AsyncDisposable {
       max: this.#leaseMs - 1,
     });
     this.#idleMs = number("idleMs", sharedUpdateWorkerDefaults.idleMs, { greaterThan: 0 });
+    this.#timeoutMs =
+      given.timeoutMs === undefined
+        ? undefined
+        : checkNumber("timeoutMs", given.timeoutMs, { greaterThan: 0, max: 2_147_483_647 });
     if (
       given.workerId !== undefined &&
       (typeof given.workerId !== "string" || given.workerId === "")
@@ -154,6 +180,10 @@ export class SharedUpdateWorker implements AsyncDisposable {
       `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
     this.#clock = checkClock(given.clock, systemClock);
     this.#logger = given.logger === undefined ? checkLogger(undefined) : checkLogger(given.logger);
+    this.#heartbeat = new LeaseRenewal(this.#clock, this.#heartbeatMs, async () => {
+      await this.#beat();
+      return true;
+    });
   }
 
   /** Claims and processes until aborted or closed; resolves when the claim loop has stopped. */
@@ -162,7 +192,7 @@ export class SharedUpdateWorker implements AsyncDisposable {
     const signal = options.signal;
     signal?.addEventListener("abort", () => void this.close(), { once: true });
     this.#state = "running";
-    this.#armHeartbeat();
+    this.#heartbeat.start();
     this.#loop = this.#claimLoop();
     return this.#loop;
   }
@@ -175,6 +205,7 @@ export class SharedUpdateWorker implements AsyncDisposable {
       claimed: this.#claimed,
       completed: this.#completed,
       failed: this.#failed,
+      timedOut: this.#timedOut,
       leasesLost: this.#leasesLost,
       handedOver: this.#handedOver,
       queueFailures: this.#queueFailures,
@@ -197,7 +228,7 @@ export class SharedUpdateWorker implements AsyncDisposable {
       await this.#clock.sleep(Math.min(this.#idleMs, Math.max(1, deadline - this.#clock.now())));
     }
     for (const running of this.#running) running.controller.abort(new Error("worker closed"));
-    this.#heartbeat?.cancel();
+    this.#heartbeat.stop();
     this.#state = "closed";
   }
 
@@ -244,17 +275,62 @@ export class SharedUpdateWorker implements AsyncDisposable {
   }
 
   async #process(running: Running): Promise<void> {
-    try {
-      await this.#processor(running.claim.update, running.controller.signal);
-    } catch {
-      this.#failed++;
-      safeLog(this.#logger, "error", { updateId: running.claim.update.update_id }, LOG.failed);
-    }
-    if (!running.controller.signal.aborted) {
+    const ending = await this.#run(running);
+    // A lost lease (or close) aborted the signal: the update runs again elsewhere. A timeout
+    // aborted it too, but the update is finished.
+    if (ending === "timed-out" || !running.controller.signal.aborted) {
       await this.#complete(running.claim);
     }
     this.#running.delete(running);
     this.#wake?.();
+  }
+
+  /** Runs the processor until it settles or its timeout elapses, whichever comes first. */
+  #run(running: Running): Promise<"settled" | "timed-out"> {
+    const updateId = running.claim.update.update_id;
+    const signal = running.controller.signal;
+    return new Promise((resolve) => {
+      let ended = false;
+      const timeoutMs = this.#timeoutMs;
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : this.#clock.setTimer(() => {
+              // A lost lease or close came first: that is no timeout.
+              if (ended || signal.aborted) return;
+              ended = true;
+              this.#timedOut++;
+              safeLog(this.#logger, "warn", { updateId }, LOG.timedOut);
+              // The signal aborts before the principal goes on, so the processor hears of its
+              // timeout before the next update of its principal starts anywhere.
+              running.controller.abort(
+                new UpdateDispatchError(
+                  "ERR_UPDATE_TIMEOUT",
+                  `Processing the update took longer than timeoutMs (${timeoutMs} ms)`,
+                ),
+              );
+              resolve("timed-out");
+            }, timeoutMs);
+      const settle = (failed: boolean) => {
+        // A result after the timeout is ignored.
+        if (ended) return;
+        ended = true;
+        timer?.cancel();
+        if (failed) {
+          this.#failed++;
+          safeLog(this.#logger, "error", { updateId }, LOG.failed);
+        }
+        resolve("settled");
+      };
+      try {
+        Promise.resolve(this.#processor(running.claim.update, signal)).then(
+          () => settle(false),
+          () => settle(true),
+        );
+      } catch {
+        settle(true);
+      }
+    });
   }
 
   async #complete(claim: QueueClaim): Promise<void> {
@@ -277,14 +353,6 @@ export class SharedUpdateWorker implements AsyncDisposable {
   #lost(claim: QueueClaim): void {
     this.#leasesLost++;
     safeLog(this.#logger, "warn", { updateId: claim.update.update_id }, LOG.leaseLost);
-  }
-
-  #armHeartbeat(): void {
-    this.#heartbeat = this.#clock.setTimer(() => {
-      void this.#beat().finally(() => {
-        if (this.#state !== "closed") this.#armHeartbeat();
-      });
-    }, this.#heartbeatMs);
   }
 
   async #beat(): Promise<void> {

@@ -1,7 +1,6 @@
 import { Socket } from "node:net";
-import { startRedis } from "@telepace/testing";
+import { describeWithRedis, startRedis } from "@telepace/testing";
 import { expect, it } from "vitest";
-import { describeWithRedis } from "./support/redis.js";
 
 function connects(port: number): Promise<boolean> {
   return new Promise((resolve) => {

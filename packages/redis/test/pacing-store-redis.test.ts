@@ -1,10 +1,9 @@
 import { systemClock } from "@telepace/core";
 import { TelegramOutbox } from "@telepace/outbox";
-import { eventually, spyLogger, startRedis } from "@telepace/testing";
+import { describeWithRedis, eventually, spyLogger, startRedis } from "@telepace/testing";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { botIdOf, RedisPacingStore, RedisStoreError } from "../src/index.js";
-import { describeWithRedis } from "./support/redis.js";
 
 const request = {
   chatKey: "42",
@@ -35,7 +34,37 @@ describeWithRedis("RedisPacingStore on Redis time", (server) => {
     await store.freeze(undefined, 5_000, 0);
     const frozen = await store.acquire({ ...request, chatKey: "43", nowMs: 0 });
     expect(frozen).toMatchObject({ granted: false, reason: "global-frozen" });
-    expect(store.snapshot()).toEqual({ granted: 1, denied: 2, failures: 0, isReachable: true });
+    expect(store.snapshot()).toEqual({
+      granted: 1,
+      reserved: 0,
+      denied: 2,
+      failures: 0,
+      isReachable: true,
+    });
+  });
+
+  it("reserves the next global slot on Redis time, shared by every process", async () => {
+    const a = new RedisPacingStore({ redis: server().url, botId: 9010 });
+    const b = new RedisPacingStore({ redis: server().url, botId: 9010 });
+    closers.push(
+      () => a.close(),
+      () => b.close(),
+    );
+    expect(a.reserveAheadMs).toBe(1_000);
+    const one = { ...request, intervalMs: 0, globalLimit: 1, chatKey: undefined };
+    expect(await a.acquire({ ...one, nowMs: 1e12 })).toEqual({ granted: true });
+    // The window is full for about a second from Redis's now, whatever the caller's clock says.
+    const reserved = await b.acquire({ ...one, nowMs: 0, maxStartInMs: 1_500 });
+    const startInMs = reserved.granted ? (reserved.startInMs ?? 0) : 0;
+    expect(startInMs).toBeGreaterThan(900);
+    expect(startInMs).toBeLessThanOrEqual(1_000);
+    // The reserved slot counts for everyone: the next one is a second after it.
+    const next = await a.acquire({ ...one, maxStartInMs: 500 });
+    expect(next).toMatchObject({ granted: false, reason: "global-budget" });
+    const waitMs = next.granted ? 0 : next.waitMs;
+    expect(waitMs).toBeGreaterThan(startInMs + 1_000 - 500 - 100);
+    expect(waitMs).toBeLessThanOrEqual(startInMs + 1_000 - 500);
+    expect(b.snapshot()).toMatchObject({ granted: 1, reserved: 1 });
   });
 
   it("two stores (two processes) with one bot id share every limit; another bot id does not", async () => {
@@ -149,6 +178,9 @@ describe("RedisPacingStore without a server", () => {
     expect(make({ redis: "redis://x", botId: "123:abc" })).toThrow(/botId/);
     expect(make({ redis: "redis://x", botId: 1, prefix: "a{b" })).toThrow(/prefix/);
     expect(make({ redis: "redis://x", botId: 1, time: "local" })).toThrow(/time/);
+    expect(make({ redis: "redis://x", botId: 1, reserveAheadMs: -1 })).toThrow(
+      /Expected `reserveAheadMs` to be/,
+    );
     expect(() => botIdOf("nope")).toThrow("Expected a bot token of the form `<bot id>:<secret>`");
   });
 

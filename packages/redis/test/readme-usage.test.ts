@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { start } from "@telepace/bot-api-sim";
 import { TelegramClient } from "@telepace/client";
+import { describeWithRedis } from "@telepace/testing";
 import { expect, it } from "vitest";
 import {
   botIdOf,
@@ -12,7 +13,6 @@ import {
   SharedPoller,
   SharedUpdateWorker,
 } from "../src/index.js";
-import { describeWithRedis } from "./support/redis.js";
 
 /** Runs the README's Usage until SIGTERM. */
 async function readmeUsage(): Promise<void> {

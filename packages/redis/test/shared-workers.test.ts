@@ -1,9 +1,8 @@
 import type { Update } from "@grammyjs/types";
-import { eventually } from "@telepace/testing";
+import { describeWithRedis, eventually } from "@telepace/testing";
 import { afterEach, expect, it } from "vitest";
 import { RedisUpdateQueue, SharedPoller, SharedUpdateWorker } from "../src/index.js";
 import { dyingQueue } from "./support/dying-queue.js";
-import { describeWithRedis } from "./support/redis.js";
 import { message, sleep, until, userOf } from "./support/updates.js";
 
 let bots = 100;

@@ -1,6 +1,6 @@
+import { describeWithRedis } from "@telepace/testing";
 import { afterEach, expect, it } from "vitest";
 import { RedisUpdateQueue } from "../src/index.js";
-import { describeWithRedis } from "./support/redis.js";
 import { message, sleep } from "./support/updates.js";
 
 let bots = 0;
@@ -63,8 +63,13 @@ describeWithRedis("RedisUpdateQueue", (server) => {
     expect(dead?.deliveries).toBe(1);
     expect(await queue.claim("alive", 10_000)).toBeUndefined();
     await sleep(200);
+    // Expired, but still the dead worker's until a claim hands it on.
+    expect(await queue.ownedBy("dead")).toBe(1);
+    expect(await queue.ownedBy("dea")).toBe(0);
     const taken = await queue.claim("alive", 10_000);
     expect(taken).toMatchObject({ principal: dead?.principal, deliveries: 2 });
+    expect(await queue.ownedBy("dead")).toBe(0);
+    expect(await queue.ownedBy("alive")).toBe(1);
     expect(taken?.update.update_id).toBe(1);
     expect(await queue.complete(dead as never)).toBe(false);
     expect(await queue.complete(taken as never)).toBe(true);

@@ -1,9 +1,8 @@
 import type { Update } from "@grammyjs/types";
-import { eventually, spyLogger } from "@telepace/testing";
+import { describeWithRedis, eventually, spyLogger } from "@telepace/testing";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { RedisUpdateQueue, SharedPoller, SharedUpdateWorker } from "../src/index.js";
-import { describeWithRedis } from "./support/redis.js";
 import { message, sleep } from "./support/updates.js";
 
 let bots = 500;
@@ -73,6 +72,51 @@ describeWithRedis("SharedUpdateWorker behaviour", (server) => {
     expect(await queue.unfinished()).toBe(1);
   });
 
+  it("timeoutMs: a hung processor's signal aborts with ERR_UPDATE_TIMEOUT, its update completes and the principal goes on", async () => {
+    const queue = queueFor(++bots);
+    const logger = spyLogger();
+    const reasons: unknown[] = [];
+    const started: [number, number][] = [];
+    let lateResult: (() => void) | undefined;
+    const worker = new SharedUpdateWorker(
+      queue,
+      (update: Update, signal) => {
+        started.push([update.update_id, performance.now()]);
+        if (update.update_id !== 1) return;
+        // Hangs past its timeout (the heartbeat would keep its lease for good), then fails late.
+        signal.addEventListener("abort", () => reasons.push(signal.reason));
+        return new Promise((_, reject) => {
+          lateResult = () => reject(new Error("late"));
+        });
+      },
+      { idleMs: 2, leaseMs: 3_000, heartbeatMs: 50, timeoutMs: 200, logger },
+    );
+    cleanup.push(() => worker.close({ timeoutMs: 0 }));
+    void worker.run();
+    await queue.append([message(1, 7), message(2, 7)]);
+    await eventually("the principal's next update ran", () => started.length === 2, {
+      timeoutMs: 3_000,
+    });
+    const [[, first], [, second]] = started as [[number, number], [number, number]];
+    // Well before the 3 s lease: the timeout, not a lost lease, let the principal go on.
+    expect(second - first).toBeGreaterThanOrEqual(190);
+    expect(second - first).toBeLessThan(1_500);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toMatchObject({ name: "UpdateDispatchError", code: "ERR_UPDATE_TIMEOUT" });
+    await eventually("both completed", () => worker.snapshot().completed === 2);
+    lateResult?.();
+    await sleep(20);
+    expect(worker.snapshot()).toMatchObject({ timedOut: 1, failed: 0, leasesLost: 0 });
+    expect(await queue.unfinished()).toBe(0);
+    expect(logger.calls).toEqual([
+      {
+        level: "warn",
+        fields: { updateId: 1 },
+        message: "An update's processing timed out; its signal was aborted and it is completed",
+      },
+    ]);
+  });
+
   it("close() waits for updates in processing, then stops claiming", async () => {
     const queue = queueFor(++bots);
     const done: number[] = [];
@@ -106,6 +150,9 @@ describe("options are checked whole", () => {
     expect(make({ leaseMs: 50 })).toThrow(RangeError);
     expect(make({ leaseMs: 1_000, heartbeatMs: 1_000 })).toThrow(/heartbeatMs/);
     expect(make({ workerId: "" })).toThrow(/workerId/);
+    expect(make({ timeoutMs: 0 })).toThrow("Expected `timeoutMs` to be");
+    expect(make({ timeoutMs: Number.POSITIVE_INFINITY })).toThrow(RangeError);
+    expect(make({ timeoutMs: "1s" })).toThrow(TypeError);
     expect(() => new SharedUpdateWorker(queue, "nope" as never)).toThrow(/processor/);
   });
 

@@ -1,17 +1,13 @@
 // The scale-out area: one bot run as 1, 2 and 4 processes against the sim, sharing pacing and
 // updates through one redis-server (@telepace/redis), next to 4 processes that each pace alone
 // (what a bot gets without a shared store), and a 4-process run with a worker killed mid-load.
-// The scenario itself is the end-to-end test's (packages/redis/test/support/cluster).
+// The scenario (./cluster) is shared with the end-to-end test, test/scaleout.test.ts.
 
 import { type RedisTestServer, startRedis } from "@telepace/testing";
-import {
-  runScaleout,
-  type ScaleoutOptions,
-  type ScaleoutResult,
-} from "../../../../packages/redis/test/support/cluster/scaleout.js";
 import type { AreaResult } from "../report.js";
 import { formatCount, formatFixed } from "../stats.js";
 import type { Table } from "../table.js";
+import { runScaleout, type ScaleoutOptions, type ScaleoutResult } from "./cluster/scenario.js";
 
 /** Sizes of the scale-out runs. */
 export interface ScaleoutConfig {

@@ -258,6 +258,66 @@ const config = fc.record({
   pacingMarginMs: fc.constantFrom(0, 50, 100),
 });
 
+/**
+ * The limits every run keeps, from its log: the global budget with its margin, each chat's
+ * spacing, each group's window and send reserve, and every 429 freeze.
+ */
+function expectLimits(
+  log: readonly LogEvent[],
+  specs: readonly OpSpec[],
+  cfg: {
+    readonly globalRps: number;
+    readonly groupBurst: number;
+    readonly sendReserve: number;
+    readonly pacingMarginMs: number;
+  },
+): void {
+  const starts = log.filter((e): e is Extract<LogEvent, { type: "start" }> => e.type === "start");
+  const at = (list: readonly { at: number }[], i: number) => (list[i] as { at: number }).at;
+  // Global: a request reaches Telegram between its start and its end, so the start
+  // globalRps places later comes a second after the earlier one's end, or after its start
+  // and the whole margin when that request took longer than the margin.
+  const endOf = (startIndex: number): number => {
+    const start = log.indexOf(starts[startIndex] as LogEvent);
+    const end = log.slice(start).find((e) => e.type === "end" && e.id === starts[startIndex]?.id);
+    return end === undefined ? Number.POSITIVE_INFINITY : (end as { at: number }).at;
+  };
+  for (let i = 0; i + cfg.globalRps < starts.length; i++) {
+    const reachedBy = Math.min(endOf(i), at(starts, i) + cfg.pacingMarginMs);
+    expect(at(starts, i + cfg.globalRps)).toBeGreaterThanOrEqual(reachedBy + 1_000);
+  }
+  const windowMs = cfg.groupBurst * GROUP_MS + cfg.pacingMarginMs;
+  const editRoom = Math.max(1, cfg.groupBurst - cfg.sendReserve);
+  for (const chat of CHATS) {
+    if (chat === undefined) continue;
+    const paced = starts.filter((s) => specs[s.id]?.chat === chat && specs[s.id]?.paced);
+    // Every chat: paced starts at least a second apart.
+    for (let i = 1; i < paced.length; i++) {
+      expect(at(paced, i) - at(paced, i - 1)).toBeGreaterThanOrEqual(CHAT_MS);
+    }
+    if (chat > 0) continue;
+    paced.forEach((start, i) => {
+      // Groups: at most groupBurst in any window; an edit only while the reserve is free.
+      const inWindow = paced.slice(0, i).filter((s) => s.at > start.at - windowMs).length;
+      expect(inWindow).toBeLessThan(cfg.groupBurst);
+      if ((specs[start.id]?.priority ?? 0) >= 2) expect(inWindow).toBeLessThan(editRoom);
+    });
+  }
+  // Freezes: after a 429 nothing starts in its scope until retry_after has passed.
+  log.forEach((end, index) => {
+    if (end.type !== "end" || end.step.kind !== "429") return;
+    const chat = specs[end.id]?.chat;
+    const until = end.at + end.step.retryAfterMs;
+    const violating = log
+      .slice(index + 1)
+      .filter(
+        (s) =>
+          s.type === "start" && s.at < until && (chat === undefined || specs[s.id]?.chat === chat),
+      );
+    expect(violating).toEqual([]);
+  });
+}
+
 /** The store under test, and how its runs are driven. */
 export interface PropertyStore {
   /** A fresh store per run; the outbox's default (in memory) when absent. */
@@ -282,60 +342,27 @@ export function describePacingProperties(name: string, store: PropertyStore = {}
           config,
           async (specs, cfg) => {
             const { log } = await simulate(specs, cfg, store);
-            const starts = log.filter(
-              (e): e is Extract<LogEvent, { type: "start" }> => e.type === "start",
-            );
-            const at = (list: readonly { at: number }[], i: number) =>
-              (list[i] as { at: number }).at;
-            // Global: a request reaches Telegram between its start and its end, so the start
-            // globalRps places later comes a second after the earlier one's end, or after its start
-            // and the whole margin when that request took longer than the margin.
-            const endOf = (startIndex: number): number => {
-              const start = log.indexOf(starts[startIndex] as LogEvent);
-              const end = log
-                .slice(start)
-                .find((e) => e.type === "end" && e.id === starts[startIndex]?.id);
-              return end === undefined ? Number.POSITIVE_INFINITY : (end as { at: number }).at;
-            };
-            for (let i = 0; i + cfg.globalRps < starts.length; i++) {
-              const reachedBy = Math.min(endOf(i), at(starts, i) + cfg.pacingMarginMs);
-              expect(at(starts, i + cfg.globalRps)).toBeGreaterThanOrEqual(reachedBy + 1_000);
-            }
-            const windowMs = cfg.groupBurst * GROUP_MS + cfg.pacingMarginMs;
-            const editRoom = Math.max(1, cfg.groupBurst - cfg.sendReserve);
-            for (const chat of CHATS) {
-              if (chat === undefined) continue;
-              const paced = starts.filter((s) => specs[s.id]?.chat === chat && specs[s.id]?.paced);
-              // Every chat: paced starts at least a second apart.
-              for (let i = 1; i < paced.length; i++) {
-                expect(at(paced, i) - at(paced, i - 1)).toBeGreaterThanOrEqual(CHAT_MS);
-              }
-              if (chat > 0) continue;
-              paced.forEach((start, i) => {
-                // Groups: at most groupBurst in any window; an edit only while the reserve is free.
-                const inWindow = paced.slice(0, i).filter((s) => s.at > start.at - windowMs).length;
-                expect(inWindow).toBeLessThan(cfg.groupBurst);
-                if ((specs[start.id]?.priority ?? 0) >= 2) expect(inWindow).toBeLessThan(editRoom);
-              });
-            }
-            // Freezes: after a 429 nothing starts in its scope until retry_after has passed.
-            log.forEach((end, index) => {
-              if (end.type !== "end" || end.step.kind !== "429") return;
-              const chat = specs[end.id]?.chat;
-              const until = end.at + end.step.retryAfterMs;
-              const violating = log
-                .slice(index + 1)
-                .filter(
-                  (s) =>
-                    s.type === "start" &&
-                    s.at < until &&
-                    (chat === undefined || specs[s.id]?.chat === chat),
-                );
-              expect(violating).toEqual([]);
-            });
+            expectLimits(log, specs, cfg);
           },
         ),
         runs(150),
+      );
+    });
+
+    it("keeps every limit while ops are aborted, superseded and closed: a reserved slot is used or wasted, never granted twice", async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          specsFor(opSpec({ keys: true, terminal: false, aborts: true })),
+          config,
+          fc.option(fc.integer({ min: 0, max: 8_000 }), { nil: undefined }),
+          fc.boolean(),
+          async (specs, cfg, closeAt, drain) => {
+            const { log, outbox } = await simulate(specs, { ...cfg, closeAt, drain }, store);
+            if (closeAt === undefined) await outbox.close();
+            expectLimits(log, specs, cfg);
+          },
+        ),
+        runs(100),
       );
     });
 

@@ -143,6 +143,65 @@ export function describePacingStoreContract(
       expect(await acquire({ ...group, nowMs: 10_000 })).toEqual({ granted: true });
     });
 
+    it("reserves the next global slot within maxStartInMs, in time order, recorded at its time", async () => {
+      await fresh();
+      const at = (nowMs: number, maxStartInMs?: number) =>
+        acquire({
+          chatKey: undefined,
+          globalLimit: 2,
+          nowMs,
+          ...(maxStartInMs === undefined ? {} : { maxStartInMs }),
+        });
+      expect(await at(0)).toEqual({ granted: true });
+      expect(await at(100)).toEqual({ granted: true });
+      // Full until the start at 0 leaves (1_000): reserved, not granted now.
+      expect(await at(500, 600)).toEqual({ granted: true, startInMs: 500 });
+      expect(await at(600, 600)).toEqual({ granted: true, startInMs: 500 });
+      // The next slot (the reservation at 1_000 leaves at 2_000) is further than allowed: the wait
+      // ends when it is within reach.
+      expect(await at(700, 300)).toEqual({
+        granted: false,
+        waitMs: 1_000,
+        reason: "global-budget",
+      });
+      // Without maxStartInMs nothing is reserved; and nothing goes before the reservations.
+      expect(await at(1_050)).toEqual({ granted: false, waitMs: 950, reason: "global-budget" });
+      expect(await at(2_000)).toEqual({ granted: true });
+      expect(await at(2_000, 1_000)).toEqual({ granted: true, startInMs: 100 });
+    });
+
+    it("a reservation takes the chat's slot from its time; chat spacing and freezes are never reserved", async () => {
+      await fresh();
+      const chat = (chatKey: string, nowMs: number, maxStartInMs = 0) =>
+        acquire({ chatKey, intervalMs: 1_000, globalLimit: 1, nowMs, maxStartInMs });
+      expect(await chat("1", 0)).toEqual({ granted: true });
+      expect(await chat("2", 400, 800)).toEqual({ granted: true, startInMs: 600 });
+      // Chat 2's spacing runs from its reserved start (1_000), not from when it was asked.
+      expect(await chat("2", 1_500, 800)).toEqual({
+        granted: false,
+        waitMs: 500,
+        reason: "chat-paced",
+      });
+      await store.freeze("3", 5_000, 1_500);
+      expect(await chat("3", 1_500, 800)).toEqual({
+        granted: false,
+        waitMs: 5_000,
+        reason: "chat-frozen",
+      });
+      expect(await chat("4", 1_500, 800)).toEqual({ granted: true, startInMs: 500 });
+      // A group's window counts the reserved start too.
+      const group = { chatKey: "-1", chatLimit: 1, chatWindowMs: 10_000, globalLimit: 1 };
+      expect(await acquire({ ...group, nowMs: 2_100, maxStartInMs: 900 })).toEqual({
+        granted: true,
+        startInMs: 900,
+      });
+      expect(await acquire({ ...group, nowMs: 3_000 })).toEqual({
+        granted: false,
+        waitMs: 10_000,
+        reason: "chat-paced",
+      });
+    });
+
     it("unpaced requests neither wait for nor fill a chat's window", async () => {
       await fresh();
       const group = { chatKey: "-1", chatLimit: 1, chatWindowMs: 10_000 };

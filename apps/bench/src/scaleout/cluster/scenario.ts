@@ -1,11 +1,13 @@
 // The scale-out scenario: N processes of one bot, one sim, one Redis, a crowd of people each
 // sending numbered messages; optionally a worker and then the poller killed (`kill -9`) mid-load.
-// Measures what the bench reports and the end-to-end test asserts.
+// Measures what the bench reports and the end-to-end test (test/scaleout.test.ts) asserts. It
+// lives in the bench because it assembles client, redis and sim as a bot does: @telepace/testing
+// cannot hold it (@telepace/redis's tests depend on testing, so testing depending on redis would
+// be a cycle), and a package's tests must not import an app.
 
 import { type BotApiSim, start } from "@telepace/bot-api-sim";
 import { systemClock } from "@telepace/core";
-import { Redis } from "ioredis";
-import { botIdOf, RedisUpdateQueue } from "../../../src/index.js";
+import { botIdOf, RedisUpdateQueue } from "@telepace/redis";
 import { Cluster, type ClusterNode } from "./cluster.js";
 
 export interface ScaleoutOptions {
@@ -226,7 +228,7 @@ function measure(
   };
 }
 
-/** Milliseconds from `killedAt` until the owners hash holds no lease token of `worker`. */
+/** Milliseconds from `killedAt` until `worker` owns no principal: each handed on to another. */
 async function leasesGone(
   run: { readonly redisUrl: string; readonly prefix: string },
   token: string,
@@ -238,19 +240,14 @@ async function leasesGone(
     botId: botIdOf(token),
     prefix: run.prefix,
   });
-  const redis = new Redis(run.redisUrl);
   try {
     await waitFor(
       "the dead worker's leases to move",
-      async () => {
-        const tokens = await redis.hvals(`${queue.namespace}:owners`);
-        return !tokens.some((held) => held.startsWith(`${worker}:`));
-      },
+      async () => (await queue.ownedBy(worker)) === 0,
       30_000,
     );
     return systemClock.now() - killedAt;
   } finally {
-    redis.disconnect();
     await queue.close();
   }
 }

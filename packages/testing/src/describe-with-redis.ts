@@ -1,13 +1,13 @@
 // Suites against a real redis-server: one server per test file, started before and stopped after.
 // Without redis-server on PATH a suite fails under CI and is skipped (with a warning) elsewhere.
 
+import { afterAll, beforeAll, describe, it } from "vitest";
 import {
   REDIS_INSTALL_HINT,
   type RedisTestServer,
   redisSuiteMode,
   startRedis,
-} from "@telepace/testing";
-import { afterAll, beforeAll, describe, it } from "vitest";
+} from "./redis-server.js";
 
 /** Like `describe`, with a fresh redis-server for the suite: `server()` inside tests. */
 export function describeWithRedis(

@@ -2,9 +2,9 @@
 // sharing pacing and updates through one redis-server; a worker and then the poller are killed
 // with SIGKILL mid-load.
 
+import { describeWithRedis } from "@telepace/testing";
 import { expect, it } from "vitest";
-import { runScaleout } from "./support/cluster/scaleout.js";
-import { describeWithRedis } from "./support/redis.js";
+import { runScaleout } from "../src/scaleout/cluster/scenario.js";
 
 describeWithRedis("four processes, one bot", (server) => {
   it("no 429, per-person order, nothing lost through a worker kill and a poller kill", async () => {

@@ -9,7 +9,7 @@ import {
   RedisUpdateQueue,
   SharedPoller,
   SharedUpdateWorker,
-} from "../../../src/index.js";
+} from "@telepace/redis";
 
 export interface NodeConfig {
   readonly name: string;
