@@ -45,8 +45,11 @@ export const KEY_KINDS: readonly KeyKind[] = Object.freeze([
  */
 export interface DispatchKey {
   readonly kind: KeyKind;
-  readonly id: string | number;
+  readonly id: PrincipalId;
 }
+
+/** The identity of a principal: a private chat's user id, or a prefixed string. */
+export type PrincipalId = string | number;
 
 /** GroupAnonymousBot: the `from` of messages an anonymous group admin sends. */
 const ANONYMOUS_ADMIN_USER_ID = 1087968824;

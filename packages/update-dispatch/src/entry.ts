@@ -2,7 +2,7 @@
 // room to become one.
 
 import type { Update } from "@grammyjs/types";
-import type { KeyKind } from "./dispatch-key.js";
+import type { KeyKind, PrincipalId } from "./dispatch-key.js";
 import type { EnqueueResult } from "./results.js";
 
 /** One accepted (or waiting) update. */
@@ -10,7 +10,7 @@ export interface Entry {
   readonly update: Update;
   /** The update_id when it is a safe integer; other updates are dispatched but not tracked. */
   readonly updateId: number | undefined;
-  readonly keyId: string | number;
+  readonly keyId: PrincipalId;
   readonly keyKind: KeyKind;
   /** Enqueue order: the ready queue serves the oldest first, leftovers keep per-key order. */
   readonly seq: number;

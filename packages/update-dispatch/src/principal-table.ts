@@ -1,12 +1,13 @@
 // The principal table: each active principal with its FIFO of accepted updates and the calls
 // waiting for room in it, and the principals waiting to become active, first come, first served.
 
+import type { PrincipalId } from "./dispatch-key.js";
 import type { Entry, Waiter, WaiterGroup } from "./entry.js";
 import type { ProcessorRun } from "./processor-run.js";
 
 /** An active principal: accepted updates not yet started, its running update, and waiters. */
 export interface Principal {
-  readonly id: string | number;
+  readonly id: PrincipalId;
   /** Accepted, not started, oldest first. */
   readonly queue: Entry[];
   /**
@@ -20,9 +21,9 @@ export interface Principal {
 
 /** Active principals and the principals waiting to become active. */
 export class PrincipalTable {
-  readonly #active = new Map<string | number, Principal>();
+  readonly #active = new Map<PrincipalId, Principal>();
   // Insertion-ordered: the first entry is the principal that has waited longest to be admitted.
-  readonly #admissions = new Map<string | number, WaiterGroup>();
+  readonly #admissions = new Map<PrincipalId, WaiterGroup>();
   readonly #maxQueued: number;
 
   /** @param maxQueued - `maxQueuedPerPrincipal`. */
@@ -35,12 +36,12 @@ export class PrincipalTable {
     return this.#active.size;
   }
 
-  get(id: string | number): Principal | undefined {
+  get(id: PrincipalId): Principal | undefined {
     return this.#active.get(id);
   }
 
   /** The calls waiting for principal `id` to be admitted, if any. */
-  admission(id: string | number): WaiterGroup | undefined {
+  admission(id: PrincipalId): WaiterGroup | undefined {
     return this.#admissions.get(id);
   }
 
@@ -51,7 +52,7 @@ export class PrincipalTable {
   }
 
   /** The waiter group of an inactive principal, created when it has none yet. */
-  admissionFor(id: string | number): WaiterGroup {
+  admissionFor(id: PrincipalId): WaiterGroup {
     let group = this.#admissions.get(id);
     if (group === undefined) {
       group = new Set();
@@ -70,7 +71,7 @@ export class PrincipalTable {
     return principal.queue.length < this.#maxQueued + (principal.run === undefined ? 1 : 0);
   }
 
-  activate(id: string | number, waiters?: WaiterGroup): Principal {
+  activate(id: PrincipalId, waiters?: WaiterGroup): Principal {
     const principal: Principal = { id, queue: [], waiters, run: undefined };
     this.#active.set(id, principal);
     return principal;

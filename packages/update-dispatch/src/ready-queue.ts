@@ -15,11 +15,6 @@ export class ReadyQueue {
   readonly #keys: number[] = [];
   readonly #principals: Principal[] = [];
 
-  /** Principals waiting for a processor slot. */
-  get size(): number {
-    return this.#keys.length;
-  }
-
   /** Adds a principal that has an update queued and none running. */
   push(principal: Principal): void {
     const keys = this.#keys;

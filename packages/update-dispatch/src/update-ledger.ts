@@ -90,8 +90,7 @@ export class UpdateLedger {
     if (!this.#isTrackingLowest) {
       // The first read: from now on every open and held id goes into the heap.
       this.#isTrackingLowest = true;
-      for (const id of this.#open) this.#lowest.push(id);
-      for (const id of this.#held) this.#lowest.push(id);
+      this.#refillLowest();
     }
     for (;;) {
       const lowest = this.#lowest.peek();
@@ -122,14 +121,17 @@ export class UpdateLedger {
     }
   }
 
+  /** The lowest-id heap from the live ids alone. */
+  #refillLowest(): void {
+    this.#lowest.clear();
+    for (const id of this.#open) this.#lowest.push(id);
+    for (const id of this.#held) this.#lowest.push(id);
+  }
+
   /** Rebuilds a heap once its stale entries outnumber its live ones (amortised O(1) per push). */
   #compact(): void {
     const live = this.#open.size + this.#held.size;
-    if (this.#isTrackingLowest && this.#lowest.size > 2 * live + 64) {
-      this.#lowest.clear();
-      for (const id of this.#open) this.#lowest.push(id);
-      for (const id of this.#held) this.#lowest.push(id);
-    }
+    if (this.#isTrackingLowest && this.#lowest.size > 2 * live + 64) this.#refillLowest();
     if (this.#highest.size > 2 * this.#held.size + 64) {
       this.#highest.clear();
       for (const id of this.#held) this.#highest.push(id);
