@@ -130,6 +130,8 @@ describe("runDispatch (tiny)", () => {
         "overheadAsyncVsRunner",
         "backlogVsRunner",
         "pollingVsRunner",
+        "pollingVsSlotCeiling",
+        "pollingCeilingVsRunner",
         "fetchesPerUpdate",
         "hotPrincipalOthersP99Ms",
         "orderViolations",
@@ -141,6 +143,10 @@ describe("runDispatch (tiny)", () => {
       expect(run.late).toBe(0);
     }
     expect(area.summary.fetchesPerUpdate).toBe(1);
+    // Nobody drains faster than the slot ceiling, so the ratio to the runner stays below it.
+    expect(area.summary.pollingVsSlotCeiling).toBeGreaterThan(0);
+    expect(area.summary.pollingVsSlotCeiling).toBeLessThanOrEqual(1);
+    expect(area.summary.pollingVsRunner).toBeLessThanOrEqual(area.summary.pollingCeilingVsRunner);
     expect(area.summary.orderViolations).toBe(0);
     expect(area.hotPrincipal[0]?.rejected).toBe(0);
     expect(area.hotPrincipal[0]?.late).toBe(0);

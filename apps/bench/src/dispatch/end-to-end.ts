@@ -66,6 +66,13 @@ export interface EndToEndResult {
   readonly figures: Readonly<Record<string, unknown>>;
   /** The intake's drain rate ÷ the runner's at equal concurrency. */
   readonly pollingVsRunner: number;
+  /** The intake's drain rate ÷ its slot ceiling (the most any dispatcher could drain). */
+  readonly pollingVsSlotCeiling: number;
+  /**
+   * The intake's slot ceiling ÷ the runner's drain rate at equal concurrency: the highest
+   * `pollingVsRunner` any dispatcher with these slots could have reached in this run.
+   */
+  readonly pollingCeilingVsRunner: number;
   /** Updates the simulator handed out per update, for the intake. */
   readonly fetchesPerUpdate: number;
   /** The intake's queueing p99 of everybody but the hot principal, ms. */
@@ -99,6 +106,7 @@ function pollingTable(config: EndToEndConfig, runs: readonly PollingRun[]): Tabl
       { header: "contender", align: "left" },
       { header: "confirms", align: "left" },
       { header: "updates/s" },
+      { header: "of slot ceiling" },
       { header: "fetches/update" },
       { header: "getUpdates calls" },
       { header: "queue p99" },
@@ -110,6 +118,7 @@ function pollingTable(config: EndToEndConfig, runs: readonly PollingRun[]): Tabl
       run.contender,
       confirms(run),
       formatRatio(ratio(run.updatesPerSecond, base.updatesPerSecond)),
+      formatFixed(ratio(run.updatesPerSecond, run.slotCeilingPerSecond), 2),
       formatFixed(run.fetchesPerUpdate, 2),
       formatCount(run.getUpdatesCalls),
       formatRatio(ratio(run.othersQueueingMs.p99, base.othersQueueingMs.p99)),
@@ -120,6 +129,7 @@ function pollingTable(config: EndToEndConfig, runs: readonly PollingRun[]): Tabl
     notes: [
       `ratios are each row ÷ the telepace row; telepace drained ${formatCount(base.updatesPerSecond)} updates/s, queueing p99 ${formatFixed(base.othersQueueingMs.p99, 0)} ms`,
       "both sides run the same grammY Bot (HTTP client, bot.handleUpdate); fetches/update = updates the simulator handed out ÷ updates in the stream",
+      `of slot ceiling = updates/s ÷ the most any dispatcher with that row's slots could drain, one update at a time per chat: updates ÷ max(total slot hold ÷ slots, the busiest chat's total hold), from how long each update held its slot in that run (I/O plus timer lateness); the telepace row's ceiling is ${formatCount(base.slotCeilingPerSecond)} updates/s`,
       "confirms: the intake confirms an offset once the batch is stored in its journal (at-least-once with a durable journal); the runner's fetcher confirms on fetch, before processing",
     ],
   };
@@ -276,6 +286,7 @@ export async function runEndToEnd(
   }
 
   const intakePolling = polling[0] as PollingRun;
+  const runnerPolling = polling[1] as PollingRun;
   const intakeHot = hot[0] as PollingRun;
   return {
     tables: [
@@ -285,9 +296,11 @@ export async function runEndToEnd(
       floodTable(config, flood),
     ],
     figures: { polling, hotPrincipal: hot, crash, flood },
-    pollingVsRunner: ratio(
-      intakePolling.updatesPerSecond,
-      (polling[1] as PollingRun).updatesPerSecond,
+    pollingVsRunner: ratio(intakePolling.updatesPerSecond, runnerPolling.updatesPerSecond),
+    pollingVsSlotCeiling: ratio(intakePolling.updatesPerSecond, intakePolling.slotCeilingPerSecond),
+    pollingCeilingVsRunner: ratio(
+      intakePolling.slotCeilingPerSecond,
+      runnerPolling.updatesPerSecond,
     ),
     fetchesPerUpdate: intakePolling.fetchesPerUpdate,
     hotPrincipalOthersP99Ms: intakeHot.othersQueueingMs.p99,

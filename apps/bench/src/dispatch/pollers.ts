@@ -31,6 +31,8 @@ export interface RunningPoller {
 export interface PollerContender {
   readonly name: string;
   readonly settings: Readonly<Record<string, number | string | boolean>>;
+  /** Processors it runs at once at most (its concurrency setting). */
+  readonly slots: number;
   /** Whether an update is confirmed to Telegram only once stored (at-least-once on a crash). */
   readonly isConfirmedAfterStore: boolean;
   /** Starts polling `link`'s bot; every update goes to `process`. */
@@ -62,6 +64,7 @@ export function intakePoller(options: { maxConcurrency: number }): PollerContend
   return {
     name: `telepace UpdateIntake (maxConcurrency ${options.maxConcurrency})`,
     settings: { maxConcurrency: options.maxConcurrency, maxUnfinished: 1000, pollLimit: 100 },
+    slots: options.maxConcurrency,
     isConfirmedAfterStore: true,
     async start(link, process) {
       const bot = await botFor(link);
@@ -93,6 +96,7 @@ export function runnerPoller(options: { concurrency: number; label?: string }): 
   return {
     name: `grammY run(bot) + sequentialize (concurrency ${options.concurrency}${options.label ?? ""})`,
     settings: { concurrency: options.concurrency },
+    slots: options.concurrency,
     isConfirmedAfterStore: false,
     async start(link, process) {
       const bot = await botFor(link);

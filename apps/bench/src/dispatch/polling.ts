@@ -6,6 +6,7 @@ import { type Summary, summarize } from "../stats.js";
 import type { PollerContender } from "./pollers.js";
 import { ReplayRecorder } from "./replay.js";
 import { openSimLink, sendArrivals, simIndexOf } from "./sim-link.js";
+import { slotCeilingPerSecond } from "./slot-ceiling.js";
 import { HOT_PRINCIPAL, type UpdateStream } from "./workload.js";
 
 /** How a polling run is driven. */
@@ -35,6 +36,11 @@ export interface PollingRun {
   readonly makespanMs: number;
   /** Finished updates per second of makespan. */
   readonly updatesPerSecond: number;
+  /**
+   * The most any dispatcher with the contender's slots could have drained, given how long each
+   * finished update held its slot in this run (see {@link slotCeilingPerSecond}), updates/s.
+   */
+  readonly slotCeilingPerSecond: number;
   /** Processor start − send, of principals other than the hot one, ms. */
   readonly othersQueueingMs: Summary;
   /** The same for the hot principal (empty without one). */
@@ -106,6 +112,12 @@ export async function runPolling(
       late,
       makespanMs: trace.makespanMs,
       updatesPerSecond: (trace.finished * 1000) / trace.makespanMs,
+      slotCeilingPerSecond: slotCeilingPerSecond(
+        trace.heldMs,
+        stream.principalOf,
+        stream.options.principals,
+        contender.slots,
+      ),
       othersQueueingMs: summarize(others),
       hotQueueingMs: summarize(hot),
       fetchesPerUpdate: (after.updatesDelivered - before.updatesDelivered) / stream.updates.length,

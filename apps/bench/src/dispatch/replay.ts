@@ -75,6 +75,11 @@ export interface ReplayTrace {
   readonly duplicateStarts: number;
   /** Last processor end minus the start of the replay, ms. */
   readonly makespanMs: number;
+  /**
+   * How long each update held its processor slot, ms: from the processor's call until its
+   * simulated I/O ended (the timer's lateness included); NaN for updates never finished.
+   */
+  readonly heldMs: Float64Array;
 }
 
 /** Options of {@link ReplayRecorder}. */
@@ -99,6 +104,7 @@ export class ReplayRecorder {
   readonly #stream: UpdateStream;
   readonly #startedAt: number;
   readonly #queueingMs: Float64Array;
+  readonly #heldMs: Float64Array;
   readonly #highestStarted: Int32Array;
   readonly #running: Uint8Array;
   #finished = 0;
@@ -121,6 +127,7 @@ export class ReplayRecorder {
     const run = (update: Update): Promise<void> | undefined => this.#run(update);
     this.process = options.isAsync === true ? async (update) => run(update) : run;
     this.#queueingMs = new Float64Array(stream.updates.length).fill(Number.NaN);
+    this.#heldMs = new Float64Array(stream.updates.length).fill(Number.NaN);
     this.#highestStarted = new Int32Array(stream.options.principals).fill(-1);
     this.#running = new Uint8Array(stream.options.principals);
     this.#isAwaited = new Uint8Array(stream.updates.length);
@@ -148,18 +155,21 @@ export class ReplayRecorder {
     const principal = this.#stream.principalOf[index] as number;
     if (!Number.isNaN(this.#queueingMs[index] as number)) this.#duplicates++;
     else if ((this.#highestStarted[principal] as number) > index) this.#outOfOrder++;
+    const startedAt = performance.now();
     this.#queueingMs[index] =
-      performance.now() - this.#startedAt - (this.#stream.arrivalMs[index] as number);
+      startedAt - this.#startedAt - (this.#stream.arrivalMs[index] as number);
     if (this.#running[principal] === 1) this.#overlapping++;
     this.#highestStarted[principal] = Math.max(this.#highestStarted[principal] as number, index);
     this.#running[principal] = 1;
     const io = this.#stream.ioMs[index] as number;
     if (io === 0) {
+      this.#heldMs[index] = 0;
       this.#end(principal, index);
       return undefined;
     }
     return new Promise<void>((resolve) => {
       setTimeout(() => {
+        this.#heldMs[index] = performance.now() - startedAt;
         this.#end(principal, index);
         resolve();
       }, io);
@@ -184,6 +194,7 @@ export class ReplayRecorder {
       overlappingStarts: this.#overlapping,
       duplicateStarts: this.#duplicates,
       makespanMs: (this.#lastEnd || performance.now()) - this.#startedAt,
+      heldMs: this.#heldMs,
     };
   }
 }

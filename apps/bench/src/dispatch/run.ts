@@ -237,6 +237,8 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
         overheadAsyncVsRunner: overheadAsync.telepaceVsRunner,
         backlogVsRunner,
         pollingVsRunner: endToEnd.pollingVsRunner,
+        pollingVsSlotCeiling: endToEnd.pollingVsSlotCeiling,
+        pollingCeilingVsRunner: endToEnd.pollingCeilingVsRunner,
         fetchesPerUpdate: endToEnd.fetchesPerUpdate,
         hotPrincipalOthersP99Ms: endToEnd.hotPrincipalOthersP99Ms,
         orderViolations: telepaceViolations,
