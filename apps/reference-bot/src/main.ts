@@ -8,7 +8,7 @@ import { type BotConfig, ConfigError, readConfig, USAGE } from "./config.js";
 import { runEmbeddedDemo } from "./demo/embedded-demo.js";
 import { createLogger, scrub } from "./logger.js";
 import { describeJournal, ReferenceBot, StartupError } from "./reference-bot.js";
-import { runSharedBot } from "./shared-bot.js";
+import { runSharedBot, type SharedBotReady } from "./shared-bot.js";
 import { readSharedConfig, SHARED_USAGE, type SharedConfig } from "./shared-config.js";
 import { SupervisorChannel } from "./supervisor-channel.js";
 
@@ -87,8 +87,14 @@ async function runShared(
   const stop = new AbortController();
   process.once("SIGINT", () => stop.abort());
   process.once("SIGTERM", () => stop.abort());
+  const onReady = ({ username, metricsUrl }: SharedBotReady): void => {
+    const metrics = metricsUrl === undefined ? "" : `Metrics: ${metricsUrl}\n`;
+    process.stderr.write(
+      `@${username} is running against ${apiRoot} as one of several processes (role ${shared.role}, shared through Redis); Ctrl-C stops it.\n${metrics}`,
+    );
+  };
   return runSharedBot(
-    { ...shared, token, apiRoot, logger, metricsPort: config.metricsPort },
+    { ...shared, token, apiRoot, logger, metricsPort: config.metricsPort, onReady },
     stop.signal,
   );
 }

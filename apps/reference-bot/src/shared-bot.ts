@@ -22,6 +22,15 @@ export interface SharedBotOptions extends SharedConfig {
   readonly logger: Logger;
   /** Serve this process's outbox and media metrics on loopback (see `--metrics-port`). */
   readonly metricsPort?: number | undefined;
+  /** Called once the process serves: the bot's username and where its metrics are scraped. */
+  readonly onReady?: (ready: SharedBotReady) => void;
+}
+
+/** What {@link SharedBotOptions.onReady} learns. */
+export interface SharedBotReady {
+  readonly username: string;
+  /** Undefined without `metricsPort`. */
+  readonly metricsUrl: string | undefined;
 }
 
 /** Runs until `signal` aborts; resolves the exit code. */
@@ -72,6 +81,7 @@ export async function runSharedBot(
             throw error instanceof MetricsEndpointError ? new StartupError(error.message) : error;
           });
     logger.info({ username: me.username, role, metrics: metrics?.url }, "bot process started");
+    options.onReady?.({ username: me.username, metricsUrl: metrics?.url });
     await Promise.all([worker?.run({ signal }), poller?.run({ signal })]);
     await metrics?.close();
     await worker?.close({ timeoutMs: 10_000 });

@@ -1,0 +1,115 @@
+// The bot as several processes of one token (`--redis <url> --role all`), from the command line:
+// two child processes against the sim and one real redis-server answer every person in order,
+// exactly once, with no 429, and each serves its own token-free metrics.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { type BotApiSim, start } from "@telepace/bot-api-sim";
+import { describeWithRedis } from "@telepace/testing";
+import { expect, it } from "vitest";
+import { BOT_COMMAND, eventually } from "./harness.js";
+
+const PEOPLE = 12;
+const MESSAGES = 3;
+
+interface BotProcess {
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  readonly metricsUrl: string;
+}
+
+/** Starts one process and waits for the line that says it serves (and where its metrics are). */
+async function launch(sim: BotApiSim, redisUrl: string): Promise<BotProcess> {
+  const [file, ...args] = BOT_COMMAND;
+  const child = spawn(
+    file as string,
+    [...args, "--redis", redisUrl, "--role", "all", "--metrics-port", "0"],
+    {
+      env: {
+        ...process.env,
+        TELEGRAM_BOT_TOKEN: sim.token,
+        TELEGRAM_API_ROOT: sim.apiRoot,
+        LOG_LEVEL: "silent",
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const stderr: string[] = [];
+  const lines = createInterface({ input: child.stderr as NodeJS.ReadableStream });
+  const metricsUrl = await new Promise<string>((resolve, reject) => {
+    let isRunning = false;
+    lines.on("line", (line) => {
+      stderr.push(line);
+      if (/^@\w+ is running against .* as one of several processes \(role all/.test(line)) {
+        isRunning = true;
+      }
+      const match = /^Metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)$/.exec(line);
+      if (isRunning && match !== null) resolve(match[1] as string);
+    });
+    void exited.then((code) => reject(new Error(`the bot exited (${code}): ${stderr.join("\n")}`)));
+  });
+  return { child, exited, metricsUrl };
+}
+
+/** Sum of every sample of `name` whose labels include `label`. */
+function total(text: string, name: string, label: string): number {
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith(`${name}{`) && line.includes(label))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+}
+
+describeWithRedis("the bot as two processes on one Redis", (server) => {
+  it("answers everyone once, in order, without a 429, and serves metrics per process", async () => {
+    const sim = await start();
+    const processes: BotProcess[] = [];
+    try {
+      processes.push(await launch(sim, server().url), await launch(sim, server().url));
+      const people = Array.from({ length: PEOPLE }, (_, index) =>
+        sim.users.create({ firstName: `Person ${index}` }),
+      );
+      const chats = people.map((person) => sim.chats.createPrivate(person));
+      for (let round = 0; round < MESSAGES; round++) {
+        people.forEach((person, index) => {
+          sim.sendText(person, chats[index] as never, `message ${round}`);
+        });
+      }
+      const repliesIn = (index: number): number[] =>
+        sim
+          .transcript(chats[index] as never)
+          .events.filter((event) => event.actor === "bot" && event.kind === "send")
+          .map((event) => Number(/message (\d+)/.exec(event.text ?? "")?.[1] ?? -1));
+      await eventually("every message answered", () =>
+        people.every((_, index) => repliesIn(index).length >= MESSAGES),
+      );
+      for (let index = 0; index < PEOPLE; index++) {
+        // Exactly once each, in the order the person wrote.
+        expect(repliesIn(index)).toEqual([0, 1, 2]);
+      }
+      expect(sim.counters().tooManyRequests).toBe(0);
+
+      let delivered = 0;
+      for (const bot of processes) {
+        const response = await fetch(bot.metricsUrl);
+        expect(response.status).toBe(200);
+        const text = await response.text();
+        expect(text).not.toContain(sim.token);
+        expect(text).not.toContain(sim.token.slice(sim.token.indexOf(":") + 1));
+        delivered += total(
+          text,
+          "telepace_outbox_ops_settled_total",
+          'telepace_outcome="delivered"',
+        );
+      }
+      // Each process reports the writes it made; together they made every reply.
+      expect(delivered).toBe(PEOPLE * MESSAGES);
+
+      for (const bot of processes) bot.child.kill("SIGTERM");
+      expect(await Promise.all(processes.map((bot) => bot.exited))).toEqual([0, 0]);
+    } finally {
+      for (const bot of processes) if (bot.child.exitCode === null) bot.child.kill("SIGKILL");
+      await sim.close();
+    }
+  }, 60_000);
+});
