@@ -2,7 +2,9 @@
 // reference bot launched against it over real HTTP with its outbox sped up by the same factor, and
 // a pino logger writing into memory so a test can read every line the bot logged.
 
+import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { InlineKeyboardMarkup, Message } from "@grammyjs/types";
 import { type BotApiSim, type BotApiSimOptions, type ChatRef, start } from "@telepace/bot-api-sim";
@@ -168,3 +170,56 @@ export const BOT_COMMAND: readonly string[] = [
   "tsx",
   fileURLToPath(new URL("../src/main.ts", import.meta.url)),
 ];
+
+/** The bot's entry point running in a child process (see {@link spawnBot}). */
+export interface BotChild {
+  readonly child: ChildProcess;
+  /** Resolves with the exit code (null when a signal ended it). */
+  readonly exited: Promise<number | null>;
+  /**
+   * The first line on the bot's stderr that matches `pattern` (lines already printed count);
+   * rejects, with what it printed, if the bot exits first.
+   */
+  line(pattern: RegExp): Promise<RegExpExecArray>;
+}
+
+/** Runs {@link BOT_COMMAND} with `args` against `sim` (logs silent), reading its stderr. */
+export function spawnBot(sim: BotApiSim, args: readonly string[]): BotChild {
+  const [file, ...command] = BOT_COMMAND;
+  const child = spawn(file as string, [...command, ...args], {
+    env: {
+      ...process.env,
+      TELEGRAM_BOT_TOKEN: sim.token,
+      TELEGRAM_API_ROOT: sim.apiRoot,
+      LOG_LEVEL: "silent",
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const printed: string[] = [];
+  const lines = createInterface({ input: child.stderr as NodeJS.ReadableStream });
+  lines.on("line", (line) => printed.push(line));
+  return {
+    child,
+    exited,
+    line(pattern) {
+      return new Promise((resolve, reject) => {
+        const check = (line: string): boolean => {
+          const match = pattern.exec(line);
+          if (match !== null) resolve(match);
+          return match !== null;
+        };
+        if (printed.some(check)) return;
+        lines.on("line", check);
+        void exited.then((code) =>
+          reject(
+            new Error(`the bot exited (${code}) before printing ${pattern}: ${printed.join("\n")}`),
+          ),
+        );
+      });
+    },
+  };
+}
+
+/** What the bot prints once it serves metrics; group 1 is the URL. */
+export const METRICS_LINE = /^Metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)$/;

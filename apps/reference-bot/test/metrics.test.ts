@@ -3,23 +3,23 @@
 // 429s by scope, the intake's offset lag and fetches, dispatch outcomes and media bytes, with
 // figures that match what happened and no token anywhere. From the command line as well.
 
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { start } from "@telepace/bot-api-sim";
 import { describe, expect, it } from "vitest";
 import { StartupError } from "../src/reference-bot.js";
 import {
-  BOT_COMMAND,
+  type BotChild,
   cancelData,
   E2E_TIMEOUT_MS,
   launchFixture,
+  METRICS_LINE,
   REPLY_TIMEOUT_MS,
   replyTo,
+  spawnBot,
   TIME_SCALE,
 } from "./harness.js";
 
@@ -156,27 +156,10 @@ describe("the metrics endpoint", { timeout: E2E_TIMEOUT_MS }, () => {
   it("is served by `--metrics-port` from the command line, which prints where", async () => {
     const sim = await start();
     const dataDir = await mkdtemp(join(tmpdir(), "telepace-metrics-"));
-    let child: ChildProcess | undefined;
+    let bot: BotChild | undefined;
     try {
-      const [file, ...args] = BOT_COMMAND;
-      child = spawn(file as string, [...args, "--data-dir", dataDir, "--metrics-port", "0"], {
-        env: {
-          ...process.env,
-          TELEGRAM_BOT_TOKEN: sim.token,
-          TELEGRAM_API_ROOT: sim.apiRoot,
-          LOG_LEVEL: "silent",
-        },
-        stdio: ["ignore", "ignore", "pipe"],
-      });
-      const exited = new Promise<number | null>((resolve) => child?.once("exit", resolve));
-      const lines = createInterface({ input: child.stderr as NodeJS.ReadableStream });
-      const url = await new Promise<string>((resolve, reject) => {
-        lines.on("line", (line) => {
-          const match = /^Metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)$/.exec(line);
-          if (match !== null) resolve(match[1] as string);
-        });
-        void exited.then((code) => reject(new Error(`the bot exited (${code})`)));
-      });
+      bot = spawnBot(sim, ["--data-dir", dataDir, "--metrics-port", "0"]);
+      const url = (await bot.line(METRICS_LINE))[1] as string;
       const alice = sim.users.create({ firstName: "Alice" });
       const chat = sim.chats.createPrivate(alice);
       const hello = sim.sendText(alice, chat, "hello");
@@ -191,10 +174,10 @@ describe("the metrics endpoint", { timeout: E2E_TIMEOUT_MS }, () => {
       ).toBe(1);
       expect(text).toContain('otel_scope_name="@telepace/reference-bot"');
 
-      child.kill("SIGTERM");
-      expect(await exited).toBe(0);
+      bot.child.kill("SIGTERM");
+      expect(await bot.exited).toBe(0);
     } finally {
-      if (child?.exitCode === null) child.kill("SIGKILL");
+      if (bot?.child.exitCode === null) bot.child.kill("SIGKILL");
       await sim.close();
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -2,54 +2,23 @@
 // two child processes against the sim and one real redis-server answer every person in order,
 // exactly once, with no 429, and each serves its own token-free metrics.
 
-import { type ChildProcess, spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { type BotApiSim, start } from "@telepace/bot-api-sim";
 import { describeWithRedis } from "@telepace/testing";
 import { expect, it } from "vitest";
-import { BOT_COMMAND, eventually } from "./harness.js";
+import { type BotChild, eventually, METRICS_LINE, spawnBot } from "./harness.js";
 
 const PEOPLE = 12;
 const MESSAGES = 3;
 
-interface BotProcess {
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
+interface BotProcess extends BotChild {
   readonly metricsUrl: string;
 }
 
-/** Starts one process and waits for the line that says it serves (and where its metrics are). */
+/** Starts one process and waits for the lines that say it serves and where its metrics are. */
 async function launch(sim: BotApiSim, redisUrl: string): Promise<BotProcess> {
-  const [file, ...args] = BOT_COMMAND;
-  const child = spawn(
-    file as string,
-    [...args, "--redis", redisUrl, "--role", "all", "--metrics-port", "0"],
-    {
-      env: {
-        ...process.env,
-        TELEGRAM_BOT_TOKEN: sim.token,
-        TELEGRAM_API_ROOT: sim.apiRoot,
-        LOG_LEVEL: "silent",
-      },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  const stderr: string[] = [];
-  const lines = createInterface({ input: child.stderr as NodeJS.ReadableStream });
-  const metricsUrl = await new Promise<string>((resolve, reject) => {
-    let isRunning = false;
-    lines.on("line", (line) => {
-      stderr.push(line);
-      if (/^@\w+ is running against .* as one of several processes \(role all/.test(line)) {
-        isRunning = true;
-      }
-      const match = /^Metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)$/.exec(line);
-      if (isRunning && match !== null) resolve(match[1] as string);
-    });
-    void exited.then((code) => reject(new Error(`the bot exited (${code}): ${stderr.join("\n")}`)));
-  });
-  return { child, exited, metricsUrl };
+  const bot = spawnBot(sim, ["--redis", redisUrl, "--role", "all", "--metrics-port", "0"]);
+  await bot.line(/^@\w+ is running against .* as one of several processes \(role all, shared/);
+  return { ...bot, metricsUrl: (await bot.line(METRICS_LINE))[1] as string };
 }
 
 /** Sum of every sample of `name` whose labels include `label`. */
