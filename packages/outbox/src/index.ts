@@ -47,6 +47,7 @@ export {
   unwrapOutcome,
 } from "./outcome.js";
 export {
+  type FreezeListener,
   MemoryPacingStore,
   type MemoryPacingStoreOptions,
   type PacingDecision,

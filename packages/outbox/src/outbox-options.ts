@@ -12,6 +12,7 @@ import {
   checkOptions,
   checkSignal,
   closestName,
+  describeValue,
   type Logger,
   type NumberRule,
   systemClock,
@@ -266,15 +267,23 @@ export function resolveOutboxOptions(options: unknown): ResolvedOutboxOptions {
     retryBaseDelayMs: number("retryBaseDelayMs", { min: 0 }),
     retryMaxDelayMs: number("retryMaxDelayMs", { min: 0 }),
     clock: checkClock(given.clock, systemClock),
-    store:
-      checkMethods<PacingStore>("pacingStore", given.pacingStore, ["acquire", "freeze"]) ??
-      new MemoryPacingStore(),
+    store: checkPacingStore(given.pacingStore) ?? new MemoryPacingStore(),
     classify:
       given.classifyFailure === undefined
         ? classifyFailure
         : checkFunction<FailureClassifier>("classifyFailure", given.classifyFailure),
     logger: checkLogger(given.logger),
   };
+}
+
+function checkPacingStore(value: unknown): PacingStore | undefined {
+  const store = checkMethods<PacingStore>("pacingStore", value, ["acquire", "freeze"]);
+  if (store?.onFreeze !== undefined && typeof store.onFreeze !== "function") {
+    throw new TypeError(
+      `Expected \`pacingStore.onFreeze\` to be a function or absent, got ${describeValue(store.onFreeze)}`,
+    );
+  }
+  return store;
 }
 
 /** The pacing of a chat's lane: a group's window, a private chat's spacing, or none. */

@@ -35,7 +35,7 @@ import { createCounters, type OutboxSnapshot, takeSnapshot } from "./outbox-snap
 import type { OutboxOutcome } from "./outcome.js";
 import { PendingOps } from "./pending-ops.js";
 import { Scheduler } from "./scheduler.js";
-import { closedOutcome, failedOutcome, Settlement } from "./settlement.js";
+import { closedOutcome, errorLabel, failedOutcome, Settlement } from "./settlement.js";
 
 // The package's index (and the client) name these types by this module.
 export type { OutboxCloseOptions, TelegramOutboxOptions } from "./outbox-options.js";
@@ -80,6 +80,8 @@ export class TelegramOutbox implements AsyncDisposable {
   #drain = true;
   #closeDeferred: Deferred<void> | undefined;
   #closeTimer: Timer | undefined;
+  /** Ends the subscription to freezes other processes record (a shared pacing store's). */
+  readonly #stopHearingFreezes: (() => void) | undefined;
 
   /**
    * @throws {TypeError} when `options` is not an object, has an unknown key (naming the closest
@@ -118,6 +120,9 @@ export class TelegramOutbox implements AsyncDisposable {
         failAll: (error) => this.#failAll(error),
         checkIdle: () => this.#checkIdle(),
       },
+    );
+    this.#stopHearingFreezes = this.#options.store.onFreeze?.((chatKey, durationMs) =>
+      this.#freezeHeard(chatKey, durationMs),
     );
   }
 
@@ -367,12 +372,42 @@ export class TelegramOutbox implements AsyncDisposable {
     this.#finishClose();
   }
 
+  #freezeHeard(chatKey: unknown, durationMs: unknown): void {
+    if (this.#state === "closed") return;
+    const isChatKey = chatKey === undefined || (typeof chatKey === "string" && chatKey !== "");
+    if (
+      !isChatKey ||
+      typeof durationMs !== "number" ||
+      !(durationMs > 0 && durationMs < Infinity)
+    ) {
+      safeLog(
+        this.#logger,
+        "warn",
+        { chatKey: typeof chatKey, durationMs: typeof durationMs },
+        "outbox ignored a malformed freeze its pacing store reported",
+      );
+      return;
+    }
+    const lane = chatKey === undefined ? undefined : this.#pending.laneOf(chatKey, chatKey);
+    this.#scheduler.freezeHeard(chatKey, lane, durationMs);
+  }
+
   #finishClose(): void {
     if (this.#state === "closed") return;
     this.#state = "closed";
     this.#closeTimer?.cancel();
     this.#closeTimer = undefined;
     this.#scheduler.stop();
+    try {
+      this.#stopHearingFreezes?.();
+    } catch (error) {
+      safeLog(
+        this.#logger,
+        "error",
+        { error: errorLabel(error) },
+        "outbox pacing store onFreeze unsubscribe failed",
+      );
+    }
     safeLog(this.#logger, "debug", { counters: { ...this.#counters } }, "outbox closed");
     this.#closeDeferred?.resolve();
   }

@@ -90,7 +90,20 @@ export interface PacingStore {
    * a shorter freeze never shortens a longer one.
    */
   freeze(chatKey: string | undefined, durationMs: number, nowMs: number): void | Promise<void>;
+  /**
+   * For a store shared by several processes: calls `listener` whenever any of them records a
+   * freeze (this one's included), as soon as the store hears of it, with the chat (`undefined`:
+   * every chat) and how long from now it lasts, in ms. The outbox subscribes when it is created
+   * and unsubscribes when it has closed. It then holds the chat (or everything) as if the 429
+   * were its own, so a slot the store reserved ahead goes unused instead of going out into the
+   * freeze. Returns the unsubscribe. Absent: the outbox learns of other processes' freezes when
+   * it next asks.
+   */
+  onFreeze?(listener: FreezeListener): () => void;
 }
+
+/** What {@link PacingStore.onFreeze} reports: a freeze of `chatKey` (or every chat) for `durationMs` from now. */
+export type FreezeListener = (chatKey: string | undefined, durationMs: number) => void;
 
 // Every field of a request once: `satisfies` fails the build when one is added without its name.
 const requestFields = Object.keys({

@@ -140,20 +140,43 @@ export class Scheduler {
     this.#queue.clear();
   }
 
-  #freeze(lane: Lane, retryAfterMs: number, now: number): void {
-    const until = now + retryAfterMs;
-    if (lane.chatKey !== undefined) {
-      lane.frozenUntil = Math.max(lane.frozenUntil, until);
-      lane.readyAt = Math.max(lane.readyAt, until);
-    } else {
-      this.#globalFrozenUntil = Math.max(this.#globalFrozenUntil, until);
-      this.#globalReadyAt = Math.max(this.#globalReadyAt, until);
+  /**
+   * A freeze another process recorded, as the pacing store heard it: holds the chat's lane (every
+   * lane, for no chat) as a 429 of this outbox would, without telling the store again. A lane
+   * waiting for its slot, reserved or asked for, finds the freeze when the answer comes. A freeze
+   * longer than `maxRetryAfterMs` fails the waiting ops, as the store's denial would.
+   */
+  freezeHeard(chatKey: string | undefined, lane: Lane | undefined, durationMs: number): void {
+    const now = this.#options.clock.now();
+    this.#markFrozen(chatKey, lane, now + durationMs);
+    const { maxRetryAfterMs } = this.#options;
+    if (durationMs > maxRetryAfterMs) {
+      const error = new RetryAfterTooLongError(durationMs, maxRetryAfterMs);
+      if (lane !== undefined) this.#host.failLane(lane, error);
+      else if (chatKey === undefined) this.#host.failAll(error);
     }
+    if (lane !== undefined && !lane.acquiring && lane.inFlight === undefined) this.place(lane);
+    this.wake();
+  }
+
+  #freeze(lane: Lane, retryAfterMs: number, now: number): void {
+    this.#markFrozen(lane.chatKey, lane, now + retryAfterMs);
     try {
       const done = this.#options.store.freeze(lane.chatKey, retryAfterMs, now);
       if (isPromiseLike(done)) done.then(undefined, (error: unknown) => this.#freezeFailed(error));
     } catch (error) {
       this.#freezeFailed(error);
+    }
+  }
+
+  /** Holds `lane` of `chatKey` until `until`, or everything when there is no chat. */
+  #markFrozen(chatKey: string | undefined, lane: Lane | undefined, until: number): void {
+    if (chatKey === undefined) {
+      this.#globalFrozenUntil = Math.max(this.#globalFrozenUntil, until);
+      this.#globalReadyAt = Math.max(this.#globalReadyAt, until);
+    } else if (lane !== undefined) {
+      lane.frozenUntil = Math.max(lane.frozenUntil, until);
+      lane.readyAt = Math.max(lane.readyAt, until);
     }
   }
 

@@ -2,11 +2,13 @@ import { type Clock, ManualClock, type SleepOptions, type Timer } from "@telepac
 import { spyLogger } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import {
+  type FreezeListener,
   MemoryPacingStore,
   type PacingDecision,
   type PacingRequest,
   type PacingStore,
   RetryAfterError,
+  type RetryAfterTooLongError,
 } from "../src/index.js";
 import { describePacingStoreContract, request } from "./support/pacing-store-contract.js";
 import { setup } from "./support/setup.js";
@@ -397,5 +399,112 @@ describe("a store that reserves slots ahead", () => {
     // After the freeze x (queued first) retries at 3_900, and b takes the slot after it.
     expect(attempts).toBe(2);
     expect(rec.calls.map((c) => [c.label, c.startedAt])).toEqual([["b", 4_900]]);
+  });
+});
+
+/**
+ * A reserving store shared with another process: `otherProcessFreezes` records a freeze in the
+ * shared state, as that process's outbox would on a 429, and tells every subscriber.
+ */
+class SharedReservingStore extends ReservingStore {
+  readonly listeners = new Set<FreezeListener>();
+  onFreeze(listener: FreezeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  otherProcessFreezes(chatKey: string | undefined, durationMs: number, nowMs: number): void {
+    this.inner.freeze(chatKey, durationMs, nowMs);
+    for (const listener of this.listeners) listener(chatKey, durationMs);
+  }
+}
+
+describe("a shared store that reports other processes' freezes", () => {
+  it("a global freeze heard while a slot is reserved holds it: the slot goes unused", async () => {
+    const store = new SharedReservingStore(800);
+    const { clock, outbox, rec } = setup({ pacingStore: store, globalRps: 1 });
+    outbox.enqueue({ chatId: 1, execute: rec.scripted("a") });
+    // b reserves the slot at 1_000 when asked at 800; at 900 another process is told to wait 3 s.
+    outbox.enqueue({ chatId: 2, execute: rec.scripted("b") });
+    await clock.advance(900);
+    store.otherProcessFreezes(undefined, 3_000, clock.now());
+    expect(outbox.snapshot().globalFrozenForMs).toBe(3_000);
+    await clock.advance(2_999);
+    expect(rec.labels).toEqual(["a"]);
+    await clock.advance(1_000);
+    // The unused slot at 1_000 still counts (the store counted it); b asks again once the freeze
+    // is over and gets the next one.
+    expect(rec.calls.map((c) => [c.label, c.startedAt])).toEqual([
+      ["a", 0],
+      ["b", 3_900],
+    ]);
+  });
+
+  it("a chat's freeze heard holds that chat only; one of a chat with no work here is a no-op", async () => {
+    const store = new SharedReservingStore(800);
+    const { clock, outbox, rec } = setup({ pacingStore: store, globalRps: 1 });
+    outbox.enqueue({ chatId: 1, execute: rec.scripted("a") });
+    outbox.enqueue({ chatId: 2, execute: rec.scripted("b") });
+    await clock.advance(900);
+    store.otherProcessFreezes("2", 3_000, clock.now());
+    store.otherProcessFreezes("7", 3_000, clock.now());
+    outbox.enqueue({ chatId: 3, execute: rec.scripted("c") });
+    await clock.advance(5_000);
+    // b's reserved slot (1_000) goes unused; c takes the next one; b goes when its chat thaws.
+    expect(rec.calls.map((c) => [c.label, c.startedAt])).toEqual([
+      ["a", 0],
+      ["c", 2_000],
+      ["b", 3_900],
+    ]);
+  });
+
+  it("a freeze heard longer than maxRetryAfterMs fails the chat's waiting ops at once", async () => {
+    const store = new SharedReservingStore(800);
+    const { clock, outbox, rec } = setup({
+      pacingStore: store,
+      globalRps: 1,
+      maxRetryAfterMs: 60_000,
+    });
+    outbox.enqueue({ chatId: 1, execute: rec.scripted("a") });
+    const b = outbox.enqueue({ chatId: 2, execute: rec.scripted("b") });
+    await clock.advance(900);
+    store.otherProcessFreezes("2", 3_600_000, clock.now());
+    const outcome = await b;
+    expect(outcome).toMatchObject({ status: "failed", attempts: 0, maybeDelivered: false });
+    expect((outcome as { error: RetryAfterTooLongError }).error).toMatchObject({
+      code: "ERR_RETRY_AFTER_TOO_LONG",
+      retryAfterMs: 3_600_000,
+      maxRetryAfterMs: 60_000,
+    });
+    await clock.advance(2_000);
+    expect(rec.labels).toEqual(["a"]);
+  });
+
+  it("subscribes when created, unsubscribes once closed, and logs and ignores a malformed report", async () => {
+    const store = new SharedReservingStore(800);
+    const logger = spyLogger();
+    const { clock, outbox, rec } = setup({ pacingStore: store, globalRps: 1, logger });
+    expect(store.listeners.size).toBe(1);
+    const [listener] = store.listeners as Set<(chatKey: unknown, durationMs: unknown) => void>;
+    listener?.("1", Number.NaN);
+    listener?.(42, 1_000);
+    listener?.(undefined, Number.POSITIVE_INFINITY);
+    const warnings = logger.calls.filter((call) => call.level === "warn");
+    expect(warnings.map((call) => call.message)).toEqual(
+      Array(3).fill("outbox ignored a malformed freeze its pacing store reported"),
+    );
+    outbox.enqueue({ chatId: 1, execute: rec.scripted("a") });
+    await clock.advance(0);
+    expect(rec.labels).toEqual(["a"]);
+    const closed = outbox.close();
+    await clock.advance(0);
+    await closed;
+    expect(store.listeners.size).toBe(0);
+  });
+
+  it("refuses a store whose onFreeze is not a function", () => {
+    const store = Object.assign(new MemoryPacingStore(), { onFreeze: 42 });
+    expect(() => setup({ pacingStore: store as unknown as PacingStore })).toThrow(
+      "Expected `pacingStore.onFreeze` to be a function or absent, got 42",
+    );
   });
 });

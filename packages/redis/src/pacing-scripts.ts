@@ -109,8 +109,9 @@ return {'ok'}
 };
 
 /**
- * KEYS: global freeze, chat hash. ARGV: now ('' = Redis time), has chat, durationMs.
- * A shorter freeze never shortens a longer one.
+ * KEYS: global freeze, chat hash. ARGV: now ('' = Redis time), has chat, durationMs, the freeze
+ * channel, the chat key. A shorter freeze never shortens a longer one. Publishes what is frozen
+ * and for how long from now (`g <ms>`, or `c <ms> <chat key>`) so every process hears of it.
  */
 export const FREEZE_SCRIPT: ScriptSource = {
   name: "telepacePacingFreeze",
@@ -128,6 +129,11 @@ else
   local current = tonumber(redis.call('GET', KEYS[1]) or '')
   if current and current > untilMs then untilMs = current end
   redis.call('SET', KEYS[1], fmt(untilMs), 'PX', math.ceil(untilMs - now) + 1)
+end
+if ARGV[2] == '1' then
+  redis.call('PUBLISH', ARGV[4], 'c ' .. fmt(untilMs - now) .. ' ' .. ARGV[5])
+else
+  redis.call('PUBLISH', ARGV[4], 'g ' .. fmt(untilMs - now))
 end
 return 'ok'
 `,

@@ -2,7 +2,14 @@
 // one Lua script over the chat's spacing and window, the global window and the freezes, on Redis
 // time, so the processes pace as one and their clocks do not matter.
 
-import type { PacingDecision, PacingDenial, PacingRequest, PacingStore } from "@telepace/outbox";
+import type {
+  FreezeListener,
+  PacingDecision,
+  PacingDenial,
+  PacingRequest,
+  PacingStore,
+} from "@telepace/outbox";
+import type { Redis } from "ioredis";
 import { ScriptConnection } from "./connection.js";
 import { ACQUIRE_SCRIPT, FREEZE_SCRIPT } from "./pacing-scripts.js";
 import { checkPacingStoreOptions, type RedisPacingStoreOptions } from "./pacing-store-options.js";
@@ -21,6 +28,8 @@ export interface RedisPacingStoreSnapshot {
 }
 
 const GRANTED: PacingDecision = Object.freeze({ granted: true });
+/** What the freeze script publishes: `g <ms>` (every chat) or `c <ms> <chat key>`. */
+const FREEZE_MESSAGE = /^(?:g (\d+(?:\.\d+)?)|c (\d+(?:\.\d+)?) (.+))$/s;
 const DENIALS: ReadonlySet<string> = new Set<PacingDenial>([
   "global-frozen",
   "chat-frozen",
@@ -46,6 +55,10 @@ export class RedisPacingStore implements PacingStore, AsyncDisposable {
   readonly reserveAheadMs: number;
   readonly #connection: ScriptConnection;
   readonly #ns: string;
+  readonly #freezeChannel: string;
+  readonly #freezeListeners = new Set<FreezeListener>();
+  /** Our own connection in subscriber mode, opened by the first `onFreeze`. */
+  #subscriber: Redis | undefined;
   readonly #callerTime: boolean;
   #granted = 0;
   #reserved = 0;
@@ -58,6 +71,7 @@ export class RedisPacingStore implements PacingStore, AsyncDisposable {
     const resolved = checkPacingStoreOptions(options);
     this.#connection = new ScriptConnection(resolved.redis);
     this.#ns = `${resolved.namespace}:pace`;
+    this.#freezeChannel = `${this.#ns}:freezes`;
     this.#callerTime = resolved.time === "caller";
     this.reserveAheadMs = resolved.reserveAheadMs;
   }
@@ -121,8 +135,27 @@ export class RedisPacingStore implements PacingStore, AsyncDisposable {
       this.#callerTime ? String(nowMs) : "",
       chatKey === undefined ? "0" : "1",
       String(durationMs),
+      this.#freezeChannel,
+      chatKey ?? "",
     ];
     await this.#run(FREEZE_SCRIPT, args, "pacing freeze");
+  }
+
+  /**
+   * Tells `listener` of every freeze any process of this bot records (this one's included), as
+   * Redis publishes it: the outbox subscribes, so that a slot reserved ahead goes unused when
+   * another process hits a 429 meanwhile. The first call opens one more connection, in
+   * subscriber mode, for the store's lifetime. With `reserveAheadMs: 0` there is no reserved
+   * slot to hold, so nothing is opened. A freeze published while that connection is down is not
+   * heard; the next question to Redis still finds it.
+   */
+  onFreeze(listener: FreezeListener): () => void {
+    if (this.reserveAheadMs === 0 || this.#connection.isClosed) return () => {};
+    this.#freezeListeners.add(listener);
+    this.#subscriber ??= this.#subscribe();
+    return () => {
+      this.#freezeListeners.delete(listener);
+    };
   }
 
   snapshot(): RedisPacingStoreSnapshot {
@@ -135,13 +168,46 @@ export class RedisPacingStore implements PacingStore, AsyncDisposable {
     });
   }
 
-  /** Quits the client the store created (a given client is left open). Idempotent. */
-  close(): Promise<void> {
-    return this.#connection.close();
+  /**
+   * Quits the client the store created (a given client is left open) and its subscriber
+   * connection. Idempotent.
+   */
+  async close(): Promise<void> {
+    this.#freezeListeners.clear();
+    const subscriber = this.#subscriber;
+    this.#subscriber = undefined;
+    await Promise.all([
+      this.#connection.close(),
+      subscriber?.quit().catch(() => subscriber.disconnect()),
+    ]);
   }
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  #subscribe(): Redis {
+    const subscriber = this.#connection.client.duplicate();
+    // Reconnects (and subscribes again) on its own; errors would otherwise crash the process.
+    subscriber.on("error", () => {});
+    subscriber.on("message", (channel: string, message: string) => {
+      if (channel === this.#freezeChannel) this.#heard(message);
+    });
+    subscriber.subscribe(this.#freezeChannel).catch(() => {});
+    return subscriber;
+  }
+
+  #heard(message: string): void {
+    const match = FREEZE_MESSAGE.exec(message);
+    if (match === null) return;
+    const durationMs = Number(match[1] ?? match[2]);
+    const chatKey = match[3];
+    for (const listener of this.#freezeListeners) {
+      // One listener's failure must not keep the others from hearing (the outbox's logs its own).
+      try {
+        listener(chatKey, durationMs);
+      } catch {}
+    }
   }
 
   async #run(

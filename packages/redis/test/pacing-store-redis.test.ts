@@ -1,4 +1,4 @@
-import { systemClock } from "@telepace/core";
+import { ManualClock, systemClock } from "@telepace/core";
 import { TelegramOutbox } from "@telepace/outbox";
 import { describeWithRedis, eventually, spyLogger, startRedis } from "@telepace/testing";
 import { Redis } from "ioredis";
@@ -79,6 +79,88 @@ describeWithRedis("RedisPacingStore on Redis time", (server) => {
     expect(await a.acquire(request)).toEqual({ granted: true });
     expect(await b.acquire(request)).toMatchObject({ granted: false, reason: "chat-paced" });
     expect(await other.acquire(request)).toEqual({ granted: true });
+  });
+
+  it("tells every process of a freeze as Redis publishes it, with how long it still lasts", async () => {
+    const a = new RedisPacingStore({ redis: server().url, botId: 9030, time: "caller" });
+    const b = new RedisPacingStore({ redis: server().url, botId: 9030, time: "caller" });
+    const otherBot = new RedisPacingStore({ redis: server().url, botId: 9031, time: "caller" });
+    const off = new RedisPacingStore({ redis: server().url, botId: 9030, reserveAheadMs: 0 });
+    closers.push(
+      () => a.close(),
+      () => b.close(),
+      () => otherBot.close(),
+      () => off.close(),
+    );
+    const heard: [string | undefined, number][] = [];
+    a.onFreeze((chatKey, durationMs) => heard.push([chatKey, durationMs]));
+    const unheard: unknown[] = [];
+    otherBot.onFreeze((...freeze) => unheard.push(freeze));
+    off.onFreeze((...freeze) => unheard.push(freeze));
+    const redis = new Redis(server().url);
+    closers.push(() => redis.quit());
+    const channel = "telepace:{9030}:pace:freezes";
+    // One subscriber for the bot (a's); the store with reservations off opens none.
+    await eventually("a subscribed", async () => {
+      const [, subscribers] = (await redis.pubsub("NUMSUB", channel)) as [string, number];
+      return subscribers === 1;
+    });
+    await b.freeze("42", 3_000, 0);
+    // A shorter freeze never shortens a longer one: the report says what is left of the longer.
+    await b.freeze("42", 1_000, 500);
+    await b.freeze(undefined, 5_000, 0);
+    await eventually("three freezes heard", () => heard.length === 3);
+    expect(heard).toEqual([
+      ["42", 3_000],
+      ["42", 2_500],
+      [undefined, 5_000],
+    ]);
+    expect(unheard).toEqual([]);
+    await a.close();
+    await eventually("a's subscriber gone", async () => {
+      const [, subscribers] = (await redis.pubsub("NUMSUB", channel)) as [string, number];
+      return subscribers === 0;
+    });
+  });
+
+  it("an outbox leaves a slot reserved ahead unused when another process is frozen meanwhile", async () => {
+    const a = new RedisPacingStore({ redis: server().url, botId: 9032, time: "caller" });
+    const b = new RedisPacingStore({ redis: server().url, botId: 9032, time: "caller" });
+    closers.push(
+      () => a.close(),
+      () => b.close(),
+    );
+    const clock = new ManualClock();
+    const outbox = new TelegramOutbox({
+      clock,
+      pacingStore: a,
+      globalRps: 1,
+      privateChatRps: 0,
+      groupChatRps: 0,
+      pacingMarginMs: 0,
+    });
+    closers.push(() => outbox.close({ drain: false }));
+    const sent: [string, number][] = [];
+    const send = (label: string) => async () => sent.push([label, clock.now()]);
+    outbox.enqueue({ chatId: 1, execute: send("a") });
+    await eventually("a sent", () => sent.length === 1);
+    outbox.enqueue({ chatId: 2, execute: send("b") });
+    // b is told to come back at 750 (a quarter of reserveAheadMs before the slot), and then
+    // reserves the slot at 1_000.
+    await eventually("b told to wait", () => a.snapshot().denied === 1);
+    await clock.advance(800);
+    await eventually("b's slot reserved", () => a.snapshot().reserved === 1);
+    // Another process of the bot hits a 429 with retry_after 3 s at 800.
+    await b.freeze(undefined, 3_000, 800);
+    await eventually("the freeze heard", () => outbox.snapshot().globalFrozenForMs > 0);
+    await clock.advance(1_000);
+    expect(sent).toEqual([["a", 0]]);
+    await clock.advance(2_000);
+    await eventually("b sent after the freeze", () => sent.length === 2);
+    expect(sent).toEqual([
+      ["a", 0],
+      ["b", 3_800],
+    ]);
   });
 
   it("names keys by prefix and bot id, never the token, and lets chat keys expire", async () => {

@@ -10,8 +10,8 @@ export interface EventuallyOptions {
 }
 
 /**
- * Resolves once `check` returns anything but `false` without throwing. On timeout it rejects with
- * the last error `check` threw, or with an error naming `what`.
+ * Resolves once `check` returns (or resolves to) anything but `false` without throwing. On
+ * timeout it rejects with the last error `check` threw, or with an error naming `what`.
  *
  * @example
  * await eventually("the reply arrived", () => sim.transcript(chat).events.length > 0);
@@ -27,7 +27,7 @@ export async function eventually(
   for (;;) {
     let failure: unknown;
     try {
-      if (check() !== false) return;
+      if ((await check()) !== false) return;
     } catch (error) {
       failure = error;
     }

@@ -11,6 +11,18 @@ describe("eventually", () => {
     expect(asserted).toBe(2);
   });
 
+  it("waits for a check that answers with a promise (a query over real I/O)", async () => {
+    let calls = 0;
+    await eventually("the second answer", async () => ++calls >= 2, { intervalMs: 1 });
+    expect(calls).toBe(2);
+    await expect(
+      eventually("never", async () => Promise.reject(new Error("no answer")), {
+        timeoutMs: 10,
+        intervalMs: 1,
+      }),
+    ).rejects.toThrow("no answer");
+  });
+
   it("rethrows the check's last failure on timeout, or names what it waited for", async () => {
     await expect(
       eventually(
