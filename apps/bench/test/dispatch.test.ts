@@ -146,7 +146,9 @@ describe("runDispatch (tiny)", () => {
     // Nobody drains faster than the slot ceiling, so the ratio to the runner stays below it.
     expect(area.summary.pollingVsSlotCeiling).toBeGreaterThan(0);
     expect(area.summary.pollingVsSlotCeiling).toBeLessThanOrEqual(1);
-    expect(area.summary.pollingVsRunner).toBeLessThanOrEqual(area.summary.pollingCeilingVsRunner);
+    expect(area.summary.pollingVsRunner).toBeLessThanOrEqual(
+      area.summary.pollingCeilingVsRunner as number,
+    );
     expect(area.summary.orderViolations).toBe(0);
     expect(area.hotPrincipal[0]?.rejected).toBe(0);
     expect(area.hotPrincipal[0]?.late).toBe(0);

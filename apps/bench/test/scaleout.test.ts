@@ -3,8 +3,18 @@
 // with SIGKILL mid-load.
 
 import { describeWithRedis } from "@telepace/testing";
-import { expect, it } from "vitest";
-import { runScaleout } from "../src/scaleout/cluster/scenario.js";
+import { describe, expect, it } from "vitest";
+import { busiestSecond, runScaleout } from "../src/scaleout/cluster/scenario.js";
+
+describe("busiestSecond", () => {
+  it("counts the most times within any 1,000 ms, in any order", () => {
+    expect(busiestSecond([])).toBe(0);
+    expect(busiestSecond([5])).toBe(1);
+    // 0 and 999 share a second; 1_000 starts the next.
+    expect(busiestSecond([1_000, 0, 999])).toBe(2);
+    expect(busiestSecond([0, 400, 800, 1_200, 1_300, 1_350, 2_400])).toBe(5);
+  });
+});
 
 describeWithRedis("four processes, one bot", (server) => {
   it("no 429, per-person order, nothing lost through a worker kill and a poller kill", async () => {

@@ -5,6 +5,9 @@
 
 import type { ScriptSource } from "./connection.js";
 
+/** How long a process's global window widens the other processes' after it last asked, ms. */
+export const WIDEST_WINDOW_TTL_MS = 5_000;
+
 const PRELUDE = `
 local function fmt(x) return string.format('%.3f', x) end
 local function nowOf(arg)
@@ -16,13 +19,14 @@ end
 
 /**
  * KEYS: global starts (zset), global freeze, global retention, start sequence, chat hash, chat
- * starts (zset). ARGV: now ('' = Redis time), has chat, intervalMs, chatLimit, chatWindowMs,
- * chatReserve, paced, globalLimit, globalWindowMs, maxStartInMs. Returns {'ok'} (start now),
- * {'ok', startInMs} (a global slot reserved that much later) or {'wait', reason, waitMs}.
+ * starts (zset), each process's latest global window (hash). ARGV: now ('' = Redis time), has
+ * chat, intervalMs, chatLimit, chatWindowMs, chatReserve, paced, globalLimit, globalWindowMs,
+ * maxStartInMs, the asking store's id. Returns {'ok'} (start now), {'ok', startInMs} (a global
+ * slot reserved that much later) or {'wait', reason, waitMs}.
  */
 export const ACQUIRE_SCRIPT: ScriptSource = {
   name: "telepacePacingAcquire",
-  keys: 6,
+  keys: 7,
   lua: `${PRELUDE}
 local now = nowOf(ARGV[1])
 local hasChat = ARGV[2] == '1'
@@ -75,6 +79,25 @@ local retain = 0
 -- When the start is: now, or a global slot reserved ahead (never more than 'ahead' from now).
 local at = now
 if globalLimit > 0 then
+  -- The window widens to the widest another process asked with in the last
+  -- ${WIDEST_WINDOW_TTL_MS} ms: each widens its own by how late its requests reach Telegram, and
+  -- the slots of all processes interleave, so a slot must keep clear of the latest-arriving
+  -- process's starts too. This process's own narrower window applies at once, as in one outbox.
+  local widest = globalWindow
+  local seen = redis.call('HGETALL', KEYS[7])
+  for i = 1, #seen, 2 do
+    local window, at = string.match(seen[i + 1], '^(%S+) (%S+)$')
+    window = tonumber(window)
+    at = tonumber(at)
+    if not window or not at or at < now - ${WIDEST_WINDOW_TTL_MS} then
+      redis.call('HDEL', KEYS[7], seen[i])
+    elseif seen[i] ~= ARGV[11] and window > widest then
+      widest = window
+    end
+  end
+  redis.call('HSET', KEYS[7], ARGV[11], fmt(globalWindow) .. ' ' .. fmt(now))
+  redis.call('PEXPIRE', KEYS[7], ${WIDEST_WINDOW_TTL_MS})
+  globalWindow = widest
   -- Starts are kept for the longest window asked about and counted in this request's window.
   retain = math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), globalWindow)
   redis.call('SET', KEYS[3], fmt(retain), 'PX', 3600000)

@@ -2,6 +2,7 @@
 // one Lua script over the chat's spacing and window, the global window and the freezes, on Redis
 // time, so the processes pace as one and their clocks do not matter.
 
+import { randomUUID } from "node:crypto";
 import type {
   FreezeListener,
   PacingDecision,
@@ -56,6 +57,8 @@ export class RedisPacingStore implements PacingStore, AsyncDisposable {
   readonly #connection: ScriptConnection;
   readonly #ns: string;
   readonly #freezeChannel: string;
+  /** Names this store (this process) among those sharing the bot's global window. */
+  readonly #id = randomUUID();
   readonly #freezeListeners = new Set<FreezeListener>();
   /** Our own connection in subscriber mode, opened by the first `onFreeze`. */
   #subscriber: Redis | undefined;
@@ -92,6 +95,7 @@ export class RedisPacingStore implements PacingStore, AsyncDisposable {
       `${this.#ns}:seq`,
       `${this.#ns}:c:${chat ?? ""}`,
       `${this.#ns}:cw:${chat ?? ""}`,
+      `${this.#ns}:g:windows`,
     ];
     const args = [
       this.#callerTime ? String(request.nowMs) : "",
@@ -104,6 +108,7 @@ export class RedisPacingStore implements PacingStore, AsyncDisposable {
       String(request.globalLimit),
       String(request.globalWindowMs),
       String(request.maxStartInMs ?? 0),
+      this.#id,
     ];
     const reply = await this.#run(ACQUIRE_SCRIPT, [...keys, ...args], "pacing acquire");
     if (Array.isArray(reply) && reply[0] === "ok") {

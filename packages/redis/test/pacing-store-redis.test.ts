@@ -81,6 +81,53 @@ describeWithRedis("RedisPacingStore on Redis time", (server) => {
     expect(await other.acquire(request)).toEqual({ granted: true });
   });
 
+  it("widens each process's global window to the widest another asked with lately", async () => {
+    const a = new RedisPacingStore({ redis: server().url, botId: 9040, time: "caller" });
+    const b = new RedisPacingStore({ redis: server().url, botId: 9040, time: "caller" });
+    closers.push(
+      () => a.close(),
+      () => b.close(),
+    );
+    const one = { ...request, chatKey: undefined, intervalMs: 0, globalLimit: 1 };
+    // a's requests reach Telegram late: it asks with a 1_100 ms window (a 100 ms margin).
+    expect(await a.acquire({ ...one, globalWindowMs: 1_100, nowMs: 0 })).toEqual({
+      granted: true,
+    });
+    // b's own 1_000 ms window would allow a start at 1_050; a's start may have arrived late, so
+    // b waits for a's window.
+    expect(await b.acquire({ ...one, globalWindowMs: 1_000, nowMs: 1_050 })).toEqual({
+      granted: false,
+      waitMs: 50,
+      reason: "global-budget",
+    });
+    expect(await b.acquire({ ...one, globalWindowMs: 1_000, nowMs: 1_100 })).toEqual({
+      granted: true,
+    });
+    // A process's own narrower window applies at once: a now asks with 1_000, b's was 1_000.
+    expect(await a.acquire({ ...one, globalWindowMs: 1_000, nowMs: 2_100 })).toEqual({
+      granted: true,
+    });
+    expect(await a.acquire({ ...one, globalWindowMs: 1_000, nowMs: 3_200 })).toEqual({
+      granted: true,
+    });
+    // a slows down (1_500) at 3_300: b's next start keeps clear of a's start by that much.
+    expect(await a.acquire({ ...one, globalWindowMs: 1_500, nowMs: 3_300 })).toMatchObject({
+      granted: false,
+    });
+    expect(await b.acquire({ ...one, globalWindowMs: 1_000, nowMs: 4_300 })).toEqual({
+      granted: false,
+      waitMs: 400,
+      reason: "global-budget",
+    });
+    // More than 5 s after a last asked, its window no longer widens b's.
+    expect(await b.acquire({ ...one, globalWindowMs: 1_000, nowMs: 8_400 })).toEqual({
+      granted: true,
+    });
+    expect(await b.acquire({ ...one, globalWindowMs: 1_000, nowMs: 9_450 })).toEqual({
+      granted: true,
+    });
+  });
+
   it("tells every process of a freeze as Redis publishes it, with how long it still lasts", async () => {
     const a = new RedisPacingStore({ redis: server().url, botId: 9030, time: "caller" });
     const b = new RedisPacingStore({ redis: server().url, botId: 9030, time: "caller" });

@@ -34,6 +34,11 @@ export interface ScaleoutResult {
    */
   readonly sendsPerSecondVsLimit: number;
   readonly rateLimited: number;
+  /**
+   * The most sends the sim received within any 1,000 ms: above 30, a strictly sliding window
+   * (stricter than the sim's token bucket) would have answered one of them with a 429.
+   */
+  readonly busiestSecondSends: number;
   /** Echoes that came before an earlier message's echo, in one chat. */
   readonly orderViolations: number;
   /** Messages never echoed. */
@@ -195,6 +200,7 @@ function measure(
   let sent = 0;
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
+  const sentAt: number[] = [];
   for (const chat of chats) {
     const sends = sim
       .transcript(chat.id)
@@ -211,6 +217,7 @@ function measure(
     for (const e of sends) {
       first = Math.min(first, e.atMs);
       last = Math.max(last, e.atMs);
+      sentAt.push(e.atMs);
     }
   }
   const seconds = (last - first) / 1000 + 1;
@@ -219,6 +226,7 @@ function measure(
     sent,
     sendsPerSecondVsLimit: sent > 0 ? sent / seconds / GLOBAL_LIMIT_PER_SECOND : 0,
     rateLimited: sim.counters().tooManyRequests,
+    busiestSecondSends: busiestSecond(sentAt),
     orderViolations,
     lost,
     duplicates,
@@ -226,6 +234,17 @@ function measure(
     pollerTakeoverMs: run.pollerTakeoverMs,
     durationMs: run.durationMs,
   };
+}
+
+/** The most of `times` (ms) that fall within any 1,000 ms (a window [t, t + 1000)). */
+export function busiestSecond(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let busiest = 0;
+  for (let from = 0, to = 0; to < sorted.length; to++) {
+    while ((sorted[to] as number) - (sorted[from] as number) >= 1_000) from++;
+    busiest = Math.max(busiest, to - from + 1);
+  }
+  return busiest;
 }
 
 /** Milliseconds from `killedAt` until `worker` owns no principal: each handed on to another. */
