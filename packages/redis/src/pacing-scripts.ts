@@ -86,10 +86,10 @@ if globalLimit > 0 then
   local widest = globalWindow
   local seen = redis.call('HGETALL', KEYS[7])
   for i = 1, #seen, 2 do
-    local window, at = string.match(seen[i + 1], '^(%S+) (%S+)$')
+    local window, askedAt = string.match(seen[i + 1], '^(%S+) (%S+)$')
     window = tonumber(window)
-    at = tonumber(at)
-    if not window or not at or at < now - ${WIDEST_WINDOW_TTL_MS} then
+    askedAt = tonumber(askedAt)
+    if not window or not askedAt or askedAt < now - ${WIDEST_WINDOW_TTL_MS} then
       redis.call('HDEL', KEYS[7], seen[i])
     elseif seen[i] ~= ARGV[11] and window > widest then
       widest = window
