@@ -1,5 +1,5 @@
 // The bot's metrics for Prometheus: `@telepace/metrics` records the outbox, the intake (and its
-// dispatcher) and the media registry on an OpenTelemetry meter, and a loopback HTTP server
+// dispatcher) or the shared worker, and the media registry on an OpenTelemetry meter, and a loopback HTTP server
 // answers each GET /metrics with a collection in Prometheus's text format.
 
 import { createServer, type Server } from "node:http";
@@ -10,6 +10,7 @@ import {
   instrumentTelepace,
   type MediaRegistrySource,
   type OutboxSource,
+  type SharedWorkerSource,
   type TelepaceInstrumentation,
   type UpdateIntakeSource,
 } from "@telepace/metrics";
@@ -24,6 +25,8 @@ export interface MetricsSources {
   readonly outbox: OutboxSource;
   readonly intake?: UpdateIntakeSource | undefined;
   readonly mediaRegistry?: MediaRegistrySource | undefined;
+  /** With `--redis`: this process's worker of the shared update queue. */
+  readonly sharedWorker?: SharedWorkerSource | undefined;
 }
 
 /** The metrics endpoint could not start (the port is taken, say): one line, as at startup. */

@@ -77,6 +77,7 @@ export async function runSharedBot(
         : await MetricsEndpoint.start(options.metricsPort, {
             outbox: client.outbox,
             mediaRegistry: registry,
+            sharedWorker: worker,
           }).catch((error: unknown) => {
             throw error instanceof MetricsEndpointError ? new StartupError(error.message) : error;
           });

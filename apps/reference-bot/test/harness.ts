@@ -158,7 +158,7 @@ export function botSendsMatching(sim: BotApiSim, chat: ChatRef, pattern: RegExp)
 }
 
 /** `eventually` of `@telepace/testing` with the bot's reply timeout, for state reached by real I/O. */
-export function eventually(what: string, check: () => boolean): Promise<void> {
+export function eventually(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
   return waitUntil(what, check, { timeoutMs: REPLY_TIMEOUT_MS, intervalMs: 10 });
 }
 

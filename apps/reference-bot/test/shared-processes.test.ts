@@ -21,6 +21,15 @@ async function launch(sim: BotApiSim, redisUrl: string): Promise<BotProcess> {
   return { ...bot, metricsUrl: (await bot.line(METRICS_LINE))[1] as string };
 }
 
+/** The value of the sample of `name` without labels (the scope's labels aside). */
+function sample(text: string, name: string): number {
+  const line = text
+    .split("\n")
+    .find((each) => each.startsWith(`${name}{`) || each.startsWith(`${name} `));
+  if (line === undefined) throw new Error(`no sample ${name} in the scrape`);
+  return Number(line.slice(line.lastIndexOf(" ") + 1));
+}
+
 /** Sum of every sample of `name` whose labels include `label`. */
 function total(text: string, name: string, label: string): number {
   return text
@@ -58,6 +67,19 @@ describeWithRedis("the bot as two processes on one Redis", (server) => {
       }
       expect(sim.counters().tooManyRequests).toBe(0);
 
+      // A worker marks an update done in Redis a moment after its reply went out.
+      const completed = async (): Promise<number> => {
+        let sum = 0;
+        for (const bot of processes) {
+          const text = await (await fetch(bot.metricsUrl)).text();
+          sum += sample(text, "telepace_shared_worker_updates_completed_total");
+        }
+        return sum;
+      };
+      await eventually(
+        "every update completed",
+        async () => (await completed()) === PEOPLE * MESSAGES,
+      );
       let delivered = 0;
       for (const bot of processes) {
         const response = await fetch(bot.metricsUrl);

@@ -6,6 +6,7 @@ import { instrumentIntake } from "./intake-metrics.js";
 import { instrumentMedia } from "./media-metrics.js";
 import { resolveMetricsOptions, type TelepaceMetricsOptions } from "./options.js";
 import { instrumentOutbox } from "./outbox-metrics.js";
+import { instrumentSharedWorker } from "./shared-worker-metrics.js";
 
 /** What {@link instrumentTelepace} returns: `stop()` (or `using`) ends every recording. */
 export interface TelepaceInstrumentation extends Disposable {
@@ -35,7 +36,7 @@ export interface TelepaceInstrumentation extends Disposable {
  */
 export function instrumentTelepace(options: TelepaceMetricsOptions): TelepaceInstrumentation {
   const resolved = resolveMetricsOptions(options);
-  const { meter, outbox, intake, dispatcher, mediaRegistry } = resolved;
+  const { meter, outbox, intake, dispatcher, mediaRegistry, sharedWorker } = resolved;
   const stops: (() => void)[] = [];
   try {
     if (outbox !== undefined) stops.push(instrumentOutbox({ ...resolved, outbox }));
@@ -45,6 +46,7 @@ export function instrumentTelepace(options: TelepaceMetricsOptions): TelepaceIns
     if (intake !== undefined) dispatchers.push(() => intake.snapshot().dispatcher);
     if (dispatchers.length > 0) stops.push(instrumentDispatch(meter, dispatchers));
     if (mediaRegistry !== undefined) stops.push(instrumentMedia(meter, mediaRegistry));
+    if (sharedWorker !== undefined) stops.push(instrumentSharedWorker(meter, sharedWorker));
   } catch (error) {
     for (const stop of stops) stop();
     throw error;

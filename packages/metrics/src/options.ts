@@ -14,6 +14,7 @@ import type { UpdateDispatcherSource } from "./dispatch-metrics.js";
 import type { UpdateIntakeSource } from "./intake-metrics.js";
 import type { MediaRegistrySource } from "./media-metrics.js";
 import type { OutboxSource } from "./outbox-metrics.js";
+import type { SharedWorkerSource } from "./shared-worker-metrics.js";
 
 /** The defaults of {@link TelepaceMetricsOptions}. */
 export const telepaceMetricsDefaults = Object.freeze({
@@ -35,6 +36,8 @@ export interface TelepaceMetricsOptions {
   readonly dispatcher?: UpdateDispatcherSource | undefined;
   /** A `MediaSchedulerRegistry`. */
   readonly mediaRegistry?: MediaRegistrySource | undefined;
+  /** A `SharedUpdateWorker` of `@telepace/redis` (a bot run as several processes). */
+  readonly sharedWorker?: SharedWorkerSource | undefined;
   /**
    * How many of the busiest outbox chats get a `telepace.chat.id` series of their own on
    * `telepace.outbox.queue.depth`; the others are summed per chat kind as
@@ -66,6 +69,7 @@ export interface ResolvedMetricsOptions {
   readonly intake: UpdateIntakeSource | undefined;
   readonly dispatcher: UpdateDispatcherSource | undefined;
   readonly mediaRegistry: MediaRegistrySource | undefined;
+  readonly sharedWorker: SharedWorkerSource | undefined;
   readonly maxPerChatSeries: number;
   readonly maxTrackedWaits: number;
   readonly clock: Clock;
@@ -77,6 +81,7 @@ const OPTION_KEYS = [
   "intake",
   "dispatcher",
   "mediaRegistry",
+  "sharedWorker",
   "maxPerChatSeries",
   "maxTrackedWaits",
   "clock",
@@ -112,6 +117,7 @@ export function resolveMetricsOptions(options: unknown): ResolvedMetricsOptions 
     intake: source<UpdateIntakeSource>("intake"),
     dispatcher: source<UpdateDispatcherSource>("dispatcher"),
     mediaRegistry: source<MediaRegistrySource>("mediaRegistry"),
+    sharedWorker: source<SharedWorkerSource>("sharedWorker"),
     maxPerChatSeries: checkOptionalNumber(
       "maxPerChatSeries",
       given.maxPerChatSeries,
@@ -126,10 +132,11 @@ export function resolveMetricsOptions(options: unknown): ResolvedMetricsOptions 
     ),
     clock: checkClock(given.clock, systemClock),
   };
-  const { outbox, intake, dispatcher, mediaRegistry } = resolved;
-  if ([outbox, intake, dispatcher, mediaRegistry].every((part) => part === undefined)) {
+  const { outbox, intake, dispatcher, mediaRegistry, sharedWorker } = resolved;
+  const parts = [outbox, intake, dispatcher, mediaRegistry, sharedWorker];
+  if (parts.every((part) => part === undefined)) {
     throw new TypeError(
-      "Expected at least one of `outbox`, `intake`, `dispatcher` or `mediaRegistry` to instrument",
+      "Expected at least one of `outbox`, `intake`, `dispatcher`, `mediaRegistry` or `sharedWorker` to instrument",
     );
   }
   return resolved;
