@@ -3,7 +3,7 @@
 // appends the stream position of every update it finished to a file with a plain write, which
 // outlives the process.
 
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { run, sequentialize } from "@grammyjs/runner";
 import { FileUpdateJournal } from "@telepace/journal-file";
 import { UpdateIntake } from "@telepace/update-dispatch";
@@ -21,6 +21,8 @@ export interface CrashChildConfig {
   readonly stream: StreamOptions;
   readonly journalDirectory: string;
   readonly completionsPath: string;
+  /** Written once the process polls: the parent's quiet period counts from then. */
+  readonly readyPath: string;
 }
 
 type GrammySignal = Parameters<Bot["api"]["getUpdates"]>[1];
@@ -40,6 +42,7 @@ async function main(config: CrashChildConfig): Promise<void> {
     bot.use(sequentialize((ctx: Context) => principalConstraint(ctx.update)));
     bot.use(finish);
     run(bot, { sink: { concurrency: config.concurrency }, runner: { silent: true } });
+    writeFileSync(config.readyPath, "");
     return;
   }
   bot.use(finish);
@@ -51,7 +54,9 @@ async function main(config: CrashChildConfig): Promise<void> {
     dispatcher: { maxConcurrency: config.concurrency },
   });
   try {
-    await intake.run();
+    const running = intake.run();
+    writeFileSync(config.readyPath, "");
+    await running;
   } finally {
     closeSync(completions);
   }

@@ -3,7 +3,7 @@
 // over. Updates that never finished in either process are lost.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { access, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,7 +20,10 @@ export interface CrashOptions {
   readonly latencyMs: number;
   /** The run gives up this long after the restart, ms. */
   readonly deadlineMs: number;
-  /** Once the simulator holds nothing unconfirmed, the run ends after this long without a finish, ms. */
+  /**
+   * Once the restarted process polls and the simulator holds nothing unconfirmed, the run ends
+   * after this long without a finish, ms.
+   */
   readonly quietMs: number;
 }
 
@@ -71,6 +74,12 @@ async function completions(file: string): Promise<number[]> {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+const exists = (file: string): Promise<boolean> =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
+
 /** Runs the backlog of `stream` through a process that is killed, then through a second one. */
 export async function runCrash(stream: UpdateStream, options: CrashOptions): Promise<CrashRun> {
   const link = await openSimLink(stream, options.latencyMs);
@@ -86,6 +95,7 @@ export async function runCrash(stream: UpdateStream, options: CrashOptions): Pro
       stream: stream.options,
       journalDirectory: path.join(directory, "journal"),
       completionsPath: path.join(directory, "completions"),
+      readyPath: path.join(directory, "first-ready"),
     };
     const first = startChild(config);
     let finishedBeforeKill = 0;
@@ -99,13 +109,19 @@ export async function runCrash(stream: UpdateStream, options: CrashOptions): Pro
       await kill(first);
     }
     finishedBeforeKill = new Set(await completions(config.completionsPath)).size;
-    const second = startChild(config);
+    const secondReady = path.join(directory, "second-ready");
+    const second = startChild({ ...config, readyPath: secondReady });
     const restartedAt = performance.now();
     try {
-      let seen = 0;
-      let lastProgressAt = performance.now();
+      // What the first process finished is no progress of this one; and starting a process can
+      // take seconds on a busy machine, so quiet counts from its polling at the earliest.
+      let seen = finishedBeforeKill;
+      let lastProgressAt = Number.POSITIVE_INFINITY;
       while (performance.now() - restartedAt < options.deadlineMs) {
         await sleep(20);
+        if (lastProgressAt === Number.POSITIVE_INFINITY && (await exists(secondReady))) {
+          lastProgressAt = performance.now();
+        }
         const done = new Set(await completions(config.completionsPath)).size;
         if (done >= stream.updates.length) break;
         if (done > seen) {
