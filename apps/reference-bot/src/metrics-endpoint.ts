@@ -10,6 +10,7 @@ import {
   instrumentTelepace,
   type MediaRegistrySource,
   type OutboxSource,
+  type SharedQueueSource,
   type SharedWorkerSource,
   type TelepaceInstrumentation,
   type UpdateIntakeSource,
@@ -27,6 +28,8 @@ export interface MetricsSources {
   readonly mediaRegistry?: MediaRegistrySource | undefined;
   /** With `--redis`: this process's worker of the shared update queue. */
   readonly sharedWorker?: SharedWorkerSource | undefined;
+  /** With `--redis`: the shared update queue (its backlog, the same from every process). */
+  readonly sharedQueue?: SharedQueueSource | undefined;
 }
 
 /** The metrics endpoint could not start (the port is taken, say): one line, as at startup. */

@@ -78,6 +78,7 @@ export async function runSharedBot(
             outbox: client.outbox,
             mediaRegistry: registry,
             sharedWorker: worker,
+            sharedQueue: queue,
           }).catch((error: unknown) => {
             throw error instanceof MetricsEndpointError ? new StartupError(error.message) : error;
           });

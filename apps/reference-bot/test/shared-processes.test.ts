@@ -80,6 +80,10 @@ describeWithRedis("the bot as two processes on one Redis", (server) => {
         "every update completed",
         async () => (await completed()) === PEOPLE * MESSAGES,
       );
+      await eventually("the shared backlog empty", async () => {
+        const text = await (await fetch((processes[0] as BotProcess).metricsUrl)).text();
+        return sample(text, "telepace_shared_queue_unfinished") === 0;
+      });
       let delivered = 0;
       for (const bot of processes) {
         const response = await fetch(bot.metricsUrl);

@@ -5,4 +5,5 @@ export type { UpdateIntakeSource } from "./intake-metrics.js";
 export type { MediaRegistrySource } from "./media-metrics.js";
 export { type TelepaceMetricsOptions, telepaceMetricsDefaults } from "./options.js";
 export type { OutboxSnapshotView, OutboxSource } from "./outbox-metrics.js";
+export type { SharedQueueSource } from "./shared-queue-metrics.js";
 export type { SharedWorkerSource } from "./shared-worker-metrics.js";

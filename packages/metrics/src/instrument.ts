@@ -6,6 +6,7 @@ import { instrumentIntake } from "./intake-metrics.js";
 import { instrumentMedia } from "./media-metrics.js";
 import { resolveMetricsOptions, type TelepaceMetricsOptions } from "./options.js";
 import { instrumentOutbox } from "./outbox-metrics.js";
+import { instrumentSharedQueue } from "./shared-queue-metrics.js";
 import { instrumentSharedWorker } from "./shared-worker-metrics.js";
 
 /** What {@link instrumentTelepace} returns: `stop()` (or `using`) ends every recording. */
@@ -18,10 +19,10 @@ export interface TelepaceInstrumentation extends Disposable {
 }
 
 /**
- * Records telepace's gauges (read from each component's `snapshot()` when the SDK collects) and
- * its counters and histograms (from the components' `node:diagnostics_channel` events) on the
- * `meter` you pass. Call it once per meter; a second call creates the same instruments again and
- * counts every event twice.
+ * Records telepace's gauges (read from each component's `snapshot()`, and the shared queue's
+ * `unfinished()`, when the SDK collects) and its counters and histograms (from the components'
+ * `node:diagnostics_channel` events) on the `meter` you pass. Call it once per meter; a second
+ * call creates the same instruments again and counts every event twice.
  *
  * @throws {TypeError | RangeError} when an option is unknown or invalid, naming it.
  * @example
@@ -36,7 +37,7 @@ export interface TelepaceInstrumentation extends Disposable {
  */
 export function instrumentTelepace(options: TelepaceMetricsOptions): TelepaceInstrumentation {
   const resolved = resolveMetricsOptions(options);
-  const { meter, outbox, intake, dispatcher, mediaRegistry, sharedWorker } = resolved;
+  const { meter, outbox, intake, dispatcher, mediaRegistry, sharedWorker, sharedQueue } = resolved;
   const stops: (() => void)[] = [];
   try {
     if (outbox !== undefined) stops.push(instrumentOutbox({ ...resolved, outbox }));
@@ -47,6 +48,7 @@ export function instrumentTelepace(options: TelepaceMetricsOptions): TelepaceIns
     if (dispatchers.length > 0) stops.push(instrumentDispatch(meter, dispatchers));
     if (mediaRegistry !== undefined) stops.push(instrumentMedia(meter, mediaRegistry));
     if (sharedWorker !== undefined) stops.push(instrumentSharedWorker(meter, sharedWorker));
+    if (sharedQueue !== undefined) stops.push(instrumentSharedQueue(meter, sharedQueue));
   } catch (error) {
     for (const stop of stops) stop();
     throw error;

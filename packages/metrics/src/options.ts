@@ -14,6 +14,7 @@ import type { UpdateDispatcherSource } from "./dispatch-metrics.js";
 import type { UpdateIntakeSource } from "./intake-metrics.js";
 import type { MediaRegistrySource } from "./media-metrics.js";
 import type { OutboxSource } from "./outbox-metrics.js";
+import type { SharedQueueSource } from "./shared-queue-metrics.js";
 import type { SharedWorkerSource } from "./shared-worker-metrics.js";
 
 /** The defaults of {@link TelepaceMetricsOptions}. */
@@ -38,6 +39,11 @@ export interface TelepaceMetricsOptions {
   readonly mediaRegistry?: MediaRegistrySource | undefined;
   /** A `SharedUpdateWorker` of `@telepace/redis` (a bot run as several processes). */
   readonly sharedWorker?: SharedWorkerSource | undefined;
+  /**
+   * The `RedisUpdateQueue` of `@telepace/redis` the processes share: its backlog, read from
+   * Redis at each collection (report it from one process, or query the maximum).
+   */
+  readonly sharedQueue?: SharedQueueSource | undefined;
   /**
    * How many of the busiest outbox chats get a `telepace.chat.id` series of their own on
    * `telepace.outbox.queue.depth`; the others are summed per chat kind as
@@ -70,6 +76,7 @@ export interface ResolvedMetricsOptions {
   readonly dispatcher: UpdateDispatcherSource | undefined;
   readonly mediaRegistry: MediaRegistrySource | undefined;
   readonly sharedWorker: SharedWorkerSource | undefined;
+  readonly sharedQueue: SharedQueueSource | undefined;
   readonly maxPerChatSeries: number;
   readonly maxTrackedWaits: number;
   readonly clock: Clock;
@@ -82,6 +89,7 @@ const OPTION_KEYS = [
   "dispatcher",
   "mediaRegistry",
   "sharedWorker",
+  "sharedQueue",
   "maxPerChatSeries",
   "maxTrackedWaits",
   "clock",
@@ -118,6 +126,7 @@ export function resolveMetricsOptions(options: unknown): ResolvedMetricsOptions 
     dispatcher: source<UpdateDispatcherSource>("dispatcher"),
     mediaRegistry: source<MediaRegistrySource>("mediaRegistry"),
     sharedWorker: source<SharedWorkerSource>("sharedWorker"),
+    sharedQueue: checkMethods<SharedQueueSource>("sharedQueue", given.sharedQueue, ["unfinished"]),
     maxPerChatSeries: checkOptionalNumber(
       "maxPerChatSeries",
       given.maxPerChatSeries,
@@ -132,11 +141,11 @@ export function resolveMetricsOptions(options: unknown): ResolvedMetricsOptions 
     ),
     clock: checkClock(given.clock, systemClock),
   };
-  const { outbox, intake, dispatcher, mediaRegistry, sharedWorker } = resolved;
-  const parts = [outbox, intake, dispatcher, mediaRegistry, sharedWorker];
+  const { outbox, intake, dispatcher, mediaRegistry, sharedWorker, sharedQueue } = resolved;
+  const parts = [outbox, intake, dispatcher, mediaRegistry, sharedWorker, sharedQueue];
   if (parts.every((part) => part === undefined)) {
     throw new TypeError(
-      "Expected at least one of `outbox`, `intake`, `dispatcher`, `mediaRegistry` or `sharedWorker` to instrument",
+      "Expected at least one of `outbox`, `intake`, `dispatcher`, `mediaRegistry`, `sharedWorker` or `sharedQueue` to instrument",
     );
   }
   return resolved;
