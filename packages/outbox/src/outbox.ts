@@ -378,7 +378,7 @@ export class TelegramOutbox implements AsyncDisposable {
     if (
       !isChatKey ||
       typeof durationMs !== "number" ||
-      !(durationMs > 0 && durationMs < Infinity)
+      !(durationMs >= 0 && durationMs < Infinity)
     ) {
       safeLog(
         this.#logger,
@@ -388,6 +388,8 @@ export class TelegramOutbox implements AsyncDisposable {
       );
       return;
     }
+    // A freeze of 0 ms (retry_after 0) is over already: nothing to hold.
+    if (durationMs === 0) return;
     const lane = chatKey === undefined ? undefined : this.#pending.laneOf(chatKey, chatKey);
     this.#scheduler.freezeHeard(chatKey, lane, durationMs);
   }

@@ -488,6 +488,9 @@ describe("a shared store that reports other processes' freezes", () => {
     listener?.("1", Number.NaN);
     listener?.(42, 1_000);
     listener?.(undefined, Number.POSITIVE_INFINITY);
+    // A freeze of 0 ms (retry_after 0) is well formed and holds nothing.
+    listener?.(undefined, 0);
+    expect(outbox.snapshot().globalFrozenForMs).toBe(0);
     const warnings = logger.calls.filter((call) => call.level === "warn");
     expect(warnings.map((call) => call.message)).toEqual(
       Array(3).fill("outbox ignored a malformed freeze its pacing store reported"),

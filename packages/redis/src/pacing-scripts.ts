@@ -134,7 +134,8 @@ return {'ok'}
 /**
  * KEYS: global freeze, chat hash. ARGV: now ('' = Redis time), has chat, durationMs, the freeze
  * channel, the chat key. A shorter freeze never shortens a longer one. Publishes what is frozen
- * and for how long from now (`g <ms>`, or `c <ms> <chat key>`) so every process hears of it.
+ * and for how long from now (`g <ms>`, or `c <ms> <chat key>`) so every process hears of it;
+ * a freeze already over (0 ms) is not published.
  */
 export const FREEZE_SCRIPT: ScriptSource = {
   name: "telepacePacingFreeze",
@@ -153,6 +154,8 @@ else
   if current and current > untilMs then untilMs = current end
   redis.call('SET', KEYS[1], fmt(untilMs), 'PX', math.ceil(untilMs - now) + 1)
 end
+-- A freeze that is already over (retry_after 0) holds nothing: no news for anyone.
+if untilMs <= now then return 'ok' end
 if ARGV[2] == '1' then
   redis.call('PUBLISH', ARGV[4], 'c ' .. fmt(untilMs - now) .. ' ' .. ARGV[5])
 else

@@ -155,6 +155,8 @@ describeWithRedis("RedisPacingStore on Redis time", (server) => {
     await b.freeze("42", 3_000, 0);
     // A shorter freeze never shortens a longer one: the report says what is left of the longer.
     await b.freeze("42", 1_000, 500);
+    // A freeze of 0 ms (retry_after 0) is over already and is not published.
+    await b.freeze("42", 0, 10_000);
     await b.freeze(undefined, 5_000, 0);
     await eventually("three freezes heard", () => heard.length === 3);
     expect(heard).toEqual([
