@@ -1,14 +1,35 @@
 export {
   type UpdateDispatchEvent,
   updateDispatchChannels,
-} from "./diagnostics.js";
-export { type KeyKind, principalKeyOf } from "./dispatch-key.js";
+} from "./dispatcher/diagnostics.js";
+export { type KeyKind, principalKeyOf } from "./dispatcher/dispatch-key.js";
+export {
+  type CloseOptions,
+  type DrainOptions,
+  type EnqueueOptions,
+  type UpdateDispatcherOptions,
+  type UpdateDispatchLogger,
+  type UpdateProcessor,
+  updateDispatcherDefaults,
+} from "./dispatcher/options.js";
+export type {
+  CloseResult,
+  DrainResult,
+  EnqueueResult,
+  ProcessOutcome,
+  RejectReason,
+} from "./dispatcher/results.js";
+export type {
+  UpdateDispatchSnapshot,
+  UpdateDispatchStats,
+} from "./dispatcher/snapshot.js";
+export { UpdateDispatcher } from "./dispatcher/update-dispatcher.js";
 export {
   PollingStoppedError,
   UpdateDispatchError,
   type UpdateDispatchErrorCode,
 } from "./errors.js";
-export { type UpdateIntakeEvent, updateIntakeChannels } from "./intake-diagnostics.js";
+export { type UpdateIntakeEvent, updateIntakeChannels } from "./intake/diagnostics.js";
 export {
   type AcceptOptions,
   type AllowedUpdate,
@@ -19,44 +40,23 @@ export {
   type RunOptions,
   type UpdateIntakeOptions,
   updateIntakeDefaults,
-} from "./intake-options.js";
+} from "./intake/options.js";
+export type { GetUpdatesErrorFields } from "./intake/polling-failure.js";
 export type {
   AcceptResult,
   IntakeCloseResult,
   IntakeState,
   UpdateIntakeSnapshot,
-} from "./intake-results.js";
+} from "./intake/results.js";
+export { UpdateIntake } from "./intake/update-intake.js";
 export {
   MemoryUpdateJournal,
   type MemoryUpdateJournalOptions,
   memoryUpdateJournalDefaults,
-} from "./memory-journal.js";
-export {
-  type CloseOptions,
-  type DrainOptions,
-  type EnqueueOptions,
-  type UpdateDispatcherOptions,
-  type UpdateDispatchLogger,
-  type UpdateProcessor,
-  updateDispatcherDefaults,
-} from "./options.js";
-export type { GetUpdatesErrorFields } from "./polling-failure.js";
-export type {
-  CloseResult,
-  DrainResult,
-  EnqueueResult,
-  ProcessOutcome,
-  RejectReason,
-} from "./results.js";
-export type {
-  UpdateDispatchSnapshot,
-  UpdateDispatchStats,
-} from "./snapshot.js";
-export { UpdateDispatcher } from "./update-dispatcher.js";
-export { UpdateIntake } from "./update-intake.js";
+} from "./journal/memory-journal.js";
 export type {
   AppendResult,
   JournalSnapshot,
   JournalStateValue,
   UpdateJournal,
-} from "./update-journal.js";
+} from "./journal/update-journal.js";

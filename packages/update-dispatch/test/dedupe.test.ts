@@ -1,8 +1,8 @@
 // Duplicate update_id suppression: always for open ids, within a bounded window for finished ones.
 
 import { describe, expect, it } from "vitest";
+import { UpdateLedger } from "../src/dispatcher/update-ledger.js";
 import { UpdateDispatcher } from "../src/index.js";
-import { UpdateLedger } from "../src/update-ledger.js";
 import { editedPrivateMessage, privateMessage } from "./fixtures.js";
 import { fullPrincipal, recorder, settle } from "./harness.js";
 

@@ -4,8 +4,8 @@
 import type { Update } from "@grammyjs/types";
 import { createDeferred, type Deferred } from "@telepace/core";
 import { describe, expect, it } from "vitest";
-import { DispatchFeed } from "../src/dispatch-feed.js";
 import type { EnqueueResult, UpdateDispatcher } from "../src/index.js";
+import { DispatchFeed } from "../src/intake/dispatch-feed.js";
 import { privateMessage } from "./fixtures.js";
 import { settle } from "./harness.js";
 

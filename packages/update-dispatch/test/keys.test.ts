@@ -3,7 +3,7 @@
 
 import type { Update } from "@grammyjs/types";
 import { describe, expect, it } from "vitest";
-import { type DispatchKey, dispatchKeyOf } from "../src/dispatch-key.js";
+import { type DispatchKey, dispatchKeyOf } from "../src/dispatcher/dispatch-key.js";
 import { principalKeyOf, UpdateDispatcher } from "../src/index.js";
 import {
   ANONYMOUS_ADMIN,

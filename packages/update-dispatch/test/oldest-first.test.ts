@@ -7,7 +7,7 @@ import { ManualClock } from "@telepace/core";
 import { recordChannels } from "@telepace/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { dispatchKeyOf } from "../src/dispatch-key.js";
+import { dispatchKeyOf } from "../src/dispatcher/dispatch-key.js";
 import {
   type UpdateDispatchEvent,
   UpdateDispatcher,

@@ -7,7 +7,7 @@ import type { Update } from "@grammyjs/types";
 import { ManualClock } from "@telepace/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { dispatchKeyOf } from "../src/dispatch-key.js";
+import { dispatchKeyOf } from "../src/dispatcher/dispatch-key.js";
 import {
   type CloseResult,
   type EnqueueResult,

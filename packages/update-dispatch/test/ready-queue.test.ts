@@ -3,9 +3,9 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Entry } from "../src/entry.js";
-import type { Principal } from "../src/principal-table.js";
-import { ReadyQueue } from "../src/ready-queue.js";
+import type { Entry } from "../src/dispatcher/entry.js";
+import type { Principal } from "../src/dispatcher/principal-table.js";
+import { ReadyQueue } from "../src/dispatcher/ready-queue.js";
 
 function principalWithHead(seq: number): Principal {
   const head = { seq } as Entry;

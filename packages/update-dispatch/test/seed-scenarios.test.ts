@@ -1,7 +1,7 @@
 // The seed's five scenarios, one by one.
 
 import { describe, expect, it } from "vitest";
-import { dispatchKeyOf } from "../src/dispatch-key.js";
+import { dispatchKeyOf } from "../src/dispatcher/dispatch-key.js";
 import { UpdateDispatcher } from "../src/index.js";
 import { editedPrivateMessage, futureUpdate, pollUpdate, privateMessage } from "./fixtures.js";
 import { recorder, settle } from "./harness.js";

@@ -2,8 +2,8 @@
 // dispatcher was given has finished, whatever order ids arrive and finish in.
 
 import { describe, expect, it } from "vitest";
+import { UpdateLedger } from "../src/dispatcher/update-ledger.js";
 import { UpdateDispatcher } from "../src/index.js";
-import { UpdateLedger } from "../src/update-ledger.js";
 import { privateMessage } from "./fixtures.js";
 import { fullPrincipal, recorder, settle } from "./harness.js";
 

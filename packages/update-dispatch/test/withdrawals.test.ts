@@ -2,8 +2,8 @@
 // number of Set elements the dispatcher walks while thousands of waits are withdrawn.
 
 import { afterEach, describe, expect, it } from "vitest";
+import { UpdateLedger } from "../src/dispatcher/update-ledger.js";
 import { UpdateDispatcher } from "../src/index.js";
-import { UpdateLedger } from "../src/update-ledger.js";
 import { privateMessage } from "./fixtures.js";
 import { recorder } from "./harness.js";
 

@@ -2,8 +2,8 @@
 // once, whatever the processor returns, throws or calls back.
 
 import type { Clock, Timer } from "@telepace/core";
+import { UpdateDispatchError } from "../errors.js";
 import type { Entry } from "./entry.js";
-import { UpdateDispatchError } from "./errors.js";
 import type { UpdateProcessor } from "./options.js";
 import type { ProcessOutcome } from "./results.js";
 import type { SignalPool } from "./signal-pool.js";

@@ -4,11 +4,11 @@
 
 import type { Update } from "@grammyjs/types";
 import { abortReason, type Clock, type LogLevel, safeLog } from "@telepace/core";
+import { UpdateDispatchError } from "../errors.js";
 import { AbortSubscriptions } from "./abort-subscriptions.js";
 import { channels, isTimed, publish } from "./diagnostics.js";
 import { dispatchKeyOf, KEY_KINDS } from "./dispatch-key.js";
 import type { Entry, Waiter, WaiterGroup } from "./entry.js";
-import { UpdateDispatchError } from "./errors.js";
 import { IdleWaiters } from "./idle-waiters.js";
 import {
   type CloseOptions,

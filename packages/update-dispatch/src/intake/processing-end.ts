@@ -2,8 +2,8 @@
 // the dispatcher calls, reading the outcome from the processor's result and its signal.
 
 import { onAbort } from "@telepace/core";
-import { UpdateDispatchError } from "./errors.js";
-import type { UpdateProcessor } from "./options.js";
+import type { UpdateProcessor } from "../dispatcher/options.js";
+import { UpdateDispatchError } from "../errors.js";
 
 function noop(): void {}
 

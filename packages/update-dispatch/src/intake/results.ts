@@ -1,8 +1,8 @@
 // The typed outcomes and the snapshot of UpdateIntake: what a webhook handler switches on, what
 // close() leaves behind, and the live counters of polling.
 
-import type { UpdateDispatchSnapshot } from "./snapshot.js";
-import type { JournalSnapshot } from "./update-journal.js";
+import type { UpdateDispatchSnapshot } from "../dispatcher/snapshot.js";
+import type { JournalSnapshot } from "../journal/update-journal.js";
 
 /**
  * What {@link UpdateIntake.accept} resolves with, and what a webhook handler answers Telegram:

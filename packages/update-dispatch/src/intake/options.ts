@@ -14,8 +14,8 @@ import {
   type Logger,
   systemClock,
 } from "@telepace/core";
-import { type UpdateDispatcherOptions, updateDispatcherDefaults } from "./options.js";
-import type { UpdateJournal } from "./update-journal.js";
+import { type UpdateDispatcherOptions, updateDispatcherDefaults } from "../dispatcher/options.js";
+import type { UpdateJournal } from "../journal/update-journal.js";
 
 /** An update type, as `allowed_updates` names it. */
 export type AllowedUpdate = Exclude<keyof Update, "update_id">;

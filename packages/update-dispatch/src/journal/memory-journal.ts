@@ -3,7 +3,7 @@
 
 import type { Update } from "@grammyjs/types";
 import { checkOptionalNumber, checkOptions } from "@telepace/core";
-import { UpdateDispatchError } from "./errors.js";
+import { UpdateDispatchError } from "../errors.js";
 import { validUpdateId } from "./update-id.js";
 import type {
   AppendResult,

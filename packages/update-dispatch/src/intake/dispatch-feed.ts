@@ -2,8 +2,8 @@
 // capacity, never more at once than the dispatcher lets wait, so no journaled update is rejected.
 
 import type { Update } from "@grammyjs/types";
-import type { EnqueueResult } from "./results.js";
-import type { UpdateDispatcher } from "./update-dispatcher.js";
+import type { EnqueueResult } from "../dispatcher/results.js";
+import type { UpdateDispatcher } from "../dispatcher/update-dispatcher.js";
 
 const WAIT = Object.freeze({ wait: true });
 

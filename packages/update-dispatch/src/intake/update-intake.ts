@@ -13,10 +13,16 @@ import {
   onAbort,
   safeLog,
 } from "@telepace/core";
+import { type UpdateProcessor, updateDispatcherDefaults } from "../dispatcher/options.js";
+import type { CloseResult } from "../dispatcher/results.js";
+import { UpdateDispatcher } from "../dispatcher/update-dispatcher.js";
+import { PollingStoppedError, UpdateDispatchError } from "../errors.js";
+import { MemoryUpdateJournal } from "../journal/memory-journal.js";
+import { validUpdateId } from "../journal/update-id.js";
+import type { UpdateJournal } from "../journal/update-journal.js";
 import { Deadline } from "./deadline.js";
+import { publishIntakeEvent } from "./diagnostics.js";
 import { DispatchFeed } from "./dispatch-feed.js";
-import { PollingStoppedError, UpdateDispatchError } from "./errors.js";
-import { publishIntakeEvent } from "./intake-diagnostics.js";
 import {
   type AcceptOptions,
   BACKOFF_MAX_MS,
@@ -31,21 +37,15 @@ import {
   type RunOptions,
   resolveIntakeOptions,
   type UpdateIntakeOptions,
-} from "./intake-options.js";
+} from "./options.js";
+import { classifyPollingFailure } from "./polling-failure.js";
+import { reportingEnds } from "./processing-end.js";
 import type {
   AcceptResult,
   IntakeCloseResult,
   IntakeState,
   UpdateIntakeSnapshot,
-} from "./intake-results.js";
-import { MemoryUpdateJournal } from "./memory-journal.js";
-import { type UpdateProcessor, updateDispatcherDefaults } from "./options.js";
-import { classifyPollingFailure } from "./polling-failure.js";
-import { reportingEnds } from "./processing-end.js";
-import type { CloseResult } from "./results.js";
-import { UpdateDispatcher } from "./update-dispatcher.js";
-import { validUpdateId } from "./update-id.js";
-import type { UpdateJournal } from "./update-journal.js";
+} from "./results.js";
 
 const STORED: AcceptResult = Object.freeze({ status: "stored" });
 const DUPLICATE: AcceptResult = Object.freeze({ status: "duplicate" });
