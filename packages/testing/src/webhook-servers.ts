@@ -1,5 +1,6 @@
 // Real servers of the frameworks telepace's webhook adapters are for — node:http, Express (with
-// and without express.json() in front), Fastify and Hono on @hono/node-server — on loopback.
+// and without express.json() in front), Fastify, Hono, and a bare Fetch API handler as Bun.serve
+// and Deno.serve run one (on @hono/node-server) — on loopback.
 
 import { once } from "node:events";
 import { createServer, type RequestListener, type Server } from "node:http";
@@ -9,8 +10,17 @@ import express, { type RequestHandler } from "express";
 import Fastify, { type RouteShorthandOptionsWithHandler } from "fastify";
 import { Hono } from "hono";
 
-/** A framework (and, for Express, whether `express.json()` runs first). */
-export type WebhookFramework = "node:http" | "express" | "express.json" | "fastify" | "hono";
+/**
+ * A framework (for Express, whether `express.json()` runs first; `fetch` is a bare
+ * `(Request) => Response` server, the shape of `Bun.serve`, `Deno.serve` and Workers).
+ */
+export type WebhookFramework =
+  | "node:http"
+  | "express"
+  | "express.json"
+  | "fastify"
+  | "hono"
+  | "fetch";
 
 /** Every {@link WebhookFramework}, for `describe.each`. */
 export const WEBHOOK_FRAMEWORKS: readonly WebhookFramework[] = Object.freeze([
@@ -19,6 +29,7 @@ export const WEBHOOK_FRAMEWORKS: readonly WebhookFramework[] = Object.freeze([
   "express.json",
   "fastify",
   "hono",
+  "fetch",
 ]);
 
 /** The adapters a webhook handler offers, typed by what each framework takes. */
@@ -50,7 +61,7 @@ async function closing(server: Server): Promise<void> {
 
 /**
  * Starts `framework` on a free loopback port with the webhook at {@link WebhookServer.url} (for
- * node:http, every path), as a user of that framework would mount it.
+ * node:http and fetch, every path), as a user of that framework would mount it.
  *
  * @example
  * const server = await serveWebhook("fastify", webhookHandler(intake));
@@ -69,6 +80,8 @@ export async function serveWebhook(
   let server: Server;
   if (framework === "node:http") {
     server = createServer(adapters.node).listen(0, "127.0.0.1");
+  } else if (framework === "fetch") {
+    server = serve({ fetch: adapters.fetch, port: 0, hostname: "127.0.0.1" }) as Server;
   } else if (framework === "hono") {
     const app = new Hono();
     app.post(PATH, (c) => adapters.fetch(c.req.raw));

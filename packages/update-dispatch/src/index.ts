@@ -68,6 +68,7 @@ export type { NodeWebhookRequest, NodeWebhookResponse } from "./intake/webhook-n
 export {
   type WebhookHandlerOptions,
   webhookHandlerDefaults,
+  webhookHandlerOptionNames,
 } from "./intake/webhook-options.js";
 export {
   MemoryUpdateJournal,

@@ -227,8 +227,8 @@ export class WebhookCore {
     });
     const accepted = this.#intake.accept(update, { signal: controller.signal }).then(
       (result): [WebhookOutcome, unknown?] => [result.status],
-      (error: unknown): [WebhookOutcome, unknown?] =>
-        error instanceof TypeError ? ["not-an-update"] : ["journal-failed", error],
+      // The update was checked as accept() checks it: whatever it rejects with now is the journal's.
+      (error: unknown): [WebhookOutcome, unknown?] => ["journal-failed", error],
     );
     try {
       return await Promise.race([accepted, timedOut]);

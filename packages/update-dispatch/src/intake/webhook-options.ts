@@ -69,14 +69,18 @@ export interface ResolvedWebhookOptions {
   readonly logger: Logger;
 }
 
-const OPTION_NAMES = [
+/**
+ * The names of every {@link WebhookHandlerOptions} option, so a wrapper that takes them (as
+ * `@telepace/grammy`'s `webhookCallback` does) checks them against this list.
+ */
+export const webhookHandlerOptionNames = Object.freeze([
   "secretToken",
   "maxBodyBytes",
   "retryAfterSeconds",
   "timeoutMs",
   "clock",
   "logger",
-] as const satisfies readonly (keyof WebhookHandlerOptions)[];
+] as const satisfies readonly (keyof WebhookHandlerOptions)[]);
 
 function checkSecretToken(value: unknown): string | undefined {
   if (value === undefined) return undefined;
@@ -99,7 +103,7 @@ function checkSecretToken(value: unknown): string | undefined {
 
 /** Applies defaults and validates every option; an unknown key names the closest valid one. */
 export function resolveWebhookOptions(options: unknown): ResolvedWebhookOptions {
-  const given = checkOptions("options", options, OPTION_NAMES);
+  const given = checkOptions("options", options, webhookHandlerOptionNames);
   const d = webhookHandlerDefaults;
   return Object.freeze({
     secretToken: checkSecretToken(given.secretToken),
