@@ -6,7 +6,8 @@ export type JournalErrorCode =
   | "ERR_JOURNAL_LOCKED"
   | "ERR_JOURNAL_CORRUPT"
   | "ERR_JOURNAL_IO"
-  | "ERR_JOURNAL_FAILED";
+  | "ERR_JOURNAL_FAILED"
+  | "ERR_JOURNAL_UNFINISHED";
 
 /**
  * Base class of every error @telepace/journal-file creates. Match on `code`, never on `message`.
@@ -16,6 +17,7 @@ export type JournalErrorCode =
  * - `ERR_JOURNAL_CORRUPT`: the log is damaged somewhere other than its unsynced tail.
  * - `ERR_JOURNAL_IO`: the file system failed; `cause` is the system error.
  * - `ERR_JOURNAL_FAILED`: an earlier write or sync failed, so nothing more is accepted.
+ * - `ERR_JOURNAL_UNFINISHED`: `restartIds()` was called while a stored update is unfinished.
  */
 export class JournalError extends Error {
   /** Stable machine-readable code. */

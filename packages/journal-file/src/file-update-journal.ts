@@ -20,6 +20,7 @@ import { type Recovery, recoverLog } from "./log-recovery.js";
 import { LogWriter } from "./log-writer.js";
 import { type FileUpdateJournalOptions, type ResolvedOptions, resolveOptions } from "./options.js";
 import { encodeRecord, type JournalRecord } from "./record-codec.js";
+import { UpdateIdSet } from "./update-id-set.js";
 
 /** The `JournalSnapshot` (of `@telepace/update-dispatch`) of a {@link FileUpdateJournal}. */
 export interface FileJournalSnapshot extends JournalSnapshot {
@@ -266,6 +267,40 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
   async highestUpdateId(): Promise<number | undefined> {
     this.#assertOpen();
     return this.#model.highestUpdateId;
+  }
+
+  /**
+   * Forgets every stored id and the highest id, for a new numbering of update ids (Telegram picks
+   * the next id at random after a week without updates). Done as a compaction: the new log holds
+   * the state records and an empty id index, and replaces the old one atomically, so a crash
+   * leaves either the old numbering or the new one.
+   *
+   * @returns rejects with `ERR_JOURNAL_UNFINISHED`, changing nothing, while an update is
+   *   unfinished.
+   */
+  async restartIds(): Promise<void> {
+    this.#assertOpen();
+    this.#writer.assertWritable();
+    const unfinished = this.#model.unfinished.size;
+    if (unfinished > 0) {
+      throw new JournalError(
+        "ERR_JOURNAL_UNFINISHED",
+        `Cannot restart update ids while ${unfinished} stored updates are unfinished`,
+      );
+    }
+    const { seen, highestUpdateId } = this.#model;
+    this.#model.seen = new UpdateIdSet();
+    this.#model.highestUpdateId = undefined;
+    try {
+      await this.#writer.compact();
+    } catch (error) {
+      // The log still holds the old numbering; so does the model, unless an append came between.
+      if (this.#model.seen.rangeCount === 0 && this.#model.highestUpdateId === undefined) {
+        this.#model.seen = seen;
+        this.#model.highestUpdateId = highestUpdateId;
+      }
+      throw error;
+    }
   }
 
   /**

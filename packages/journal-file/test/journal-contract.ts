@@ -37,6 +37,8 @@ export function contractUpdate(updateId: number): Update {
 }
 
 const updates = (...ids: number[]): Update[] => ids.map(contractUpdate);
+/** The code every implementation's `restartIds()` rejects with while an update is unfinished. */
+const isUnfinishedCode = "ERR_JOURNAL_UNFINISHED";
 const idsOf = (list: readonly Update[]): number[] => list.map((update) => update.update_id);
 
 function defaultIsClosedError(error: unknown): boolean {
@@ -66,12 +68,21 @@ class ReferenceJournal {
   finish(id: number): void {
     this.unfinished = this.unfinished.filter((other) => other !== id);
   }
+
+  /** Whether a restart is allowed; if so, forgets every stored id. */
+  restartIds(): boolean {
+    if (this.unfinished.length > 0) return false;
+    this.stored.clear();
+    this.highest = undefined;
+    return true;
+  }
 }
 
 type Operation =
   | { readonly op: "append"; readonly ids: number[] }
   | { readonly op: "finish"; readonly id: number }
   | { readonly op: "compact" }
+  | { readonly op: "restartIds" }
   | { readonly op: "put"; readonly key: string; readonly value: JournalStateValue }
   | { readonly op: "delete"; readonly key: string }
   | { readonly op: "reopen" };
@@ -92,6 +103,7 @@ function operations(isDurable: boolean): fc.Arbitrary<Operation[]> {
     fc.record({ op: fc.constant("append" as const), ids: fc.array(id, { maxLength: 5 }) }),
     fc.record({ op: fc.constant("finish" as const), id }),
     fc.constant({ op: "compact" as const }),
+    fc.constant({ op: "restartIds" as const }),
     fc.record({ op: fc.constant("put" as const), key, value: stateValue }),
     fc.record({ op: fc.constant("delete" as const), key }),
   ];
@@ -237,6 +249,37 @@ export function describeJournalContract(name: string, target: JournalContractTar
       expect(idsOf(await journal.unfinished()).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
     });
 
+    it("restartIds forgets every stored id and the highest, keeping state", async () => {
+      const journal = await fresh();
+      await journal.append(updates(1000, 1001));
+      await journal.putState("job", "kept");
+      await journal.finish(1000);
+      await journal.finish(1001);
+      await journal.restartIds();
+      expect(await journal.highestUpdateId()).toBeUndefined();
+      expect(journal.snapshot().highestUpdateId).toBeUndefined();
+      // A new numbering, lower and overlapping the old ids: nothing is a duplicate.
+      const result = await journal.append(updates(7, 1000, 8));
+      expect(result).toEqual({ appended: updates(7, 1000, 8), duplicates: 0 });
+      expect(await journal.highestUpdateId()).toBe(1000);
+      expect(await journal.state()).toEqual(new Map([["job", "kept"]]));
+      expect((await journal.append(updates(7))).duplicates).toBe(1);
+    });
+
+    it("restartIds rejects while an update is unfinished, changing nothing", async () => {
+      const journal = await fresh();
+      await journal.append(updates(5, 6));
+      await journal.finish(5);
+      const error = await journal.restartIds().then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect((error as { code?: unknown }).code).toBe(isUnfinishedCode);
+      expect(await journal.highestUpdateId()).toBe(6);
+      expect((await journal.append(updates(5, 6))).duplicates).toBe(2);
+      expect(idsOf(await journal.unfinished())).toEqual([6]);
+    });
+
     it("returns a fresh frozen snapshot each time", async () => {
       const journal = await fresh();
       const before = journal.snapshot();
@@ -259,6 +302,7 @@ export function describeJournalContract(name: string, target: JournalContractTar
         () => journal.unfinished(),
         () => journal.highestUpdateId(),
         () => journal.compact(),
+        () => journal.restartIds(),
         () => journal.putState("a", 1),
         () => journal.deleteState("a"),
         () => journal.state(),
@@ -285,6 +329,20 @@ export function describeJournalContract(name: string, target: JournalContractTar
         const result = await journal.append(updates(5, 6, 7, 8));
         expect(idsOf(result.appended)).toEqual([8]);
         expect(result.duplicates).toBe(3);
+      });
+
+      it("keeps a restart of the ids across a reopen", async () => {
+        let journal = await fresh();
+        await journal.append(updates(900));
+        await journal.finish(900);
+        await journal.putState("job", 1);
+        await journal.restartIds();
+        await journal.append(updates(3));
+        journal = await again(journal);
+        expect(await journal.highestUpdateId()).toBe(3);
+        expect(idsOf(await journal.unfinished())).toEqual([3]);
+        expect(idsOf((await journal.append(updates(900, 3))).appended)).toEqual([900]);
+        expect(await journal.state()).toEqual(new Map([["job", 1]]));
       });
 
       it("keeps the highest id and dedupe of a compacted, fully finished journal", async () => {
@@ -320,6 +378,15 @@ export function describeJournalContract(name: string, target: JournalContractTar
               case "compact":
                 await journal.compact();
                 break;
+              case "restartIds": {
+                const isAllowed = model.restartIds();
+                const outcome = await journal.restartIds().then(
+                  () => "restarted",
+                  (error: unknown) => (error as { code?: unknown }).code,
+                );
+                expect(outcome).toBe(isAllowed ? "restarted" : isUnfinishedCode);
+                break;
+              }
               case "put":
                 await journal.putState(step.key, step.value);
                 model.state.set(step.key, step.value);
