@@ -1,6 +1,7 @@
 // webhookHandler under a real server of each framework, fed by the sim's webhook delivery as
 // Telegram feeds a bot: several chats at once, one chat in order, 503s at maxUnfinished that
-// the sim retries. Every update is processed once, in per-chat order, and none is lost.
+// the sim retries. Every update is processed once, in per-chat order, and none is lost. And
+// each framework's answers to a wrong secret, a body that is not JSON and one over the bound.
 
 import type { Update } from "@grammyjs/types";
 import { type BotApiSim, start } from "@telepace/bot-api-sim";
@@ -82,5 +83,34 @@ describe.each(WEBHOOK_FRAMEWORKS)("webhookHandler on %s, fed by the sim", (frame
     expect(answered.unauthorized + answered["not-json"] + answered["journal-failed"]).toBe(0);
     expect(sim.counters()).toMatchObject({ webhookConfirmed: 30 });
     expect(sim.counters().webhookFailures).toBe(answered.busy);
+  });
+
+  it("answers 401 to a wrong secret, 400 to a body that is not JSON, 413 over maxBodyBytes", async () => {
+    const processed: Update[] = [];
+    intake = new UpdateIntake((update) => {
+      processed.push(update);
+    });
+    server = await serveWebhook(
+      framework,
+      webhookHandler(intake, { secretToken: SECRET, maxBodyBytes: 2048 }),
+    );
+    const send = async (body: string, secret = SECRET) =>
+      (
+        await fetch(server?.url as string, {
+          method: "POST",
+          headers: {
+            "Content-Type": "application/json",
+            "X-Telegram-Bot-Api-Secret-Token": secret,
+          },
+          body,
+        })
+      ).status;
+    const update = JSON.stringify({ update_id: 7, message: { text: "x" } });
+    expect(await send(update, "wrong")).toBe(401);
+    expect(await send("{not json")).toBe(400);
+    expect(await send(JSON.stringify({ update_id: 8, pad: "p".repeat(4096) }))).toBe(413);
+    expect(await send(update)).toBe(200);
+    await eventually("processed", () => processed.length === 1);
+    expect(processed.map((u) => u.update_id)).toEqual([7]);
   });
 });

@@ -25,8 +25,9 @@ export interface WebhookHandler {
   readonly fetch: (request: Request) => Promise<Response>;
   /**
    * An Express middleware: `app.post("/telegram", webhook.express)`. Takes the body
-   * `express.json()` parsed when it ran first (its own `limit` then applies), and reads the
-   * body itself within `maxBodyBytes` otherwise.
+   * `express.json()` parsed when it ran first, and reads the body itself within `maxBodyBytes`
+   * otherwise. A `Content-Length` over `maxBodyBytes` is a 413 either way; a chunked body a
+   * parser read is bounded by that parser's `limit`.
    */
   readonly express: (req: ExpressWebhookRequest, res: NodeWebhookResponse) => void;
   /**

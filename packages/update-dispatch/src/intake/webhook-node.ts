@@ -35,15 +35,12 @@ export function headerValue(value: string | string[] | undefined): string | unde
 
 /**
  * Reads a request body of at most `maxBytes`: the bytes, `too-large` as soon as it would be
- * larger (from `Content-Length` or while reading; the rest is left unread), or `gone` when the
- * client went away first.
+ * larger (the rest is left unread), or `gone` when the client went away first.
  */
 export function readNodeBody(
   req: NodeWebhookRequest,
   maxBytes: number,
 ): Promise<WebhookBody | "too-large" | "gone"> {
-  const declared = Number(headerValue(req.headers["content-length"]));
-  if (declared > maxBytes) return Promise.resolve("too-large");
   return new Promise((resolve) => {
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -95,7 +92,12 @@ export async function serveNode(
     sendNodeResponse(res, refused);
     return;
   }
-  const body = given ?? (await readNodeBody(req, core.maxBodyBytes));
+  // Checked for a body a parser already read too: its own limit may be larger.
+  const declared = Number(headerValue(req.headers["content-length"]));
+  const body =
+    declared > core.maxBodyBytes
+      ? "too-large"
+      : (given ?? (await readNodeBody(req, core.maxBodyBytes)));
   if (body === "gone") return; // nobody to answer; Telegram sends it again
   sendNodeResponse(res, body === "too-large" ? core.answer("too-large") : await core.accept(body));
 }
