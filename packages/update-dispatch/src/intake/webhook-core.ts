@@ -171,11 +171,11 @@ export class WebhookCore {
   async accept(body: WebhookBody): Promise<WebhookResponse> {
     let update: unknown;
     if ("bytes" in body) {
-      const text = typeof body.bytes === "string" ? body.bytes : decoder.decode(body.bytes);
-      const size = typeof body.bytes === "string" ? encoder.encode(text).length : body.bytes.length;
+      const { bytes } = body;
+      const size = typeof bytes === "string" ? encoder.encode(bytes).length : bytes.length;
       if (size > this.maxBodyBytes) return this.answer("too-large");
       try {
-        update = JSON.parse(text);
+        update = JSON.parse(typeof bytes === "string" ? bytes : decoder.decode(bytes));
       } catch {
         return this.answer("not-json");
       }
