@@ -16,3 +16,10 @@ export {
   runUsageExample,
   type UsageExampleRun,
 } from "./usage-example.js";
+export {
+  serveWebhook,
+  WEBHOOK_FRAMEWORKS,
+  type WebhookAdapters,
+  type WebhookFramework,
+  type WebhookServer,
+} from "./webhook-servers.js";
