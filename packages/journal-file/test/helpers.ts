@@ -5,8 +5,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Update } from "@grammyjs/types";
+import { contractUpdate } from "@telepace/testing";
 import { afterAll } from "vitest";
-import { contractUpdate } from "./journal-contract.js";
 
 const created: string[] = [];
 

@@ -1,10 +1,10 @@
 // Options and arguments are checked whole: unknown keys with the closest name, types and ranges,
 // and values the log could not store faithfully, before anything is written.
 
+import { contractUpdate } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { FileUpdateJournal, fileUpdateJournalDefaults } from "../src/index.js";
 import { temporaryDirectory } from "./helpers.js";
-import { contractUpdate } from "./journal-contract.js";
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   return promise.then(
