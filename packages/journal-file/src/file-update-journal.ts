@@ -168,12 +168,12 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
     this.#lock = lock;
     this.#logger = options.logger;
     this.#recoveredTailBytes = recovery.cutBytes;
-    this.#writer = new LogWriter(
+    this.#writer = new LogWriter({
       paths,
-      recovery.file,
-      recovery.endsCovered,
-      options.compactAfterBytes,
-      {
+      file: recovery.file,
+      isCoveredToEnd: recovery.endsCovered,
+      compactAfterBytes: options.compactAfterBytes,
+      hooks: {
         liveFrames: () => this.#model.liveRecords().map(encodeRecord),
         onFailure: (error) => {
           const cause = (error.cause as { code?: unknown } | undefined)?.code;
@@ -198,7 +198,7 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
         onWritten: (bytes, records, isSynced) =>
           publish("written", () => ({ type: "written", directory, bytes, records, isSynced })),
       },
-    );
+    });
   }
 
   /** Whether `close()` was called. */

@@ -37,6 +37,18 @@ export interface LogWriterHooks {
   onWritten(bytes: number, records: number, isSynced: boolean): void;
 }
 
+/** What a {@link LogWriter} starts from. */
+export interface LogWriterOptions {
+  readonly paths: JournalPaths;
+  /** The log, open and synced (everything in it is durable). */
+  readonly file: LogFile;
+  /** Whether the log ends with a `synced` record covering all of it (a clean close). */
+  readonly isCoveredToEnd: boolean;
+  /** See `FileUpdateJournalOptions.compactAfterBytes`. */
+  readonly compactAfterBytes: number;
+  readonly hooks: LogWriterHooks;
+}
+
 /** Counters of a {@link LogWriter}. */
 export interface LogWriterCounters {
   writes: number;
@@ -72,23 +84,14 @@ export class LogWriter {
   #failure: JournalError | undefined;
   readonly counters: LogWriterCounters = { writes: 0, syncs: 0, compactions: 0 };
 
-  /**
-   * @param file - the log, open and synced (everything in it is durable).
-   * @param endsCovered - whether it ends with a `synced` record covering all of it.
-   */
-  constructor(
-    paths: JournalPaths,
-    file: LogFile,
-    endsCovered: boolean,
-    compactAfterBytes: number,
-    hooks: LogWriterHooks,
-  ) {
-    this.#paths = paths;
+  constructor(options: LogWriterOptions) {
+    const { file } = options;
+    this.#paths = options.paths;
     this.#file = file;
     this.#durableEnd = file.size;
-    this.#coveredSize = endsCovered ? file.size : 0;
-    this.#compactAfterBytes = compactAfterBytes;
-    this.#hooks = hooks;
+    this.#coveredSize = options.isCoveredToEnd ? file.size : 0;
+    this.#compactAfterBytes = options.compactAfterBytes;
+    this.#hooks = options.hooks;
   }
 
   /** Bytes in the log, including its header. */
