@@ -115,12 +115,21 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
     const lock = await acquireLock(paths.lock);
     let journal: FileUpdateJournal | undefined;
     try {
-      if (lock.takenOverFrom !== undefined) {
+      const holder = lock.takenOverFrom;
+      if (holder !== undefined) {
         safeLog(
           resolved.logger,
           "warn",
-          { directory, pid: lock.takenOverFrom },
+          { directory, pid: holder.pid, pidNamespace: holder.pidNamespace ?? null },
           "journal lock of a process that is gone taken over",
+        );
+      }
+      if (!lock.hasLivenessSocket && process.platform !== "win32") {
+        safeLog(
+          resolved.logger,
+          "info",
+          { directory },
+          "journal lock without a liveness socket: a process in another pid namespace cannot check this one",
         );
       }
       await rm(paths.compacting, { force: true });
@@ -140,7 +149,7 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
         fileBytes: recovery.file.size,
         records: recovery.file.records,
         cutBytes: recovery.cutBytes,
-        takenOverFrom: lock.takenOverFrom ?? null,
+        takenOverFrom: holder?.pid ?? null,
       }));
       journal = new FileUpdateJournal(directory, paths, model, lock, resolved, recovery);
       if (recovery.file.size >= resolved.compactAfterBytes) await journal.compact();
