@@ -23,9 +23,10 @@ export interface FileUpdateJournalOptions {
   readonly compactAfterBytes?: number;
   /**
    * How far below `highestUpdateId` (in update ids) stored ids are remembered exactly. An id at
-   * or below `highestUpdateId - dedupeHorizon` counts as a duplicate without a lookup: Telegram
-   * never sends an update that far below one it already delivered. Memory is one range per gap in
-   * the ids within the horizon (Telegram's ids are consecutive, so usually one range).
+   * or below `highestUpdateId - dedupeHorizon` counts as a duplicate without a lookup: within one
+   * numbering Telegram does not send an update that far below one it delivered (a new numbering
+   * starts with `restartIds()`). Memory is one range per gap in the ids within the horizon
+   * (Telegram's ids are consecutive, so usually one range).
    *
    * Integer >= 0. @defaultValue 100000
    */

@@ -85,6 +85,23 @@ describe("the dedupe horizon", () => {
     await journal.close();
   });
 
+  it("starts over after restartIds, also after a compaction and a reopen", async () => {
+    const directory = await temporaryDirectory();
+    let journal = await FileUpdateJournal.open(directory, { dedupeHorizon: 10 });
+    await journal.append(updates(100));
+    await journal.finish(100);
+    await journal.restartIds();
+    // Below the old floor (90) and at the old top: a new numbering, so new updates.
+    expect(idsOf((await journal.append(updates(50, 100))).appended)).toEqual([50, 100]);
+    await journal.compact();
+    await journal.close();
+    journal = await FileUpdateJournal.open(directory, { dedupeHorizon: 10 });
+    expect(await journal.highestUpdateId()).toBe(100);
+    // The new numbering's own horizon holds: 89 is below 100 - 10, 95 is new, 50 was stored.
+    expect(idsOf((await journal.append(updates(89, 95, 50))).appended)).toEqual([95]);
+    await journal.close();
+  });
+
   it("bounds the id index by the horizon however many gaps the ids have", async () => {
     const journal = await FileUpdateJournal.open(await temporaryDirectory(), { dedupeHorizon: 20 });
     for (let id = 0; id < 400; id += 2) await journal.append(updates(id));
