@@ -13,8 +13,8 @@ import { ManualClock } from "@telepace/core";
 import { eventually } from "@telepace/testing";
 import { type GetUpdates, UpdateIntake } from "@telepace/update-dispatch";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileUpdateJournal, JournalError } from "../src/index.js";
-import { idsOf, updates } from "./helpers.js";
+import { FileUpdateJournal } from "../src/index.js";
+import { idsOf, journalRejection, updates } from "./helpers.js";
 import { mountSmallDisk, type SmallDisk, smallDiskUnavailable } from "./small-disk.js";
 
 const unavailable = smallDiskUnavailable();
@@ -27,15 +27,6 @@ const big = (...ids: number[]): Update[] =>
     (update) =>
       ({ ...update, message: { ...update.message, text: bigText(update.update_id) } }) as Update,
   );
-
-async function rejection(promise: Promise<unknown>): Promise<JournalError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(JournalError);
-  return error as JournalError;
-}
 
 /** getUpdates over real HTTP, failing the way the intake reads failures (`error_code`). */
 function getUpdatesOf(sim: BotApiSim): GetUpdates {
@@ -50,6 +41,17 @@ function getUpdatesOf(sim: BotApiSim): GetUpdates {
     if (!body.ok)
       throw Object.assign(new Error("getUpdates failed"), { error_code: body.error_code });
     return body.result ?? [];
+  };
+}
+
+/** A user of the sim who sends `count` long messages at a time (each over a page once stored). */
+function chatter(sim: BotApiSim): (count: number) => void {
+  const alice = sim.users.create({ firstName: "Alice" });
+  const chat = sim.chats.createPrivate(alice);
+  return (count) => {
+    for (let index = 0; index < count; index++) {
+      sim.sendText(alice, chat, bigText(index).slice(0, 4000));
+    }
   };
 }
 
@@ -96,12 +98,12 @@ describe.skipIf(unavailable !== undefined)("a full disk", () => {
     await journal.finish(1);
     expect(await smallDisk().fill()).toBeGreaterThan(0);
 
-    const error = await rejection(journal.append(big(4, 5)));
+    const error = await journalRejection(journal.append(big(4, 5)));
     expect(error).toMatchObject({ code: "ERR_JOURNAL_IO", cause: { code: "ENOSPC" } });
     // Tried again (at once, then after the back-off): the disk is still full.
     for (const wait of [0, 250]) {
       await clock.advance(wait);
-      const again = await rejection(journal.append(big(4, 5)));
+      const again = await journalRejection(journal.append(big(4, 5)));
       expect(again).toMatchObject({
         code: "ERR_JOURNAL_FAILED",
         cause: { cause: { code: "ENOSPC" } },
@@ -137,12 +139,7 @@ describe.skipIf(unavailable !== undefined)("a full disk", () => {
     const running = intake.run().catch((error: unknown) => {
       stopped = error;
     });
-    const alice = sim.users.create({ firstName: "Alice" });
-    const chat = sim.chats.createPrivate(alice);
-    const send = (count: number) => {
-      for (let index = 0; index < count; index++)
-        sim?.sendText(alice, chat, bigText(index).slice(0, 4000));
-    };
+    const send = chatter(sim);
     send(5);
     await eventually("the first five processed", () => runs.size === 5);
 
@@ -184,12 +181,7 @@ describe.skipIf(unavailable !== undefined)("a full disk", () => {
     const delivering = new AbortController();
     const delivered = deliverAsTelegramDoes(sim, server, delivering.signal);
     try {
-      const alice = sim.users.create({ firstName: "Alice" });
-      const chat = sim.chats.createPrivate(alice);
-      const send = (count: number) => {
-        for (let index = 0; index < count; index++)
-          sim?.sendText(alice, chat, bigText(index).slice(0, 4000));
-      };
+      const send = chatter(sim);
       send(3);
       await eventually("the first three processed", () => runs.size === 3);
       await smallDisk().fill();

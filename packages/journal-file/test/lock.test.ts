@@ -62,6 +62,15 @@ function spyWarnings(): { warnings: Record<string, unknown>[]; logger: never } {
   return { warnings, logger: logger as never };
 }
 
+/** Opens a directory whose lock file holds `text`, expecting the lock taken over. */
+async function expectTakenOver(text: string): Promise<void> {
+  const directory = await temporaryDirectory();
+  await writeFile(lockPath(directory), text);
+  const journal = await FileUpdateJournal.open(directory);
+  expect(await lockOf(directory)).toMatchObject({ pid: process.pid });
+  await journal.close();
+}
+
 afterEach(killChildren);
 
 describe("the directory lock", () => {
@@ -140,11 +149,7 @@ describe("the directory lock", () => {
       // What this pid's previous holder wrote: same pid and namespace, an earlier start, no socket.
       `${JSON.stringify({ ...self, startTime: (self.startTime ?? 1) - 1, token: "0123" })}\n`,
     ]) {
-      const directory = await temporaryDirectory();
-      await writeFile(lockPath(directory), text);
-      const journal = await FileUpdateJournal.open(directory);
-      expect(await lockOf(directory)).toMatchObject({ pid: process.pid });
-      await journal.close();
+      await expectTakenOver(text);
     }
   });
 
@@ -194,11 +199,8 @@ describe("the directory lock", () => {
   });
 
   it("takes over a lock file that holds no pid", async () => {
-    const directory = await temporaryDirectory();
-    await writeFile(lockPath(directory), "");
-    const journal = await FileUpdateJournal.open(directory);
-    expect(await lockOf(directory)).toMatchObject({ pid: process.pid });
-    await journal.close();
+    await expectTakenOver("");
+    await expectTakenOver('{"pid":');
   });
 
   it.runIf(process.platform === "linux")(

@@ -7,13 +7,8 @@ import diagnosticsChannel from "node:diagnostics_channel";
 import { type FileHandle, open, readdir } from "node:fs/promises";
 import { ManualClock } from "@telepace/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import {
-  FileUpdateJournal,
-  JournalError,
-  type JournalFileEvent,
-  journalFileChannels,
-} from "../src/index.js";
-import { idsOf, logPath, temporaryDirectory, updates } from "./helpers.js";
+import { FileUpdateJournal, type JournalFileEvent, journalFileChannels } from "../src/index.js";
+import { idsOf, journalRejection, logPath, temporaryDirectory, updates } from "./helpers.js";
 
 const events: JournalFileEvent[] = [];
 const listener = (message: unknown) => {
@@ -35,15 +30,6 @@ async function fileHandlePrototype(directory: string): Promise<FileHandle> {
 
 function systemError(code: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: injected`), { code });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<JournalError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(JournalError);
-  return error as JournalError;
 }
 
 interface Outage {
@@ -90,7 +76,7 @@ describe("a failed write or sync", () => {
     await journal.append(updates(1));
     const failure = systemError("EIO");
     vi.spyOn(await fileHandlePrototype(directory), "datasync").mockRejectedValueOnce(failure);
-    const error = await rejection(journal.append(updates(2)));
+    const error = await journalRejection(journal.append(updates(2)));
     expect(error).toMatchObject({ code: "ERR_JOURNAL_IO", cause: failure });
     expect(errors).toEqual([{ directory, code: "ERR_JOURNAL_IO", cause: "EIO" }]);
     expect(journal.snapshot()).toMatchObject({ isFailed: true, failures: 1, recoveries: 0 });
@@ -114,12 +100,12 @@ describe("a failed write or sync", () => {
     }
     await journal.append(updates(1));
     outage.breakWrites("ENOSPC");
-    expect((await rejection(journal.append(updates(2)))).code).toBe("ERR_JOURNAL_IO");
+    expect((await journalRejection(journal.append(updates(2)))).code).toBe("ERR_JOURNAL_IO");
     // The first try comes at once, then after 250 ms, 500 ms, 1 s...
     const tries: number[] = [];
     for (let step = 0; step < 8; step++) {
       const before = journal.snapshot().failures;
-      const error = await rejection(journal.append(updates(2)));
+      const error = await journalRejection(journal.append(updates(2)));
       expect(error.code).toBe("ERR_JOURNAL_FAILED");
       expect(error.cause).toMatchObject({ code: "ERR_JOURNAL_IO", cause: { code: "ENOSPC" } });
       if (journal.snapshot().failures > before) tries.push(clock.now());
@@ -127,9 +113,9 @@ describe("a failed write or sync", () => {
     }
     expect(tries).toEqual([0, 250, 750]);
     // Finishes and state changes are refused alike; reads go on.
-    expect((await rejection(journal.putState("k", 1))).code).toBe("ERR_JOURNAL_FAILED");
-    expect((await rejection(journal.compact())).code).toBe("ERR_JOURNAL_FAILED");
-    expect((await rejection(journal.restartIds())).code).toBe("ERR_JOURNAL_FAILED");
+    expect((await journalRejection(journal.putState("k", 1))).code).toBe("ERR_JOURNAL_FAILED");
+    expect((await journalRejection(journal.compact())).code).toBe("ERR_JOURNAL_FAILED");
+    expect((await journalRejection(journal.restartIds())).code).toBe("ERR_JOURNAL_FAILED");
     expect(idsOf(await journal.unfinished())).toEqual([1]);
     expect(journal.snapshot()).toMatchObject({ isFailed: true, failures: 4, recoveries: 0 });
     outage.heal();
@@ -147,7 +133,7 @@ describe("a failed write or sync", () => {
     expect(events[0]).toMatchObject({ code: "ERR_JOURNAL_IO", systemCode: "ENOSPC" });
     // A second outage starts over with an immediate try.
     outage.breakWrites("EIO");
-    await rejection(journal.append(updates(3)));
+    await journalRejection(journal.append(updates(3)));
     outage.heal();
     await journal.append(updates(3));
     expect(journal.snapshot()).toMatchObject({ failures: 5, recoveries: 2 });
@@ -160,8 +146,8 @@ describe("a failed write or sync", () => {
     await journal.append(updates(1, 2, 3, 4));
     await journal.finish(1); // written, not synced
     outage.breakWrites("ENOSPC");
-    await rejection(journal.append(updates(5)));
-    expect((await rejection(journal.finish(2))).code).toBe("ERR_JOURNAL_FAILED");
+    await journalRejection(journal.append(updates(5)));
+    expect((await journalRejection(journal.finish(2))).code).toBe("ERR_JOURNAL_FAILED");
     // Refused, but remembered: it is not listed, and goes out with the log the journal resumes with.
     expect(idsOf(await journal.unfinished())).toEqual([3, 4]);
     outage.heal();
@@ -187,8 +173,8 @@ describe("a failed write or sync", () => {
       journal.putState("lost", 2),
       journal.deleteState("kept"),
     ];
-    for (const attempt of attempts) await rejection(attempt);
-    expect((await rejection(journal.restartIds())).code).toBe("ERR_JOURNAL_FAILED");
+    for (const attempt of attempts) await journalRejection(attempt);
+    expect((await journalRejection(journal.restartIds())).code).toBe("ERR_JOURNAL_FAILED");
     expect(await journal.highestUpdateId()).toBe(11);
     expect(await journal.state()).toEqual(new Map([["kept", 1]]));
     outage.heal();
@@ -205,9 +191,9 @@ describe("a failed write or sync", () => {
     const { journal, directory } = outage;
     await journal.append(updates(1, 2));
     outage.breakWrites("ENOSPC");
-    await rejection(journal.append(updates(3)));
-    await rejection(journal.finish(1));
-    await rejection(journal.finish(2));
+    await journalRejection(journal.append(updates(3)));
+    await journalRejection(journal.finish(1));
+    await journalRejection(journal.finish(2));
     outage.heal();
     await journal.close();
     expect(journal.snapshot()).toMatchObject({ isFailed: false, recoveries: 1 });
@@ -221,9 +207,9 @@ describe("a failed write or sync", () => {
     const { journal, directory } = outage;
     await journal.append(updates(1));
     outage.breakWrites("EIO");
-    await rejection(journal.append(updates(2)));
+    await journalRejection(journal.append(updates(2)));
     await journal.close();
-    expect((await rejection(journal.append(updates(2)))).code).toBe("ERR_JOURNAL_CLOSED");
+    expect((await journalRejection(journal.append(updates(2)))).code).toBe("ERR_JOURNAL_CLOSED");
     outage.heal();
     const after = await reopened(directory);
     expect(idsOf(await after.unfinished())).toEqual([1]);
@@ -236,8 +222,8 @@ describe("a failed write or sync", () => {
     await journal.append(updates(1));
     const prototype = await fileHandlePrototype(directory);
     vi.spyOn(prototype, "datasync").mockRejectedValue(systemError("EIO"));
-    await rejection(journal.append(updates(2)));
-    await rejection(journal.append(updates(2)));
+    await journalRejection(journal.append(updates(2)));
+    await journalRejection(journal.append(updates(2)));
     expect(await readdir(directory)).not.toContain("journal.log.compacting");
     vi.restoreAllMocks();
     await clock.advance(250);

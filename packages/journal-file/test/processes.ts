@@ -1,26 +1,19 @@
 // Child processes for the lock tests: a journal holder started plainly or as pid 1 of a fresh pid
 // namespace (`unshare --pid --fork --mount-proc`, root only), and killed with SIGKILL.
 
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { namespacesUnavailable } from "./helpers.js";
 
 const LOCK_CHILD = fileURLToPath(new URL("./fixtures/lock-child.ts", import.meta.url));
 const PACKAGE = fileURLToPath(new URL("..", import.meta.url));
 const NODE_ARGS = ["--conditions=@telepace/source", "--import", "tsx"];
 
 /** Why pid-namespace tests cannot run here, or `undefined` when they can. */
-export function pidNamespaceUnavailable(): string | undefined {
-  if (process.platform !== "linux") return "pid namespaces are Linux only";
-  if (process.getuid?.() !== 0)
-    return "they need root (CI runs as root; locally: sudo pnpm exec vitest run --project journal-file)";
-  const probe = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"]);
-  if (probe.error !== undefined || probe.status !== 0) {
-    return "`unshare --pid --fork --mount-proc true` fails here (util-linux unshare and a kernel with pid namespaces)";
-  }
-  return undefined;
-}
+export const pidNamespaceUnavailable = (): string | undefined =>
+  namespacesUnavailable("pid namespaces", ["--pid", "--fork", "--mount-proc", "true"]);
 
 /** What a lock child printed. */
 export interface LockChildReport {

@@ -2,24 +2,21 @@
 // root only), held by a child process and reached from the test through `/proc/<pid>/root`. When
 // the child dies the namespace and the mount go with it, so nothing is left mounted on the host.
 
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { namespacesUnavailable } from "./helpers.js";
 
 /** Why small-disk tests cannot run here, or `undefined` when they can. */
-export function smallDiskUnavailable(): string | undefined {
-  if (process.platform !== "linux") return "mount namespaces are Linux only";
-  if (process.getuid?.() !== 0) {
-    return "they need root to mount a tmpfs (CI runs as root; locally: sudo pnpm exec vitest run --project journal-file)";
-  }
-  const probe = spawnSync("unshare", ["--mount", "sh", "-c", "mount -t tmpfs -o size=64k t /mnt"]);
-  if (probe.error !== undefined || probe.status !== 0) {
-    return "`unshare --mount sh -c 'mount -t tmpfs -o size=64k t /mnt'` fails here";
-  }
-  return undefined;
-}
+export const smallDiskUnavailable = (): string | undefined =>
+  namespacesUnavailable("mount namespaces", [
+    "--mount",
+    "sh",
+    "-c",
+    "mount -t tmpfs -o size=64k probe /mnt",
+  ]);
 
 /** A mounted small tmpfs. */
 export interface SmallDisk {
