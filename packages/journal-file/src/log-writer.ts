@@ -156,6 +156,8 @@ export class LogWriter {
 
   /** Queues a framed record; resolves once written (and synced, with `needsSync`). */
   write(frame: Buffer, needsSync: boolean): Promise<void> {
+    // Appending past a failure would trust bytes the page cache may not hold: resume first.
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
     const group = this.#group();
     group.frames.push(frame);
     group.bytes += frame.length;
@@ -165,6 +167,7 @@ export class LogWriter {
 
   /** Queues a finished id (no sync of its own); resolves once written. */
   finish(updateId: number): Promise<void> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
     const group = this.#group();
     group.finishedIds.push(updateId);
     return group.done.promise;
