@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { start } from "@telepace/bot-api-sim";
 import type { BotConfig } from "../config.js";
-import { BotProcess } from "./bot-process.js";
+import { BotProcess, demoBotOptions } from "./bot-process.js";
 
 /** Options of {@link runUiDemo}. */
 export interface UiDemoOptions {
@@ -25,12 +25,7 @@ export async function runUiDemo(config: BotConfig, options: UiDemoOptions = {}):
   let bot: BotProcess | undefined;
   try {
     bot = await BotProcess.start({
-      apiRoot: sim.apiRoot,
-      token: sim.token,
-      dataDir,
-      logLevel: config.logLevel,
-      metricsPort: config.metricsPort,
-      command: options.botCommand,
+      ...demoBotOptions(sim, config, dataDir, options.botCommand),
       onMessage: () => {},
     });
     // A first chat, so the page opens on one: type /help there.
