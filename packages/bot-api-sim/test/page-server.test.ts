@@ -32,13 +32,18 @@ describe("the page", () => {
     expect(page.headers["x-content-type-options"]).toBe("nosniff");
     expect(page.text).toContain('<script type="module" src="/_sim/assets/app.js"></script>');
     const names = [...pageAssets().keys()];
-    expect(names).toEqual(expect.arrayContaining(["index.html", "app.js", "style.css"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["index.html", "app.js", "layout.css", "chat.css", "panel.css"]),
+    );
     for (const name of names) {
       const asset = await raw(sim, `/_sim/assets/${name}`);
       expect(asset.status, name).toBe(200);
       expect(asset.headers["content-type"]).toBe(pageAssets().get(name)?.contentType);
     }
-    // Every module the page imports is served.
+    // Every file the page links and every module it imports is served.
+    for (const [, linked] of page.text.matchAll(/(?:href|src)="\/_sim\/assets\/([^"]+)"/g)) {
+      expect(names, `index.html links ${linked}`).toContain(linked);
+    }
     for (const name of names.filter((file) => file.endsWith(".js"))) {
       const text = (await raw(sim, `/_sim/assets/${name}`)).text;
       for (const [, imported] of text.matchAll(/from "\.\/([^"]+)"/g)) {
