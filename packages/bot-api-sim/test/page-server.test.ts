@@ -58,6 +58,7 @@ describe("the page", () => {
     expect((await raw(sim, "/_sim/assets/%2e%2e%2fpage-assets.ts")).status).toBe(404);
     expect((await raw(sim, "/_sim/assets/nope.js")).status).toBe(404);
     expect((await raw(sim, "/", { method: "POST", body: "x" })).status).toBe(405);
+    expect((await raw(sim, "/_sim/events", { method: "HEAD" })).status).toBe(405);
     const head = await request(`${sim.apiRoot}/`, { method: "HEAD", dispatcher: agent });
     expect(head.statusCode).toBe(200);
     expect(await head.body.text()).toBe("");

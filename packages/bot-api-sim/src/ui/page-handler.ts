@@ -23,7 +23,8 @@ function notFound(res: ServerResponse): void {
 export function createPageHandler(world: SimWorld): PageHandler {
   const streams = new EventStreams(world);
   return async (req, res, path) => {
-    if (req.method !== "GET" && req.method !== "HEAD") {
+    // The event stream is GET only; a HEAD of it would hold a connection open for nothing.
+    if (req.method !== "GET" && (req.method !== "HEAD" || path === EVENTS_PATH)) {
       req.resume();
       sendJson(res, 405, { ok: false, error_code: 405, description: "Method Not Allowed" });
       return;

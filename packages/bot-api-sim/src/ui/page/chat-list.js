@@ -11,12 +11,22 @@ export class ChatList {
   #unread = new Map();
   #bots = new Map();
   #selected = null;
+  #frame = 0;
   #onOpen;
 
   /** `onOpen(entry)` runs when the person picks a chat. */
   constructor(onOpen) {
     this.#onOpen = onOpen;
     $("search").addEventListener("input", () => this.#render());
+  }
+
+  /** Renders at the next frame: a busy bot's burst of events costs one render, not one each. */
+  #schedule() {
+    if (this.#frame !== 0) return;
+    this.#frame = requestAnimationFrame(() => {
+      this.#frame = 0;
+      this.#render();
+    });
   }
 
   /** The bots the simulator serves (UserFromGetMe objects), for names in the list. */
@@ -27,7 +37,7 @@ export class ChatList {
   /** Replaces every entry (a fresh `/page/chats` answer). */
   replace(entries) {
     this.#chats = new Map(entries.map((entry) => [entry.key, entry]));
-    this.#render();
+    this.#schedule();
   }
 
   /** Adds or updates one entry, unless the list already holds a newer state of it. */
@@ -35,7 +45,7 @@ export class ChatList {
     const known = this.#chats.get(entry.key);
     if (known !== undefined && known.activitySeq > entry.activitySeq) return;
     this.#chats.set(entry.key, entry);
-    this.#render();
+    this.#schedule();
   }
 
   /** The entry of a chat, or undefined. */
@@ -51,14 +61,14 @@ export class ChatList {
   /** Counts a bot message in a chat that is not open. */
   markUnread(key) {
     this.#unread.set(key, (this.#unread.get(key) ?? 0) + 1);
-    this.#render();
+    this.#schedule();
   }
 
   /** Highlights the open chat and clears its unread count. */
   select(key) {
     this.#selected = key;
     this.#unread.delete(key);
-    this.#render();
+    this.#schedule();
   }
 
   #title(entry) {
