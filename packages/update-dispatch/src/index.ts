@@ -8,7 +8,6 @@ export {
   type DrainOptions,
   type EnqueueOptions,
   type UpdateDispatcherOptions,
-  type UpdateDispatchLogger,
   type UpdateProcessor,
   updateDispatcherDefaults,
 } from "./dispatcher/options.js";
@@ -19,10 +18,7 @@ export type {
   ProcessOutcome,
   RejectReason,
 } from "./dispatcher/results.js";
-export type {
-  UpdateDispatchSnapshot,
-  UpdateDispatchStats,
-} from "./dispatcher/snapshot.js";
+export type { UpdateDispatchSnapshot } from "./dispatcher/snapshot.js";
 export { UpdateDispatcher } from "./dispatcher/update-dispatcher.js";
 export {
   PollingStoppedError,

@@ -269,15 +269,6 @@ export class UpdateDispatcher implements AsyncDisposable {
   }
 
   /**
-   * The snapshot under its name of earlier releases.
-   * @deprecated Use {@link UpdateDispatcher.snapshot}; `stats()` goes away in the next minor
-   *   release.
-   */
-  stats(): UpdateDispatchSnapshot {
-    return this.snapshot();
-  }
-
-  /**
    * Waits until nothing is queued, waiting or running, without closing. Resolves `idle`, or
    * `timed-out` when `timeoutMs` elapses first.
    *
