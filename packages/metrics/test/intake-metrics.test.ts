@@ -39,7 +39,7 @@ describe("intake metrics", () => {
         getUpdates: scripted(clock, [
           { delayMs: 1_500, updates: [message(1, 10), message(2, 11), message(3, 12)] },
           { error: { error_code: 429, parameters: { retry_after: 3 } } },
-          { delayMs: 500, updates: [message(4, 13), message(5, 14), message(3, 12)] },
+          { delayMs: 500, updates: [message(4, 13), message(5, 14), message(5, 14)] },
         ]),
       },
     );

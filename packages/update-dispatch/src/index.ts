@@ -28,9 +28,6 @@ export {
 export { type UpdateIntakeEvent, updateIntakeChannels } from "./intake/diagnostics.js";
 export {
   type AcceptOptions,
-  type AllowedUpdate,
-  type GetUpdates,
-  type GetUpdatesParams,
   type IntakeCloseOptions,
   type IntakeDispatcherOptions,
   type RunOptions,
@@ -38,6 +35,21 @@ export {
   updateIntakeDefaults,
 } from "./intake/options.js";
 export type { GetUpdatesErrorFields } from "./intake/polling-failure.js";
+export {
+  type PollingEvent,
+  PollingLoop,
+  type PollingLoopOptions,
+  type PollingLoopSnapshot,
+  type PollingState,
+  type PollingStore,
+} from "./intake/polling-loop.js";
+export {
+  type AllowedUpdate,
+  type GetUpdates,
+  type GetUpdatesParams,
+  type PollingOptions,
+  pollingDefaults,
+} from "./intake/polling-options.js";
 export type {
   AcceptResult,
   IntakeCloseResult,
