@@ -1,3 +1,8 @@
+export {
+  BotApiCallError,
+  botApiGetUpdates,
+  type GetUpdatesCall,
+} from "./bot-api-get-updates.js";
 export { type ChannelRecorder, recordChannels } from "./channel-recorder.js";
 export { describeWithRedis } from "./describe-with-redis.js";
 export { type EventuallyOptions, eventually } from "./eventually.js";
