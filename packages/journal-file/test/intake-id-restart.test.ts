@@ -5,13 +5,12 @@
 
 import type { Update } from "@grammyjs/types";
 import { type BotApiSim, start } from "@telepace/bot-api-sim";
-import { botApiGetUpdates, eventually } from "@telepace/testing";
+import { botApiGetUpdates, eventually, privateCrowd } from "@telepace/testing";
 import { UpdateIntake } from "@telepace/update-dispatch";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileUpdateJournal } from "../src/index.js";
 import { temporaryDirectory } from "./helpers.js";
 
-const USERS = 10;
 let sim: BotApiSim | undefined;
 afterEach(async () => {
   await sim?.close({ timeoutMs: 1_000 });
@@ -23,13 +22,7 @@ describe("an intake on a file journal, restarted after the update ids restarted 
     sim = await start({ rateLimits: false });
     const own = sim;
     const directory = await temporaryDirectory();
-    const users = Array.from({ length: USERS }, () => own.users.create());
-    const chats = users.map((user) => own.chats.createPrivate(user));
-    const send = (count: number, label: string) => {
-      for (let i = 0; i < count; i++) {
-        own.sendText(users[i % USERS] as never, chats[i % USERS] as never, `${label} ${i}`);
-      }
-    };
+    const crowd = privateCrowd(own, 10);
     const runs = new Map<number, number>();
     const seen: Update[] = [];
     const processor = (update: Update) => {
@@ -55,7 +48,7 @@ describe("an intake on a file journal, restarted after the update ids restarted 
     };
 
     const first = await runIntake();
-    send(100, "before");
+    crowd.send(100, "before");
     await eventually("the first 100 are processed", () => expect(seen).toHaveLength(100));
     await first.stop();
     expect(own.pendingUpdates()).toBe(0);
@@ -63,7 +56,7 @@ describe("an intake on a file journal, restarted after the update ids restarted 
 
     // While the bot is away the ids restart, far below everything the journal holds.
     own.restartUpdateIds({ nextId: firstId - 200_000 });
-    send(250, "after");
+    crowd.send(250, "after");
     const pollsBefore = own.counters().calls.getUpdates ?? 0;
     const startedAt = performance.now();
     const second = await runIntake();
@@ -76,10 +69,7 @@ describe("an intake on a file journal, restarted after the update ids restarted 
     const fresh = seen.slice(100);
     expect([...runs.values()].every((count) => count === 1)).toBe(true);
     expect(Math.min(...fresh.map((update) => update.update_id))).toBe(firstId - 200_000);
-    for (const chat of chats) {
-      const order = fresh
-        .filter((update) => update.message?.chat.id === chat.id)
-        .map((update) => Number(update.message?.text?.split(" ")[1]));
+    for (const order of crowd.sequences(fresh)) {
       expect(order).toEqual([...order].sort((a, b) => a - b));
     }
     // The answer that showed the new numbering, three batches, a long poll or two per second.

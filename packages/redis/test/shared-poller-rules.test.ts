@@ -6,7 +6,7 @@ import type { Update } from "@grammyjs/types";
 import { start } from "@telepace/bot-api-sim";
 import { TelegramClient } from "@telepace/client";
 import { ManualClock } from "@telepace/core";
-import { describeWithRedis, eventually } from "@telepace/testing";
+import { describeWithRedis, eventually, privateCrowd } from "@telepace/testing";
 import { afterEach, expect, it } from "vitest";
 import { RedisUpdateQueue, SharedPoller, SharedUpdateWorker } from "../src/index.js";
 import { message, until } from "./support/updates.js";
@@ -115,13 +115,7 @@ describeWithRedis("SharedPoller's polling rules", (server) => {
     const client = new TelegramClient({ token: sim.token, apiRoot: sim.apiRoot });
     cleanup.push(() => client.close());
     const bot = ++bots;
-    const users = Array.from({ length: 5 }, () => sim.users.create());
-    const chats = users.map((user) => sim.chats.createPrivate(user));
-    const send = (count: number, label: string) => {
-      for (let i = 0; i < count; i++) {
-        sim.sendText(users[i % 5] as never, chats[i % 5] as never, `${label} ${i}`);
-      }
-    };
+    const crowd = privateCrowd(sim, 5);
     const seen: Update[] = [];
     const worker = new SharedUpdateWorker(queueFor(bot), (update) => void seen.push(update), {
       idleMs: 2,
@@ -134,7 +128,7 @@ describeWithRedis("SharedPoller's polling rules", (server) => {
     });
     cleanup.push(() => poller.close());
     void poller.run();
-    send(50, "before");
+    crowd.send(50, "before");
     await eventually("the first 50", () => expect(seen).toHaveLength(50));
     const queue = queueFor(bot);
     await until("all completed", async () => (await queue.unfinished()) === 0);
@@ -143,16 +137,13 @@ describeWithRedis("SharedPoller's polling rules", (server) => {
     const pollsBefore = sim.counters().calls.getUpdates ?? 0;
 
     sim.restartUpdateIds({ nextId: firstId - 10_000 });
-    send(150, "after");
+    crowd.send(150, "after");
     await eventually("the 150 new ones", () => expect(seen).toHaveLength(200), {
       timeoutMs: 15_000,
     });
     const fresh = seen.slice(50);
     expect(new Set(fresh.map((update) => update.update_id)).size).toBe(150);
-    for (const chat of chats) {
-      const order = fresh
-        .filter((update) => update.message?.chat.id === chat.id)
-        .map((update) => Number(update.message?.text?.split(" ")[1]));
+    for (const order of crowd.sequences(fresh)) {
       expect(order).toEqual([...order].sort((a, b) => a - b));
     }
     expect(poller.snapshot().idRestarts).toBe(1);

@@ -8,6 +8,12 @@ export { describeWithRedis } from "./describe-with-redis.js";
 export { type EventuallyOptions, eventually } from "./eventually.js";
 export { jainIndex } from "./jain-index.js";
 export {
+  type CrowdSim,
+  type CrowdUpdate,
+  type PrivateCrowd,
+  privateCrowd,
+} from "./private-crowd.js";
+export {
   hasRedisServer,
   REDIS_INSTALL_HINT,
   type RedisTestServer,

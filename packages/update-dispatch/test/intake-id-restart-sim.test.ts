@@ -4,11 +4,10 @@
 
 import type { Update } from "@grammyjs/types";
 import { type BotApiSim, start } from "@telepace/bot-api-sim";
-import { botApiGetUpdates, eventually, spyLogger } from "@telepace/testing";
+import { botApiGetUpdates, eventually, privateCrowd, spyLogger } from "@telepace/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryUpdateJournal, UpdateIntake } from "../src/index.js";
 
-const USERS = 10;
 let sim: BotApiSim | undefined;
 afterEach(async () => {
   await sim?.close({ timeoutMs: 1_000 });
@@ -19,13 +18,7 @@ describe("update ids that restart lower, against the simulator", () => {
   it("memory journal: all 250 new updates processed once, in order, with a bounded number of polls", async () => {
     sim = await start({ rateLimits: false });
     const own = sim;
-    const users = Array.from({ length: USERS }, () => own.users.create());
-    const chats = users.map((user) => own.chats.createPrivate(user));
-    const send = (count: number, label: string) => {
-      for (let i = 0; i < count; i++) {
-        own.sendText(users[i % USERS] as never, chats[i % USERS] as never, `${label} ${i}`);
-      }
-    };
+    const crowd = privateCrowd(own, 10);
     const seen: Update[] = [];
     const logger = spyLogger();
     const intake = new UpdateIntake((update) => void seen.push(update), {
@@ -36,7 +29,7 @@ describe("update ids that restart lower, against the simulator", () => {
     });
     const stop = new AbortController();
     const running = intake.run({ signal: stop.signal });
-    send(100, "before");
+    crowd.send(100, "before");
     await eventually("the first 100 are processed and confirmed", () => {
       expect(seen).toHaveLength(100);
       expect(own.pendingUpdates()).toBe(0);
@@ -46,16 +39,14 @@ describe("update ids that restart lower, against the simulator", () => {
     const startedAt = performance.now();
 
     own.restartUpdateIds({ nextId: firstId - 1_000 });
-    send(250, "after");
+    crowd.send(250, "after");
     await eventually("the 250 new ones are processed", () => expect(seen).toHaveLength(350));
     const seconds = (performance.now() - startedAt) / 1000;
 
     const fresh = seen.slice(100);
     expect(new Set(fresh.map((u) => u.update_id)).size).toBe(250);
     expect(Math.min(...fresh.map((u) => u.update_id))).toBe(firstId - 1_000);
-    for (const chat of chats) {
-      const texts = fresh.filter((u) => u.message?.chat.id === chat.id).map((u) => u.message?.text);
-      const order = texts.map((text) => Number(text?.split(" ")[1]));
+    for (const order of crowd.sequences(fresh)) {
       expect(order).toEqual([...order].sort((a, b) => a - b));
     }
     // Three batches of the new numbering, the answer that showed it and a long poll or two per
