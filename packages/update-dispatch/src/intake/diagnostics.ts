@@ -50,9 +50,10 @@ export type UpdateIntakeEvent =
        * The update ids restarted lower (a new numbering, as Telegram picks after a week without
        * updates): the old ids were forgotten once the old numbering's unfinished updates had
        * finished. `source`: a poll's answer held an id below its offset, a short probe without
-       * an offset did, or a webhook update came far below the highest stored id. `offset` is the
-       * old numbering's next offset (highest stored + 1); `waitedMs` how long unfinished updates
-       * held the restart back.
+       * an offset did, or a webhook update started a new numbering (at or below the highest
+       * stored id after a week without updates, or far below it). `offset` is the old
+       * numbering's next offset (highest stored + 1); `waitedMs` how long unfinished updates held
+       * the restart back.
        */
       readonly type: "intake-ids-restarted";
       readonly source: "poll" | "probe" | "webhook";
