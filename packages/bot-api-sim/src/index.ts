@@ -4,6 +4,7 @@
 export {
   BotApiSim,
   type CloseOptions,
+  type RestartUpdateIdsOptions,
   type SimBotInfo,
   type SimBotSnapshot,
   type SimSnapshot,

@@ -36,6 +36,9 @@ export const intakeChannelNames = channelNames("update-dispatch", [
   "intake-paused",
   "intake-resumed",
   "intake-backoff",
+  "intake-ids-restarted",
+  "intake-journal-failed",
+  "intake-journal-recovered",
   "intake-stopped",
 ] as const satisfies readonly UpdateIntakeEvent["type"][]);
 

@@ -1,3 +1,8 @@
+export {
+  BotApiCallError,
+  botApiGetUpdates,
+  type GetUpdatesCall,
+} from "./bot-api-get-updates.js";
 export { type ChannelRecorder, recordChannels } from "./channel-recorder.js";
 export {
   CHROMIUM_ARGS,
@@ -16,6 +21,12 @@ export {
   describeJournalContract,
   type JournalContractTarget,
 } from "./journal-contract.js";
+export {
+  type CrowdSim,
+  type CrowdUpdate,
+  type PrivateCrowd,
+  privateCrowd,
+} from "./private-crowd.js";
 export {
   hasRedisServer,
   REDIS_INSTALL_HINT,

@@ -7,7 +7,7 @@ import type {
   MessageGenerationStopped,
   UserFromGetMe,
 } from "@grammyjs/types";
-import { checkBoolean, checkOptionalNumber, checkOptions } from "@telepace/core";
+import { checkBoolean, checkNumber, checkOptionalNumber, checkOptions } from "@telepace/core";
 import { BotApiSimError } from "../errors.js";
 import { type RateLimitOptions, type ResolvedOptions, resolveRateLimits } from "../options.js";
 import { CONTROL_PREFIX, type SimHttpServer } from "../server/http-server.js";
@@ -45,6 +45,12 @@ export interface WaitForMessageOptions extends WaitOptions, BotOption {
    * messages sent after the call count.
    */
   readonly afterMessageId?: number;
+}
+
+/** Options of {@link BotApiSim.restartUpdateIds}. */
+export interface RestartUpdateIdsOptions extends BotOption {
+  /** The `update_id` of the next update. Integer 1–2147483647. */
+  readonly nextId: number;
 }
 
 /** Options of {@link BotApiSim.close}. */
@@ -357,6 +363,24 @@ export class BotApiSim {
   pendingUpdates(options: BotOption = {}): number {
     checkOptions("options", options, ["bot"]);
     return this.#world.resolveBot(options.bot).queue.pending(this.#world.now());
+  }
+
+  /**
+   * Makes a bot's update ids restart at `nextId`, as Telegram's do after a week without updates
+   * (at random, often below the last id): the bot's confirmed offset then lies in the future, and
+   * getUpdates falls back to the oldest pending update. Throws `ERR_INVALID_STATE` while updates
+   * are pending (after such a week none are).
+   * @example sim.restartUpdateIds({ nextId: 1 });
+   */
+  restartUpdateIds(options: RestartUpdateIdsOptions): void {
+    const given = checkOptions("options", options, ["nextId", "bot"]);
+    const nextId = checkNumber("nextId", given.nextId, {
+      integer: true,
+      min: 1,
+      max: 2_147_483_647,
+    });
+    const bot = this.#world.resolveBot(given.bot as RestartUpdateIdsOptions["bot"]);
+    bot.queue.restartIds(nextId, this.#world.now());
   }
 
   /** Monotonic counters: calls per method, responses per status, 429s (per chat), bytes. */
