@@ -261,9 +261,9 @@ export class Scheduler {
    * `reserveAheadMs` plus how long the op has waited, up to `reserveAheadMs`. Ops that waited
    * longer reserve earlier, so among processes sharing the store the op that has waited longest
    * tends to get the next slot, as one outbox would give it. Never more than the global second
-   * less the margin: the start a reservation follows a window later then began at least a margin
-   * before the question, so the margin asked with already covers it (its duration, or its age
-   * while in flight).
+   * less the margin: then the earlier start that the reserved slot comes a window after began at
+   * least `pacingMarginMs` before the question, so the margin the question carried already
+   * accounts for that start (by its duration once it ended, by its age while in flight).
    */
   #maxStartInMs(head: Entry, now: number): number {
     const { store, marginMs } = this.#options;
