@@ -57,7 +57,7 @@ function noop(): void {}
  * const outbox = new TelegramOutbox();
  * const outcome = await outbox.enqueue({
  *   chatId: 42,
- *   key: `edit:${messageId}`,
+ *   key: writeKeys.edit(messageId), // or the whole plan: writeOperation(planWrite(…), execute)
  *   priority: Priority.edit,
  *   idempotent: true,
  *   execute: (signal) => api.editMessageText({ chat_id: 42, message_id: messageId, text }, signal),

@@ -1,4 +1,4 @@
-// Every Bot API method's class: how the outbox treats it. The table is checked against
+// Every Bot API method's class: how the outbox schedules it. The table is checked against
 // `@grammyjs/types`, so a method added there fails the build until it has a class here.
 
 import type { ApiMethods } from "@grammyjs/types";
@@ -7,7 +7,7 @@ import type { ApiMethods } from "@grammyjs/types";
 export type MethodName = keyof ApiMethods<unknown> & string;
 
 /**
- * How the transformer schedules a method:
+ * How the outbox schedules a method ({@link planWrite}):
  * - `read`: passes straight through, unpaced (getUpdates, getMe, getFile, getChat…, webhook
  *   and session control);
  * - `send`: a new message in the chat, paced, never coalesced, never blindly resent;
@@ -240,6 +240,11 @@ const classes = {
   verifyChat: "other",
   verifyUser: "other",
 } as const satisfies Record<MethodName, MethodClass>;
+
+/** A method that goes through the outbox: every one but the reads. */
+export type WriteMethodName = {
+  [M in MethodName]: (typeof classes)[M] extends "read" ? never : M;
+}[MethodName];
 
 /** Every method's class, frozen. */
 export const methodClasses: Readonly<Record<MethodName, MethodClass>> = Object.freeze(classes);
