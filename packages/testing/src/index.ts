@@ -1,5 +1,6 @@
 export { type ChannelRecorder, recordChannels } from "./channel-recorder.js";
 export { describeWithRedis } from "./describe-with-redis.js";
+export { type InstanceofMismatch, instanceofAcrossCopies } from "./error-copies.js";
 export { type EventuallyOptions, eventually } from "./eventually.js";
 export { jainIndex } from "./jain-index.js";
 export {
