@@ -162,17 +162,18 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
     }
     const body = replaced === undefined ? given : withoutMarker(given);
     const op = writeOperation(plan, attempt(prev, method, body));
-    const remove = { chat_id: body.chat_id, message_id: replaced };
+    // Only a delivered final deletes the progress message; the caller does not wait for it.
+    const scheduled =
+      replaced === undefined
+        ? op
+        : replacingProgress(
+            op,
+            replaced,
+            attempt(prev, "deleteMessage", { chat_id: body.chat_id, message_id: replaced }),
+          );
     const bridged = bridgeSignal(signal);
     try {
-      const outcome = await outbox.enqueue(
-        // Only a delivered final deletes the progress message; the caller does not wait for it.
-        replaced === undefined
-          ? op
-          : replacingProgress(op, replaced, attempt(prev, "deleteMessage", remove)),
-        { signal: bridged.signal },
-      );
-      return responseOf(outcome);
+      return responseOf(await outbox.enqueue(scheduled, { signal: bridged.signal }));
     } finally {
       bridged.dispose();
     }
