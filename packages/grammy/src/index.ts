@@ -9,6 +9,7 @@ export {
   type StreamRegistry,
   type StreamSource,
 } from "@telepace/outbox";
+export type { BotIntakeOptions } from "./bot-intake.js";
 export { type ReplacingProgress, replacing } from "./progress-marker.js";
 export {
   type GrammySignal,
@@ -18,3 +19,8 @@ export {
 export { type RunnerHandle, type RunOptions, run } from "./runner.js";
 export type { StreamFlavor } from "./streaming.js";
 export { type TelepaceOptions, type TelepaceTransformer, telepace } from "./transformer.js";
+export {
+  type WebhookCallback,
+  type WebhookCallbackOptions,
+  webhookCallback,
+} from "./webhook-callback.js";

@@ -4,6 +4,12 @@ export { type InstanceofMismatch, instanceofAcrossCopies } from "./error-copies.
 export { type EventuallyOptions, eventually } from "./eventually.js";
 export { jainIndex } from "./jain-index.js";
 export {
+  type ContractJournal,
+  contractUpdate,
+  describeJournalContract,
+  type JournalContractTarget,
+} from "./journal-contract.js";
+export {
   hasRedisServer,
   REDIS_INSTALL_HINT,
   type RedisTestServer,
@@ -17,3 +23,10 @@ export {
   runUsageExample,
   type UsageExampleRun,
 } from "./usage-example.js";
+export {
+  serveWebhook,
+  WEBHOOK_FRAMEWORKS,
+  type WebhookAdapters,
+  type WebhookFramework,
+  type WebhookServer,
+} from "./webhook-servers.js";
