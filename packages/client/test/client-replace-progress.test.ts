@@ -113,6 +113,7 @@ describe("seed: a delete drops pending edits (client)", { timeout: 20_000 }, () 
       { key: writeKeys.edit(10, "editMessageCaption"), priority: Priority.edit, idempotent: true },
     );
     const deleted = client.deleteMessage(1, 10);
+    expect(client.outbox.snapshot().pending).toBe(1); // the delete alone
     expect(await caption).toMatchObject({ status: "superseded", reason: "dropped" });
     server.release();
     await inFlight;
