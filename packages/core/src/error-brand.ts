@@ -40,7 +40,7 @@ function hasBrand(this: ErrorClass, value: unknown): boolean {
  */
 export function brandErrors(
   packageName: string,
-  classes: Readonly<Record<string, ErrorClass>>,
+  classes: Readonly<Record<string, abstract new (...args: never[]) => Error>>,
 ): void {
   for (const [name, errorClass] of Object.entries(classes)) {
     const brand = Symbol.for(`${packageName}:${name}`);

@@ -53,7 +53,8 @@ describe("types", () => {
   });
 
   it("classifies every method, and the stream flavor adds replyWithStream", () => {
-    expectTypeOf(methodClasses.sendMessage).toEqualTypeOf<MethodClass>();
+    expectTypeOf(methodClasses.sendMessage).toEqualTypeOf<"send">();
+    expectTypeOf(methodClasses).toExtend<Readonly<Record<string, MethodClass>>>();
     expectTypeOf<StreamFlavor["replyWithStream"]>().returns.toEqualTypeOf<MessageStream>();
     const bot = new Bot<Context & StreamFlavor>("1:x");
     bot.on("message", (ctx) => {

@@ -241,13 +241,13 @@ const classes = {
   verifyUser: "other",
 } as const satisfies Record<MethodName, MethodClass>;
 
+/** Every method's class, frozen. */
+export const methodClasses = Object.freeze(classes);
+
 /** A method that goes through the outbox: every one but the reads. */
 export type WriteMethodName = {
-  [M in MethodName]: (typeof classes)[M] extends "read" ? never : M;
+  [M in MethodName]: (typeof methodClasses)[M] extends "read" ? never : M;
 }[MethodName];
-
-/** Every method's class, frozen. */
-export const methodClasses: Readonly<Record<MethodName, MethodClass>> = Object.freeze(classes);
 
 /**
  * The class of a method. A name the table does not know (a method newer than the installed

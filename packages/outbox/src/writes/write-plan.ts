@@ -122,8 +122,14 @@ function deletePlan(method: string, payload: Payload): WritePlan {
  * const plan = planWrite("editMessageText", { chat_id: 42, message_id: 7, text: "50%" });
  * // { methodClass: "edit", chatId: 42, key: "edit:7", priority: 2, idempotent: true, … }
  */
-export function planWrite(method: WriteMethodName, payload: Payload): WritePlan;
-export function planWrite(method: string, payload: Payload): WritePlan | undefined;
+export function planWrite(
+  method: WriteMethodName,
+  payload: Readonly<Record<string, unknown>>,
+): WritePlan;
+export function planWrite(
+  method: string,
+  payload: Readonly<Record<string, unknown>>,
+): WritePlan | undefined;
 export function planWrite(method: string, payload: Payload): WritePlan | undefined {
   const methodClass = classOfMethod(method);
   switch (methodClass) {
