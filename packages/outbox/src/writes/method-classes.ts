@@ -7,7 +7,7 @@ import type { ApiMethods } from "@grammyjs/types";
 export type MethodName = keyof ApiMethods<unknown> & string;
 
 /**
- * How the outbox schedules a method ({@link planWrite}):
+ * How the outbox schedules a method (`planWrite`):
  * - `read`: passes straight through, unpaced (getUpdates, getMe, getFile, getChat…, webhook
  *   and session control);
  * - `send`: a new message in the chat, paced, never coalesced, never blindly resent;

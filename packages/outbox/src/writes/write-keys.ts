@@ -10,7 +10,7 @@ import { MESSAGE_EDITS } from "./method-classes.js";
 export type WriteTarget = number | string;
 
 /**
- * The key builders every write of the outbox is planned with ({@link planWrite}). Keys are scoped
+ * The key builders every write of the outbox is planned with (`planWrite`). Keys are scoped
  * by chat in the outbox itself, so they carry no chat id. Build keys for
  * `TelegramOutbox.enqueue` or `TelegramClient.write` with these rather than by hand.
  *
