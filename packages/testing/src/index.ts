@@ -1,4 +1,12 @@
 export { type ChannelRecorder, recordChannels } from "./channel-recorder.js";
+export {
+  CHROMIUM_ARGS,
+  CHROMIUM_INSTALL_HINT,
+  type ChromiumLaunch,
+  chromiumPath,
+  describeWithChromium,
+  hasChromium,
+} from "./chromium.js";
 export { describeWithRedis } from "./describe-with-redis.js";
 export { type InstanceofMismatch, instanceofAcrossCopies } from "./error-copies.js";
 export { type EventuallyOptions, eventually } from "./eventually.js";
