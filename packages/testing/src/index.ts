@@ -13,6 +13,7 @@ export {
   hasChromium,
 } from "./chromium.js";
 export { describeWithRedis } from "./describe-with-redis.js";
+export { type InstanceofMismatch, instanceofAcrossCopies } from "./error-copies.js";
 export { type EventuallyOptions, eventually } from "./eventually.js";
 export { jainIndex } from "./jain-index.js";
 export {

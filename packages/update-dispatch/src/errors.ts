@@ -1,5 +1,7 @@
 // The error family of @telepace/update-dispatch: one base class with a stable `code`.
 
+import { brandErrors } from "@telepace/core";
+
 /** Stable codes of {@link UpdateDispatchError}. */
 export type UpdateDispatchErrorCode =
   | "ERR_UPDATE_TIMEOUT"
@@ -62,3 +64,6 @@ export class PollingStoppedError extends UpdateDispatchError {
     this.errorCode = errorCode;
   }
 }
+
+// `instanceof` by brand: it holds for an error from another installed copy of this package.
+brandErrors("@telepace/update-dispatch", { UpdateDispatchError, PollingStoppedError });
