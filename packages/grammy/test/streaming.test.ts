@@ -92,7 +92,7 @@ describe("ctx.replyWithStream", () => {
     expect(sim.counters().tooManyRequests).toBe(0);
   });
 
-  it("group: a progress message with edits, replaced by the final", async () => {
+  it("group: a progress message with edits, finished in place", async () => {
     const { sim, streams, deliver } = await setup(tokens(30, 10));
     const user = sim.users.create();
     const group = sim.chats.createSupergroup({ members: [user] });
@@ -102,13 +102,11 @@ describe("ctx.replyWithStream", () => {
     expect(outcome).toMatchObject({ status: "delivered", mode: "edit" });
     const bot = sim.transcript(group).events.filter((event) => event.actor === "bot");
     expect(bot.filter((event) => event.kind === "draft")).toHaveLength(0);
-    expect(bot.filter((event) => event.kind === "send")).toHaveLength(2);
-    expect(bot.filter((event) => event.kind === "edit").length).toBeGreaterThan(0);
-    await eventually("the progress message is deleted", () =>
-      expect(sim.transcript(group).events.some((event) => event.kind === "delete")).toBe(true),
-    );
+    // One message from the first words to the final: no second message, nothing deleted.
+    expect(bot.filter((event) => event.kind === "send")).toHaveLength(1);
+    expect(bot.filter((event) => event.kind === "edit").at(-1)?.text).toBe(words(30));
+    expect(bot.filter((event) => event.kind === "delete")).toHaveLength(0);
     const texts = sim.transcript(group).messages.flatMap((message) => message.text ?? []);
-    expect(texts.at(-1)).toBe(words(30));
     expect(texts.filter((text) => !text.startsWith("/ask"))).toEqual([words(30)]);
     expect(sim.counters().tooManyRequests).toBe(0);
   });

@@ -1,7 +1,8 @@
 // The streams of one bot: opens them over an outbox and a transport, hands out draft ids, routes
 // a Stop press (`stopped_message_generation`) to its stream, and remembers where drafts are refused.
 
-import type { Update } from "@grammyjs/types";
+import type { MessageEntity, Update } from "@grammyjs/types";
+import { describeValue } from "@telepace/core";
 import { type ChatId, chatKeyOf } from "../chat.js";
 import { MessageStream, type StreamHost } from "./message-stream.js";
 import {
@@ -13,11 +14,39 @@ import {
   streamDefaults,
 } from "./stream-options.js";
 
+/**
+ * A piece of streamed text: a string, or text with its entities (offsets counted from the start
+ * of the whole stream, as `@grammyjs/stream`'s pieces have them).
+ */
+export type StreamPiece =
+  | string
+  | { readonly text: string; readonly entities?: readonly MessageEntity[] | undefined };
+
 /** Text to stream: an async iterable of pieces (appended), or a function given the stop signal. */
 export type StreamSource =
-  | AsyncIterable<string>
-  | Iterable<string>
-  | ((signal: AbortSignal) => AsyncIterable<string> | Iterable<string>);
+  | AsyncIterable<StreamPiece>
+  | Iterable<StreamPiece>
+  | ((signal: AbortSignal) => AsyncIterable<StreamPiece> | Iterable<StreamPiece>);
+
+/** Appends one piece; false once the stream is ending. A piece of another shape throws. */
+function appendPiece(stream: MessageStream, piece: unknown, entities: MessageEntity[]): boolean {
+  if (typeof piece === "string") return stream.append(piece);
+  const text = (piece as { text?: unknown } | null)?.text;
+  if (typeof text !== "string") {
+    throw new TypeError(
+      `Expected each piece of \`source\` to be a string or { text, entities? }, got ${describeValue(piece)}`,
+    );
+  }
+  const given = (piece as { entities?: unknown }).entities;
+  if (given === undefined) return stream.append(text);
+  if (!Array.isArray(given)) {
+    throw new TypeError(
+      `Expected \`entities\` of a piece to be an array, got ${describeValue(given)}`,
+    );
+  }
+  entities.push(...(given as MessageEntity[]));
+  return stream.replace(stream.text + text, { entities: [...entities] });
+}
 
 /** Live counts of a registry. */
 export interface StreamRegistrySnapshot {
@@ -104,7 +133,8 @@ export class StreamRegistry {
   /**
    * Opens a stream and feeds it from `source` (each piece appended), ending it when the source
    * ends. A source given as a function gets the stream's signal, which aborts on Stop. When the
-   * source throws, the text so far is the final and the outcome carries `sourceError`.
+   * source throws (or yields a piece that is neither a string nor `{ text, entities? }`), the text
+   * so far is the final and the outcome carries `sourceError`.
    *
    * @throws {TypeError|RangeError} for an invalid chat id, source or option.
    */
@@ -121,8 +151,9 @@ export class StreamRegistry {
     void (async () => {
       try {
         const pieces = typeof source === "function" ? source(stream.signal) : source;
-        for await (const piece of pieces as AsyncIterable<string>) {
-          if (!stream.append(String(piece))) break;
+        const entities: MessageEntity[] = [];
+        for await (const piece of pieces as AsyncIterable<unknown>) {
+          if (!appendPiece(stream, piece, entities)) break;
         }
         stream.end();
       } catch (error) {
