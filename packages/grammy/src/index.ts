@@ -6,6 +6,7 @@ export {
   methodClasses,
   type StreamMessageOptions,
   type StreamOutcome,
+  type StreamPiece,
   type StreamRegistry,
   type StreamSource,
 } from "@telepace/outbox";
@@ -16,6 +17,7 @@ export {
   replaceProgress,
   type SendMessageOther,
 } from "./replace-progress.js";
+export type { ReplyStream } from "./reply-stream.js";
 export { type RunnerHandle, type RunOptions, run } from "./runner.js";
 export type { StreamFlavor } from "./streaming.js";
 export { type TelepaceOptions, type TelepaceTransformer, telepace } from "./transformer.js";

@@ -4,7 +4,7 @@
 import type { Message } from "@grammyjs/types";
 import type { Api } from "grammy";
 import { replacing } from "./progress-marker.js";
-import { isTelepaceTransformer } from "./transformer.js";
+import { isTelepaceTransformer } from "./telepace-marker.js";
 
 /** The `other` parameter of `api.sendMessage`. */
 export type SendMessageOther = NonNullable<Parameters<Api["sendMessage"]>[2]>;

@@ -2,6 +2,7 @@
 // (classified by method, failures turned into what the outbox understands); reads pass straight
 // through; the outcome goes back to grammY as the envelope it expects.
 
+import { systemClock } from "@telepace/core";
 import {
   type OutboxCloseOptions,
   type OutboxSnapshot,
@@ -14,11 +15,16 @@ import {
 } from "@telepace/outbox";
 import type { Api, Context, MiddlewareFn, Transformer } from "grammy";
 import { bridgeSignal } from "./abort-bridge.js";
+import { adoptTransformer } from "./context-api.js";
 import { ApiFailure, type FailedEnvelope, networkFailureOf } from "./failures.js";
 import { type Envelope, responseOf } from "./outcome-response.js";
 import { checkPeerOptions } from "./peer-options.js";
 import { replacedMessageOf, withoutMarker } from "./progress-marker.js";
+import { isStreamCall } from "./reply-stream.js";
+import { StopPoller } from "./stop-poller.js";
+import { StopRouter } from "./stop-router.js";
 import { type StreamFlavor, streamMiddleware } from "./streaming.js";
+import { markTelepace } from "./telepace-marker.js";
 
 /** Options of {@link telepace}: those of the outbox underneath. */
 export interface TelepaceOptions extends TelegramOutboxOptions {}
@@ -37,9 +43,10 @@ export interface TelepaceTransformer extends Transformer, AsyncDisposable {
    */
   readonly streams: StreamRegistry;
   /**
-   * Middleware that routes Stop presses (`stopped_message_generation`) to their streams (those
-   * updates go no further) and adds `ctx.replyWithStream` ({@link StreamFlavor}). Install it
-   * first: `bot.use(pace.middleware())`.
+   * Middleware that adds `ctx.replyWithStream` ({@link StreamFlavor}) and lets Stop presses
+   * (`stopped_message_generation`) for its streams go no further. Install it first:
+   * `bot.use(pace.middleware())`. The press itself stops its stream as soon as the transformer
+   * sees it in a getUpdates answer (or `webhookCallback` takes it), before any handler runs.
    */
   middleware(): MiddlewareFn<Context & StreamFlavor>;
   /** The outbox's live state: pending and in-flight ops, per-chat pacing and freezes, counters. */
@@ -68,8 +75,6 @@ const PEER_OPTIONS: Readonly<Record<string, string>> = Object.freeze({
     "`classifyFailure` (network errors are retried only where a repeat cannot duplicate a message)",
 });
 
-const installed = new WeakSet<object>();
-
 // Marks a stream's request sent through the API the middleware saw, before any call of its own
 // went through this transformer (a webhook bot given its botInfo, whose first write is a stream):
 // the transformer makes it without the outbox (the stream scheduled it already) and learns from
@@ -77,11 +82,6 @@ const installed = new WeakSet<object>();
 const STREAM_ATTEMPT: unique symbol = Symbol("telepace.streamAttempt");
 
 type RawCall = (payload: object, signal: AbortSignal) => Promise<unknown>;
-
-/** Whether `transformer` was made by {@link telepace}. */
-export function isTelepaceTransformer(transformer: unknown): boolean {
-  return typeof transformer === "function" && installed.has(transformer);
-}
 
 function attempt(
   prev: Prev,
@@ -130,6 +130,7 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
     outbox,
     clock: options?.clock,
     transport: async (method, params, signal) => {
+      poller.wake(); // a stream with a Stop button runs: Stop presses must reach it
       if (latestPrev !== undefined)
         return (await attempt(latestPrev, method, params)(signal)).result;
       if (seenApi === undefined) {
@@ -142,12 +143,18 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
     },
   });
 
+  const stops = new StopRouter(streams);
+  const poller = new StopPoller(stops, streams, options?.clock ?? systemClock);
+
   const transform = async (
     prev: Prev,
     method: string,
     payload: Record<string, unknown>,
     signal?: unknown,
   ): Promise<Envelope> => {
+    // A whole ctx.replyWithStream on its way through the chain: not a request, and its `prev`
+    // leads to the stream rather than to Telegram, so it is not the API streams should use.
+    if (isStreamCall(method)) return prev(method, payload, signal);
     latestPrev = prev;
     const given = payload ?? {};
     if (STREAM_ATTEMPT in given) {
@@ -156,7 +163,10 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
     }
     const plan = planWrite(method, given);
     const replaced = replacedMessageOf(given);
-    if (plan === undefined) return prev(method, given, signal);
+    if (plan === undefined) {
+      if (method === "getUpdates") return poller.getUpdates(prev, given, signal);
+      return prev(method, given, signal);
+    }
     if (replaced !== undefined && plan.methodClass !== "send") {
       throw new TypeError(`replacing() marks a send; ${method} is not one`);
     }
@@ -179,10 +189,11 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
     }
   };
 
-  const bindStreams = async (api: Api): Promise<void> => {
-    if (api.config.installedTransformers().includes(transformer)) seenApi = api;
+  // The context's Api has this transformer (learnt for streams before any call), or gets it.
+  const prepare = (ctx: Context): void => {
+    if (!adoptTransformer(ctx, transformer)) seenApi = ctx.api;
   };
-  const middleware = streamMiddleware(streams, bindStreams);
+  const middleware = streamMiddleware(streams, stops, prepare);
   const transformer = Object.assign(transform as unknown as Transformer, {
     outbox,
     streams,
@@ -191,6 +202,6 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
     close: (closeOptions?: OutboxCloseOptions) => outbox.close(closeOptions),
     [Symbol.asyncDispose]: () => outbox.close(),
   });
-  installed.add(transformer);
+  markTelepace(transformer, stops);
   return transformer;
 }

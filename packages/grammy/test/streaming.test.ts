@@ -2,12 +2,13 @@
 // chat, a progress message replaced by the final in a group, and a Stop press (routed by
 // pace.middleware()) aborting the producer's signal.
 
+import type { Update } from "@grammyjs/types";
 import { type BotApiSim, start } from "@telepace/bot-api-sim";
 import { eventually } from "@telepace/testing";
-import { Bot, type Context, type Transformer } from "grammy";
+import { Bot, type Context, GrammyError, type Transformer } from "grammy";
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import {
-  type MessageStream,
+  type ReplyStream,
   type StreamFlavor,
   type StreamOutcome,
   type StreamSource,
@@ -44,6 +45,32 @@ const words = (count: number) =>
     .join(" ")
     .trim();
 
+/** A sim and a bot with telepace and its middleware; `handle` is its text handler. */
+async function setupWith(handle: (ctx: StreamContext) => Promise<unknown> | unknown) {
+  sim = await start({ timeScale: SCALE });
+  const bot = new Bot<StreamContext>(sim.token, { client: { apiRoot: sim.apiRoot } });
+  pace = telepace(scaledRates);
+  bot.api.config.use(pace);
+  bot.use(pace.middleware());
+  const failures: unknown[] = [];
+  bot.on("message:text", async (ctx) => {
+    try {
+      await handle(ctx);
+    } catch (error) {
+      failures.push(error);
+    }
+  });
+  await bot.init();
+  const user = sim.users.create();
+  const chat = sim.chats.createPrivate(user);
+  const [update] = await (async () => {
+    sim.sendText(user, chat, "hi");
+    return bot.api.getUpdates({ timeout: 0 });
+  })();
+  await bot.handleUpdate(update as Update);
+  return { sim, chat, failures };
+}
+
 /** A sim, a bot with telepace and its middleware, and a handler that streams what it is given. */
 async function setup(source: StreamSource, options: { canStop?: boolean } = {}) {
   sim = await start({ timeScale: SCALE });
@@ -51,7 +78,7 @@ async function setup(source: StreamSource, options: { canStop?: boolean } = {}) 
   pace = telepace(scaledRates);
   bot.api.config.use(pace);
   bot.use(pace.middleware());
-  const streams: MessageStream[] = [];
+  const streams: ReplyStream[] = [];
   bot.on("message:text", (ctx) => {
     streams.push(ctx.replyWithStream(source, options));
   });
@@ -70,6 +97,62 @@ async function setup(source: StreamSource, options: { canStop?: boolean } = {}) 
   };
   return { sim, bot, streams, deliver, skippedStops: () => skipped };
 }
+
+describe("await ctx.replyWithStream, as @grammyjs/stream users write it", () => {
+  it("waits until the stream has ended, so the chat's next reply comes after it", async () => {
+    const { sim, chat, failures } = await setupWith(async (ctx) => {
+      const messages = await ctx.replyWithStream(tokens(20, 10));
+      await ctx.reply(`sent ${messages.length}`);
+    });
+    expect(failures).toEqual([]);
+    expect(sim.transcript(chat).messages.map((message) => message.text)).toEqual([
+      "hi",
+      words(20),
+      "sent 1",
+    ]);
+  });
+
+  it("rejects as ctx.reply would when the answer cannot be delivered", async () => {
+    const { failures } = await setupWith(async (ctx) => {
+      sim?.faults.failNext("sendMessage", 5, { code: 400, description: "Bad Request: no" });
+      await ctx.replyWithStream(["never ", "arrives"]);
+    });
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toBeInstanceOf(GrammyError);
+    expect(failures[0]).toMatchObject({ error_code: 400, method: "sendMessage" });
+  });
+
+  it("takes its pieces with entities; names what to use for the peer's other arguments", async () => {
+    const thrown: unknown[] = [];
+    const { sim, chat } = await setupWith(async (ctx) => {
+      const other = { parse_mode: "HTML" } as never;
+      for (const call of [
+        () => ctx.replyWithStream(["x"], other),
+        () => (ctx.replyWithStream as (...args: unknown[]) => unknown)(["x"], {}, {}),
+        () => ctx.replyWithStream(["x"], { params: { text: "x" } }),
+      ]) {
+        try {
+          call();
+        } catch (error) {
+          thrown.push(error);
+        }
+      }
+      await ctx.replyWithStream([
+        "Hello, ",
+        { text: "world", entities: [{ type: "bold", offset: 7, length: 5 }] },
+      ]);
+    });
+    expect(thrown.map(String)).toEqual([
+      "TypeError: Unknown option `parse_mode` in `options` (use `parseMode`)",
+      expect.stringContaining("TypeError: replyWithStream(source, options) takes two arguments"),
+      "TypeError: Unknown option `text` in `params` (the stream sets it)",
+    ]);
+    expect(sim.transcript(chat).messages.at(-1)).toMatchObject({
+      text: "Hello, world",
+      entities: [{ type: "bold", offset: 7, length: 5 }],
+    });
+  });
+});
 
 describe("ctx.replyWithStream", () => {
   it("private chat: draft frames, then one real message", async () => {
@@ -146,7 +229,7 @@ describe("ctx.replyWithStream", () => {
   it("the middleware needs the flavor on the bot's context, and adds a typed method", () => {
     const flavored = new Bot<StreamContext>("1:x");
     flavored.use(telepace().middleware());
-    expectTypeOf<StreamContext["replyWithStream"]>().returns.toEqualTypeOf<MessageStream>();
+    expectTypeOf<StreamContext["replyWithStream"]>().returns.toEqualTypeOf<ReplyStream>();
     const plain = new Bot("1:x");
     // @ts-expect-error a Bot<Context> has no ctx.replyWithStream: add StreamFlavor to its context
     plain.use(telepace().middleware());
@@ -182,7 +265,7 @@ describe("ctx.replyWithStream", () => {
     pace = telepace(scaledRates);
     bot.api.config.use(pace);
     bot.use(pace.middleware());
-    let stream: MessageStream | undefined;
+    let stream: ReplyStream | undefined;
     bot.on("message:text", (ctx) => {
       stream = ctx.replyWithStream(["a ", "b"]);
     });

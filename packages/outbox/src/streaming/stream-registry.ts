@@ -52,6 +52,8 @@ function appendPiece(stream: MessageStream, piece: unknown, entities: MessageEnt
 export interface StreamRegistrySnapshot {
   /** Streams not yet ended. */
   readonly active: number;
+  /** Of those, the ones showing a Stop button now (drafts of a stream opened with `canStop`). */
+  readonly stoppable: number;
   /** Chats where drafts were refused (they stream with edits). */
   readonly refusedChats: number;
   /** Whether the server lacks `sendMessageDraft` altogether. */
@@ -75,6 +77,7 @@ export class StreamRegistry {
   readonly #byDraft = new Map<string, MessageStream>();
   readonly #draftsOf = new Map<MessageStream, string[]>();
   readonly #active = new Set<MessageStream>();
+  readonly #canStop = new Set<MessageStream>();
   readonly #refused = new Map<string, true>();
   #draftsUnavailable = false;
   #nextDraftId = 1;
@@ -112,6 +115,7 @@ export class StreamRegistry {
       },
       release: (stream) => {
         this.#active.delete(stream);
+        this.#canStop.delete(stream);
         for (const key of this.#draftsOf.get(stream) ?? []) this.#byDraft.delete(key);
         this.#draftsOf.delete(stream);
       },
@@ -126,7 +130,10 @@ export class StreamRegistry {
     const chatKey = chatKeyOf(chatId);
     const resolved = resolveStreamOptions(options, this.#options.defaults);
     const stream = new MessageStream(chatId, chatKey, resolved, this.#host);
-    if (stream.snapshot().state !== "ended") this.#active.add(stream);
+    if (stream.snapshot().state !== "ended") {
+      this.#active.add(stream);
+      if (resolved.canStop) this.#canStop.add(stream);
+    }
     return stream;
   }
 
@@ -139,14 +146,7 @@ export class StreamRegistry {
    * @throws {TypeError|RangeError} for an invalid chat id, source or option.
    */
   pipe(chatId: ChatId, source: StreamSource, options?: StreamMessageOptions): MessageStream {
-    if (
-      typeof source !== "function" &&
-      (typeof source !== "object" ||
-        source === null ||
-        (!(Symbol.asyncIterator in source) && !(Symbol.iterator in source)))
-    ) {
-      throw new TypeError("Expected `source` to be an iterable, an async iterable or a function");
-    }
+    this.validate(chatId, source, options);
     const stream = this.open(chatId, options);
     void (async () => {
       try {
@@ -161,6 +161,25 @@ export class StreamRegistry {
       }
     })();
     return stream;
+  }
+
+  /**
+   * Throws what {@link StreamRegistry.pipe} would throw for these arguments, without opening a
+   * stream: for a caller that checks a call at once and opens the stream later.
+   *
+   * @throws {TypeError|RangeError} for an invalid chat id, source or option.
+   */
+  validate(chatId: ChatId, source: StreamSource, options?: StreamMessageOptions): void {
+    chatKeyOf(chatId);
+    if (
+      typeof source !== "function" &&
+      (typeof source !== "object" ||
+        source === null ||
+        (!(Symbol.asyncIterator in source) && !(Symbol.iterator in source)))
+    ) {
+      throw new TypeError("Expected `source` to be an iterable, an async iterable or a function");
+    }
+    resolveStreamOptions(options, this.#options.defaults);
   }
 
   /**
@@ -179,8 +198,11 @@ export class StreamRegistry {
 
   /** Live counts. */
   snapshot(): StreamRegistrySnapshot {
+    let stoppable = 0;
+    for (const stream of this.#canStop) if (stream.snapshot().mode === "draft") stoppable++;
     return Object.freeze({
       active: this.#active.size,
+      stoppable,
       refusedChats: this.#refused.size,
       draftsUnavailable: this.#draftsUnavailable,
       stopsRouted: this.#stopsRouted,
