@@ -2,7 +2,6 @@ import type { SimCounters, TranscriptEvent } from "@telepace/bot-api-sim";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { analyse } from "../src/writes/analysis.js";
 import { runOne, type WritesConfig, writesConfig } from "../src/writes/run.js";
-import { ScaledClock } from "../src/writes/scaled-clock.js";
 import {
   progressStep,
   progressText,
@@ -20,22 +19,6 @@ import {
 
 afterEach(() => {
   vi.useRealTimers();
-});
-
-describe("ScaledClock", () => {
-  it("runs Telegram time `scale` times faster than real time, timers included", () => {
-    vi.useFakeTimers();
-    const clock = new ScaledClock(10);
-    const started = clock.now();
-    const fired = vi.fn();
-    clock.setTimer(fired, 1_000);
-    vi.advanceTimersByTime(99);
-    expect(fired).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(1);
-    expect(fired).toHaveBeenCalledOnce();
-    expect(clock.now() - started).toBeCloseTo(1_000, 6);
-    expect(() => new ScaledClock(0)).toThrow(RangeError);
-  });
 });
 
 describe("workload texts", () => {

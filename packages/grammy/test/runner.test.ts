@@ -121,6 +121,11 @@ describe("run(bot)", () => {
     expect(() => run({} as never, { sink: { concurrency: 8 } } as never)).toThrow(
       "Unknown option `sink` in `options` (use `dispatcher`",
     );
+    // The default maxConcurrency (maxActivePrincipals) leaves bad dispatcher options to the intake.
+    expect(() => run({} as never, { dispatcher: 5 } as never)).toThrow(TypeError);
+    expect(() => run({} as never, { dispatcher: { maxActivePrincipals: 0 } })).toThrow(
+      /maxActivePrincipals/,
+    );
   });
 });
 

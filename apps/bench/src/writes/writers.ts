@@ -3,12 +3,11 @@
 // order, or auto-retry alone.
 
 import { autoRetry } from "@grammyjs/auto-retry";
-import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { TelegramClient } from "@telepace/client";
 import { replaceProgress, telepace } from "@telepace/grammy";
 import { classifyFailure, type FailureVerdict, TelegramOutbox } from "@telepace/outbox";
+import { ScaledClock, scaledThrottler } from "@telepace/testing";
 import { Api, GrammyError, HttpError } from "grammy";
-import { ScaledClock } from "./scaled-clock.js";
 
 /** One message the workload sends and waits for. */
 export interface SendRecord {
@@ -176,29 +175,6 @@ export interface GrammyRecipe {
    * progress (the row's name then says nothing about edits).
    */
   readonly edits: "every-state" | "latest-only" | "none";
-}
-
-/** The throttler's documented defaults with every millisecond divided by the time scale. */
-function scaledThrottler(scale: number): ReturnType<typeof apiThrottler> {
-  // Bottleneck refreshes reservoirs on its heartbeat (250 ms by default), so it scales too.
-  const heartbeatInterval = 250 / scale;
-  return apiThrottler({
-    global: {
-      reservoir: 30,
-      reservoirRefreshAmount: 30,
-      reservoirRefreshInterval: 1000 / scale,
-      heartbeatInterval,
-    },
-    group: {
-      maxConcurrent: 1,
-      minTime: 1000 / scale,
-      reservoir: 20,
-      reservoirRefreshAmount: 20,
-      reservoirRefreshInterval: 60_000 / scale,
-      heartbeatInterval,
-    },
-    out: { maxConcurrent: 1, minTime: 1000 / scale },
-  });
 }
 
 /** How fast a limiter lets sends to distinct chats through, measured in isolation. */
