@@ -11,6 +11,7 @@ export {
   type StreamSource,
 } from "@telepace/outbox";
 export type { BotIntakeOptions } from "./bot-intake.js";
+export type { MaybeDeliveredPolicy } from "./maybe-delivered.js";
 export { type ReplacingProgress, replacing } from "./progress-marker.js";
 export {
   type GrammySignal,

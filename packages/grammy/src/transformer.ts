@@ -17,6 +17,12 @@ import type { Api, Context, MiddlewareFn, Transformer } from "grammy";
 import { bridgeSignal } from "./abort-bridge.js";
 import { adoptTransformer } from "./context-api.js";
 import { ApiFailure, type FailedEnvelope, networkFailureOf } from "./failures.js";
+import {
+  checkMaybeDelivered,
+  type MaybeDeliveredPolicy,
+  resending,
+  resolvesAsUnknown,
+} from "./maybe-delivered.js";
 import { type Envelope, responseOf } from "./outcome-response.js";
 import { checkPeerOptions } from "./peer-options.js";
 import { replacedMessageOf, withoutMarker } from "./progress-marker.js";
@@ -26,8 +32,22 @@ import { StopRouter } from "./stop-router.js";
 import { type StreamFlavor, streamMiddleware } from "./streaming.js";
 import { markTelepace } from "./telepace-marker.js";
 
-/** Options of {@link telepace}: those of the outbox underneath. */
-export interface TelepaceOptions extends TelegramOutboxOptions {}
+/**
+ * Options of {@link telepace}: those of the outbox underneath, and what a write that may have
+ * been delivered becomes.
+ */
+export interface TelepaceOptions extends TelegramOutboxOptions {
+  /**
+   * A write that may have reached Telegram but was not confirmed (a 5xx, a connection lost after
+   * sending; the Bot API has no idempotency key): `"throw"` rejects and never sends it again
+   * (no silent duplicate, but a handler without try/catch stops there), `"resend"` sends it again
+   * as auto-retry does (the handler goes on; it may show twice), `"resolve"` resolves `true`,
+   * "delivery unknown" (the handler goes on; it may be missing). Edits, deletes and chat actions
+   * are retried whatever this says: a repeat of those changes nothing.
+   * @defaultValue "throw"
+   */
+  readonly maybeDelivered?: MaybeDeliveredPolicy | undefined;
+}
 
 /**
  * A grammY transformer (install it with `bot.api.config.use(…)`) that owns a
@@ -70,9 +90,9 @@ const PEER_OPTIONS: Readonly<Record<string, string>> = Object.freeze({
   group: "`groupChatRps` and `groupBurst` (telepace paces per chat by itself)",
   out: "`privateChatRps` (telepace paces per chat by itself)",
   rethrowInternalServerErrors:
-    "`classifyFailure` (5xx are retried only where a repeat cannot duplicate a message)",
+    '`maybeDelivered` ("throw", "resend" or "resolve": what a send that may have arrived becomes)',
   rethrowHttpErrors:
-    "`classifyFailure` (network errors are retried only where a repeat cannot duplicate a message)",
+    '`maybeDelivered` ("throw", "resend" or "resolve": what a send that may have arrived becomes)',
 });
 
 // Marks a stream's request sent through the API the middleware saw, before any call of its own
@@ -82,6 +102,26 @@ const PEER_OPTIONS: Readonly<Record<string, string>> = Object.freeze({
 const STREAM_ATTEMPT: unique symbol = Symbol("telepace.streamAttempt");
 
 type RawCall = (payload: object, signal: AbortSignal) => Promise<unknown>;
+
+// "Delivery unknown", as the `resolve` policy answers a write that may have arrived.
+const DELIVERY_UNKNOWN: Envelope = Object.freeze({ ok: true, result: true });
+
+/** The outbox's options, and the policy for maybe-delivered writes (with `resend` built in). */
+function splitOptions(options: unknown): {
+  policy: MaybeDeliveredPolicy;
+  outboxOptions: unknown;
+} {
+  if (typeof options !== "object" || options === null) {
+    return { policy: "throw", outboxOptions: options };
+  }
+  const { maybeDelivered, ...rest } = options as TelepaceOptions;
+  const policy = checkMaybeDelivered(maybeDelivered);
+  if (policy !== "resend") return { policy, outboxOptions: rest };
+  if (rest.classifyFailure !== undefined && typeof rest.classifyFailure !== "function") {
+    return { policy, outboxOptions: rest }; // the outbox names the bad classifier
+  }
+  return { policy, outboxOptions: { ...rest, classifyFailure: resending(rest.classifyFailure) } };
+}
 
 function attempt(
   prev: Prev,
@@ -121,7 +161,8 @@ function attempt(
  */
 export function telepace(options?: TelepaceOptions): TelepaceTransformer {
   checkPeerOptions(options, PEER_OPTIONS);
-  const outbox = new TelegramOutbox(options);
+  const { policy, outboxOptions } = splitOptions(options);
+  const outbox = new TelegramOutbox(outboxOptions as TelegramOutboxOptions | undefined);
   // The API this transformer wraps, as of its latest call: streams make their attempts through it.
   let latestPrev: Prev | undefined;
   // An API with this transformer that the middleware saw, for streams before the first call.
@@ -183,7 +224,8 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
           );
     const bridged = bridgeSignal(signal);
     try {
-      return responseOf(await outbox.enqueue(scheduled, { signal: bridged.signal }));
+      const outcome = await outbox.enqueue(scheduled, { signal: bridged.signal });
+      return resolvesAsUnknown(policy, outcome) ? DELIVERY_UNKNOWN : responseOf(outcome);
     } finally {
       bridged.dispose();
     }
