@@ -1,7 +1,6 @@
 // The UpdateIntake of a grammY bot, shared by run() (long polling) and webhookCallback(): its
 // updates go through `bot.handleUpdate`, middleware errors to `bot.catch`.
 
-import type { Update } from "@grammyjs/types";
 import type { Clock, Logger } from "@telepace/core";
 import {
   type IntakeDispatcherOptions,
@@ -11,6 +10,7 @@ import {
   updateDispatcherDefaults,
 } from "@telepace/update-dispatch";
 import { type Bot, BotError, type Context } from "grammy";
+import type { Update } from "grammy/types";
 
 /** Options of the intake underneath {@link run} and {@link webhookCallback}. */
 export interface BotIntakeOptions {

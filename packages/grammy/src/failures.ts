@@ -2,9 +2,9 @@
 // `ApiFailure` the outbox classifies (429, 5xx, not modified, 403, migrated), an `HttpError` a
 // `NetworkError` that says whether the request may have reached Telegram.
 
-import type { ResponseParameters } from "@grammyjs/types";
 import { isConnectFailure, NetworkError, type NetworkFailure } from "@telepace/outbox";
 import { GrammyError, HttpError } from "grammy";
+import type { ResponseParameters } from "grammy/types";
 
 /** The `ok: false` envelope of the Bot API, as grammY's transformers see it. */
 export interface FailedEnvelope {

@@ -3,7 +3,6 @@
 // is one call through `ctx.api`'s transformers, so a plugin that records and replays API calls
 // (`@grammyjs/conversations`) records the whole stream once and replays its outcome.
 
-import type { Message } from "@grammyjs/types";
 import type {
   StreamMessageOptions,
   StreamOutcome,
@@ -13,6 +12,7 @@ import type {
 } from "@telepace/outbox";
 import { OutboxError } from "@telepace/outbox";
 import type { Api } from "grammy";
+import type { Message } from "grammy/types";
 import { ApiFailure, type FailedEnvelope, grammyErrorOf, grammyFailureOf } from "./failures.js";
 import { isTelepaceTransformer } from "./telepace-marker.js";
 

@@ -2,8 +2,8 @@
 // at the webhook entry — so a stream stops even while the handler awaiting it holds that chat's
 // later updates behind itself (bot.start(), a runner with sequentialize, per-chat order).
 
-import type { Update } from "@grammyjs/types";
 import type { StreamRegistry } from "@telepace/outbox";
+import type { Update } from "grammy/types";
 
 // Ids of Stop presses routed on arrival that the middleware has not seen yet: a few at a time
 // in practice; the bound only keeps a bot whose middleware never sees them from growing it.

@@ -2,9 +2,9 @@
 // own types with no cast in user code, its options are the outbox's with unknown keys refused,
 // and the context flavor streams.
 
-import type { Message } from "@grammyjs/types";
 import type { OutboxSnapshot, TelegramOutbox } from "@telepace/outbox";
 import { type Api, Bot, type Context, type Transformer } from "grammy";
+import type { Message } from "grammy/types";
 import { describe, expectTypeOf, it } from "vitest";
 import {
   type MethodClass,

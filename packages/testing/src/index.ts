@@ -12,6 +12,7 @@ export {
   describeWithChromium,
   hasChromium,
 } from "./chromium.js";
+export { isCi } from "./ci.js";
 export { describeWithRedis } from "./describe-with-redis.js";
 export { type InstanceofMismatch, instanceofAcrossCopies } from "./error-copies.js";
 export { type EventuallyOptions, eventually } from "./eventually.js";
