@@ -3,6 +3,7 @@
 
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { BOT_TOKEN_SHAPE, isBotToken } from "@telepace/bot-api-sim";
 
 /** Pino level names the bot accepts. */
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -51,9 +52,6 @@ export class ConfigError extends Error {
 const DEFAULT_API_ROOT = "https://api.telegram.org";
 /** The journal's directory against the API when neither --data-dir nor TELEPACE_DATA_DIR is set. */
 export const DEFAULT_DATA_DIR = ".telepace";
-// BotFather tokens are "<bot id>:<35 characters of [A-Za-z0-9_-]>"; accept any length >= 30 so a
-// format change does not lock users out, but refuse what cannot be a token at all.
-const TOKEN_PATTERN = /^\d{1,20}:[A-Za-z0-9_-]{30,}$/;
 
 export const USAGE = `Usage: reference-bot [options]
 
@@ -174,9 +172,10 @@ export function readConfig(
     }
     target = { kind: "embedded" };
   } else {
-    if (!TOKEN_PATTERN.test(token)) {
+    // The simulator's rule, so a token `telepace-bot-api-sim --token` takes is one the bot takes.
+    if (!isBotToken(token)) {
       throw new ConfigError(
-        "TELEGRAM_BOT_TOKEN is malformed: expected <bot id>:<secret> as issued by @BotFather",
+        `TELEGRAM_BOT_TOKEN is malformed: expected ${BOT_TOKEN_SHAPE}, got ${token.length} characters`,
       );
     }
     target = { kind: "api", token, apiRoot: parseApiRoot(env.TELEGRAM_API_ROOT) };

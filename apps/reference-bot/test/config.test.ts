@@ -80,20 +80,24 @@ describe("readConfig", () => {
     ).toMatchObject({ target: { kind: "api", apiRoot: "http://127.0.0.1:8081" } });
   });
 
-  it("refuses a malformed token in one line that does not contain it", () => {
+  it("refuses a malformed token in one line that states the rule and does not contain it", () => {
     for (const token of [
       "not-a-token",
       "123456789:short",
+      // What `telepace-bot-api-sim --token` refuses too, with the same words.
+      "123456:TESTsecretABCdef",
       "bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw8",
       "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDs aw8",
       "123456789;AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw8",
     ]) {
       const error = configError(() => readConfig([], { TELEGRAM_BOT_TOKEN: token }));
       expect(error.message).toBe(
-        "TELEGRAM_BOT_TOKEN is malformed: expected <bot id>:<secret> as issued by @BotFather",
+        "TELEGRAM_BOT_TOKEN is malformed: expected <bot id>:<secret> as @BotFather issues it " +
+          `(digits, a colon, then 30 or more of A-Z a-z 0-9 _ -), got ${token.length} characters`,
       );
       expect(error.message).not.toContain(token.trim());
       expect(error.message).not.toContain("AAHdqTcv");
+      expect(error.message).not.toContain("TESTsecret");
     }
   });
 

@@ -17,7 +17,8 @@ until SIGINT or SIGTERM.
 Options:
   -p, --port <n>        TCP port (0 picks a free one)            [default: ${CLI_DEFAULT_PORT}]
       --host <address>  loopback address: 127.0.0.1, ::1, localhost [default: 127.0.0.1]
-  -t, --token <token>   bot token "<bot id>:<secret>"; repeat for more bots
+  -t, --token <token>   bot token "<bot id>:<secret>", the secret 30 or more of
+                        A-Z a-z 0-9 _ - as @BotFather issues it; repeat for more bots
                                                                  [default: a random token]
       --time-scale <x>  run Telegram's flood limits x times faster [default: 1]
       --no-rate-limits  turn Telegram's flood limits off
