@@ -5,6 +5,7 @@
 
 import { PollingStoppedError } from "@telepace/update-dispatch";
 import { type BotConfig, ConfigError, readConfig, USAGE } from "./config.js";
+import { BotExitedError } from "./demo/bot-process.js";
 import { runEmbeddedDemo } from "./demo/embedded-demo.js";
 import { createLogger, scrub } from "./logger.js";
 import { describeJournal, ReferenceBot, StartupError } from "./reference-bot.js";
@@ -132,6 +133,8 @@ async function main(): Promise<number> {
     }
     return await runEmbeddedDemo(config);
   } catch (error) {
+    // The demo's bot process said why it could not start; one line is enough.
+    if (error instanceof BotExitedError && error.isExplained) return error.exit.code ?? 1;
     if (error instanceof StartupError || error instanceof PollingStoppedError) {
       process.stderr.write(`reference-bot: ${scrub(error.message, secrets)}\n`);
       return 1;

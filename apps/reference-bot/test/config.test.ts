@@ -3,7 +3,8 @@
 
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, readConfig } from "../src/config.js";
+import { ConfigError, readConfig, USAGE } from "../src/config.js";
+import { SHARED_USAGE } from "../src/shared-config.js";
 
 const TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw8";
 
@@ -156,5 +157,18 @@ describe("readConfig", () => {
   it("answers --help and -h with { help: true }, whatever else is set", () => {
     expect(readConfig(["--help"], {})).toEqual({ help: true });
     expect(readConfig(["-h"], { TELEGRAM_BOT_TOKEN: "bad" })).toEqual({ help: true });
+  });
+
+  it("aligns --help: every description starts in one column, in every section", () => {
+    const lines = `${USAGE}\n\n${SHARED_USAGE}`.split("\n");
+    // A row: two spaces, the name (single spaces inside), two or more spaces, the description.
+    const rows = lines.filter((line) => /^ {2}\S/.test(line));
+    const columns = rows.map((line) => /^ {2}\S+(?: \S+)* {2,}(?=\S)/.exec(line)?.[0].length);
+    const continued = lines.filter((line) => /^ {3,}\S/.test(line));
+    expect(rows).toHaveLength(15);
+    expect(continued.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(columns)).toEqual(new Set([25]));
+    expect(new Set(continued.map((line) => line.search(/\S/)))).toEqual(new Set([25]));
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
   });
 });
