@@ -87,6 +87,10 @@ describe("check-readme-examples", () => {
 describe("README usage programs", () => {
   it("core's runs", async () => {
     const run = await runUsageExample(join(root, "packages", "core"));
-    expect(run).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    expect(run).toEqual({
+      exitCode: 0,
+      stdout: "paused 1000 ms on the manual clock\n3 of 4 slots free\n",
+      stderr: "",
+    });
   });
 });

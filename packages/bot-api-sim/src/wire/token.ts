@@ -28,7 +28,7 @@ export function parseTokenBotId(token: string): number | undefined {
 /**
  * How a bot token looks, in words: the rule for a token given to the simulator (the `--token`
  * flag, `start()`'s `token` and `bots[].token`), which telepace's reference bot applies to
- * `TELEGRAM_BOT_TOKEN` too, so a token one accepts the other accepts. @BotFather issues a bot id,
+ * `TELEGRAM_BOT_TOKEN` too, so a token one accepts the other accepts. `@BotFather` issues a bot id,
  * a colon and 35 characters of `A-Za-z0-9_-` (Telegram's own documentation shows one of 34);
  * 30 or more are accepted so such variations pass, while a truncated paste or a made-up
  * `123:test` is refused.
