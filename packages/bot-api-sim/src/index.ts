@@ -26,6 +26,7 @@ export {
   type RateLimitedMessage,
   type RequestMessage,
   type UpdateMessage,
+  type WebhookMessage,
 } from "./diagnostics.js";
 export { BotApiSimError, type BotApiSimErrorCode } from "./errors.js";
 export { BOT_API_METHODS, type BotApiMethod } from "./methods/known-methods.js";

@@ -6,6 +6,8 @@ import { createControlHandler } from "./control/control-http.js";
 import { BotApiSimError } from "./errors.js";
 import { type BotApiSimOptions, resolveOptions } from "./options.js";
 import { SimHttpServer } from "./server/http-server.js";
+import { runWebhookReply } from "./server/webhook-reply.js";
+import { connectWebhook } from "./server/webhook-transport.js";
 import { FaultInjector } from "./wire/faults.js";
 import { SimWorld } from "./world/sim-world.js";
 
@@ -20,7 +22,7 @@ import { SimWorld } from "./world/sim-world.js";
  */
 export async function start(options?: BotApiSimOptions): Promise<BotApiSim> {
   const resolved = resolveOptions(options);
-  const world = new SimWorld(resolved);
+  const world = new SimWorld(resolved, { connect: connectWebhook, reply: runWebhookReply });
   const faults = new FaultInjector(resolved.random);
   const server = new SimHttpServer(world, faults);
   let port: number;

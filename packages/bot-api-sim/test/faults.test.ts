@@ -116,6 +116,14 @@ describe("setErrorRate", () => {
     sim.faults.setErrorRate(0);
     expect((await send(chat.id)).status).toBe(200);
   });
+
+  it("'*' in methods means every method", async () => {
+    const { chat } = await setup();
+    sim.faults.setErrorRate(1, { code: 502, methods: ["*"] });
+    expect((await call(sim, "getMe")).status).toBe(502);
+    expect((await send(chat.id)).status).toBe(502);
+    sim.faults.setErrorRate(0);
+  });
 });
 
 describe("setLatency", () => {
@@ -135,6 +143,24 @@ describe("setLatency", () => {
     expect((await reply).status).toBe(200);
     sim.faults.setLatency(0);
     expect((await call(sim, "getMe")).status).toBe(200);
+  });
+
+  it("'*' delays every method, as it fails every method", async () => {
+    const clock = new ManualClock();
+    const { chat } = await setup({ clock });
+    sim.faults.setLatency(300, { methods: ["*"] });
+    let settled = 0;
+    const replies = [
+      call(sim, "getMe"),
+      call(sim, "getUpdates", { timeout: 0 }),
+      send(chat.id),
+    ].map((reply) => reply.then(() => settled++));
+    await eventually("three timers are pending", () => clock.pendingTimers === 3);
+    await clock.advance(299);
+    expect(settled).toBe(0);
+    await clock.advance(1);
+    await Promise.all(replies);
+    expect(settled).toBe(3);
   });
 });
 

@@ -6,7 +6,8 @@ export type JournalErrorCode =
   | "ERR_JOURNAL_LOCKED"
   | "ERR_JOURNAL_CORRUPT"
   | "ERR_JOURNAL_IO"
-  | "ERR_JOURNAL_FAILED";
+  | "ERR_JOURNAL_FAILED"
+  | "ERR_JOURNAL_UNFINISHED";
 
 /**
  * Base class of every error @telepace/journal-file creates. Match on `code`, never on `message`.
@@ -15,7 +16,9 @@ export type JournalErrorCode =
  * - `ERR_JOURNAL_LOCKED`: another live process (or this one) has the directory open.
  * - `ERR_JOURNAL_CORRUPT`: the log is damaged somewhere other than its unsynced tail.
  * - `ERR_JOURNAL_IO`: the file system failed; `cause` is the system error.
- * - `ERR_JOURNAL_FAILED`: an earlier write or sync failed, so nothing more is accepted.
+ * - `ERR_JOURNAL_FAILED`: a write or sync failed and the journal has not resumed yet (it does
+ *   by itself once the file system writes again); `cause` is the latest `ERR_JOURNAL_IO`.
+ * - `ERR_JOURNAL_UNFINISHED`: `restartIds()` was called while a stored update is unfinished.
  */
 export class JournalError extends Error {
   /** Stable machine-readable code. */

@@ -3,6 +3,12 @@ export { describeWithRedis } from "./describe-with-redis.js";
 export { type EventuallyOptions, eventually } from "./eventually.js";
 export { jainIndex } from "./jain-index.js";
 export {
+  type ContractJournal,
+  contractUpdate,
+  describeJournalContract,
+  type JournalContractTarget,
+} from "./journal-contract.js";
+export {
   hasRedisServer,
   REDIS_INSTALL_HINT,
   type RedisTestServer,
@@ -16,3 +22,10 @@ export {
   runUsageExample,
   type UsageExampleRun,
 } from "./usage-example.js";
+export {
+  serveWebhook,
+  WEBHOOK_FRAMEWORKS,
+  type WebhookAdapters,
+  type WebhookFramework,
+  type WebhookServer,
+} from "./webhook-servers.js";

@@ -8,7 +8,8 @@ export type UpdateDispatchErrorCode =
   | "ERR_POLLING_UNAUTHORIZED"
   | "ERR_INTAKE_RUNNING"
   | "ERR_INTAKE_CLOSED"
-  | "ERR_JOURNAL_CLOSED";
+  | "ERR_JOURNAL_CLOSED"
+  | "ERR_JOURNAL_UNFINISHED";
 
 /**
  * Base class of every error @telepace/update-dispatch creates. Match on `code`, never on `message`.
@@ -18,7 +19,8 @@ export type UpdateDispatchErrorCode =
  * processor can tell a per-update timeout from the end of the close grace period. The intake
  * rejects `run()` with a {@link PollingStoppedError} when polling cannot go on, and with
  * `ERR_INTAKE_RUNNING` / `ERR_INTAKE_CLOSED` when it is already polling or closed; a closed
- * {@link MemoryUpdateJournal} rejects with `ERR_JOURNAL_CLOSED`.
+ * {@link MemoryUpdateJournal} rejects with `ERR_JOURNAL_CLOSED`, and its `restartIds()` with
+ * `ERR_JOURNAL_UNFINISHED` while a stored update is unfinished.
  */
 export class UpdateDispatchError extends Error {
   /** Stable machine-readable code. */

@@ -49,6 +49,27 @@ export type {
   UpdateIntakeSnapshot,
 } from "./intake/results.js";
 export { UpdateIntake } from "./intake/update-intake.js";
+export type {
+  WebhookBody,
+  WebhookHandlerSnapshot,
+  WebhookIntake,
+  WebhookOutcome,
+  WebhookRequest,
+  WebhookResponse,
+} from "./intake/webhook-core.js";
+export type { ExpressWebhookRequest } from "./intake/webhook-express.js";
+export type {
+  FastifyWebhookReply,
+  FastifyWebhookRequest,
+  FastifyWebhookRoute,
+} from "./intake/webhook-fastify.js";
+export { type WebhookHandler, webhookHandler } from "./intake/webhook-handler.js";
+export type { NodeWebhookRequest, NodeWebhookResponse } from "./intake/webhook-node.js";
+export {
+  type WebhookHandlerOptions,
+  webhookHandlerDefaults,
+  webhookHandlerOptionNames,
+} from "./intake/webhook-options.js";
 export {
   MemoryUpdateJournal,
   type MemoryUpdateJournalOptions,

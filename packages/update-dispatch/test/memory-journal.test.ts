@@ -87,10 +87,39 @@ describe("MemoryUpdateJournal", () => {
     await expect(journal.unfinished()).rejects.toMatchObject(closed);
     await expect(journal.highestUpdateId()).rejects.toMatchObject(closed);
     await expect(journal.compact()).rejects.toMatchObject(closed);
+    await expect(journal.restartIds()).rejects.toMatchObject(closed);
     await expect(journal.putState("a", 1)).rejects.toMatchObject(closed);
     await expect(journal.deleteState("a")).rejects.toMatchObject(closed);
     await expect(journal.state()).rejects.toMatchObject(closed);
     expect(journal.snapshot().kind).toBe("memory");
+  });
+
+  it("restartIds forgets finished ids within the window, and refuses while one is unfinished", async () => {
+    const journal = new MemoryUpdateJournal({ dedupeWindow: 4 });
+    await journal.append([privateMessage(500, 1), privateMessage(501, 1)]);
+    await journal.finish(500);
+    await expect(journal.restartIds()).rejects.toMatchObject({ code: "ERR_JOURNAL_UNFINISHED" });
+    expect(await journal.highestUpdateId()).toBe(501);
+    await journal.finish(501);
+    await journal.restartIds();
+    expect(await journal.highestUpdateId()).toBeUndefined();
+    const { appended, duplicates } = await journal.append([
+      privateMessage(3, 1),
+      privateMessage(500, 1),
+    ]);
+    expect(appended.map((update) => update.update_id)).toEqual([3, 500]);
+    expect(duplicates).toBe(0);
+    // The ring starts over: the window still holds the last four finishes after the restart.
+    for (const id of [3, 500]) await journal.finish(id);
+    expect((await journal.append([privateMessage(3, 1)])).duplicates).toBe(1);
+  });
+
+  it("takes only ids that are integers >= 0, like every journal", async () => {
+    const journal = new MemoryUpdateJournal();
+    await expect(journal.append([privateMessage(-1, 1)])).rejects.toThrow(
+      "Expected an update with an `update_id` that is an integer >= 0",
+    );
+    expect(await journal.highestUpdateId()).toBeUndefined();
   });
 
   it("checks its options whole", () => {

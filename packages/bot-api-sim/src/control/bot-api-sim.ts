@@ -61,6 +61,8 @@ export interface SimBotSnapshot {
   readonly isPolling: boolean;
   /** The URL setWebhook stored, or "" when none. */
   readonly webhookUrl: string;
+  /** Webhook POSTs waiting for the bot's answer now. */
+  readonly webhookInFlight: number;
   /** The sticky allowed_updates, or undefined for Telegram's default set. */
   readonly allowedUpdates: readonly string[] | undefined;
 }
@@ -367,6 +369,7 @@ export class BotApiSim {
             pendingUpdates: bot.queue.pending(now),
             isPolling: bot.longPoll.isParked,
             webhookUrl: bot.webhook?.url ?? "",
+            webhookInFlight: bot.webhookDelivery.inFlight,
             allowedUpdates: bot.queue.allowedUpdates,
           }),
         ),

@@ -82,6 +82,11 @@ function methodKey(name: string): string {
   return name.toLowerCase();
 }
 
+/** Whether a method filter covers `key`: no filter, the name itself, or `"*"` (every method). */
+function covers(methods: ReadonlySet<string> | undefined, key: string): boolean {
+  return methods === undefined || methods.has(key) || (methods.has("*") && key !== "download");
+}
+
 function methodSet(methods: readonly string[] | undefined): ReadonlySet<string> | undefined {
   if (methods === undefined) return undefined;
   if (!Array.isArray(methods)) {
@@ -191,7 +196,7 @@ export class FaultInjector {
   latencyFor(method: string): number {
     const latency = this.#latency;
     if (latency === undefined) return 0;
-    if (latency.methods !== undefined && !latency.methods.has(method.toLowerCase())) return 0;
+    if (!covers(latency.methods, method.toLowerCase())) return 0;
     return latency.ms + (latency.jitterMs > 0 ? this.#random() * latency.jitterMs : 0);
   }
 
@@ -204,7 +209,7 @@ export class FaultInjector {
     if (
       errorRate !== undefined &&
       key !== "download" &&
-      (errorRate.methods === undefined || errorRate.methods.has(key)) &&
+      covers(errorRate.methods, key) &&
       this.#random() < errorRate.rate
     ) {
       return {

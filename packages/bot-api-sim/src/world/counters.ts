@@ -21,6 +21,16 @@ export interface SimCounters {
   readonly updatesQueued: number;
   /** Updates handed out by getUpdates (an update handed out twice counts twice). */
   readonly updatesDelivered: number;
+  /** POSTs of updates to webhooks that got an answer or failed (each retry counts). */
+  readonly webhookRequests: number;
+  /** Updates a webhook confirmed with a 2xx. */
+  readonly webhookConfirmed: number;
+  /** Webhook POSTs answered with a non-2xx, failed to connect or timed out. */
+  readonly webhookFailures: number;
+  /** Updates whose webhook delivery was given up because they would expire before a retry. */
+  readonly webhookDropped: number;
+  /** Methods run from a webhook's answer (webhook replies). */
+  readonly webhookReplies: number;
   /** Updates not queued because the bot's allowed_updates excluded their type. */
   readonly updatesFiltered: number;
   /** Messages sent, edited and deleted by bots. */
@@ -57,6 +67,11 @@ export class Counters {
     updatesQueued: 0,
     updatesDelivered: 0,
     updatesFiltered: 0,
+    webhookRequests: 0,
+    webhookConfirmed: 0,
+    webhookFailures: 0,
+    webhookDropped: 0,
+    webhookReplies: 0,
     messagesSent: 0,
     messagesEdited: 0,
     messagesDeleted: 0,

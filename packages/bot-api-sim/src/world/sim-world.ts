@@ -13,6 +13,12 @@ import { Counters } from "./counters.js";
 import { FileStore } from "./file-store.js";
 import type { TranscriptEvent } from "./transcript.js";
 import type { UpdateType } from "./update-queue.js";
+import type {
+  WebhookAttempt,
+  WebhookConnection,
+  WebhookResponse,
+  WebhookTarget,
+} from "./webhook-delivery.js";
 
 /** A user given by object or id. */
 export type UserRef = User | number;
@@ -27,6 +33,14 @@ export interface WaitOptions {
   readonly timeoutMs?: number;
   /** Aborting rejects the wait with `signal.reason`. */
   readonly signal?: AbortSignal;
+}
+
+/** What the server layer lends the world for webhook delivery; start() passes it in. */
+export interface WebhookTransport {
+  /** Opens the HTTP client of a webhook setting. */
+  readonly connect: (target: WebhookTarget) => WebhookConnection;
+  /** Runs the method a webhook answered with, if it did (a webhook reply). */
+  readonly reply: (world: SimWorld, bot: BotRecord, response: WebhookResponse) => void;
 }
 
 interface EventWaiter {
@@ -60,7 +74,7 @@ export class SimWorld {
   #eventSequence = 0;
   #closed = false;
 
-  constructor(options: ResolvedOptions) {
+  constructor(options: ResolvedOptions, webhooks: WebhookTransport) {
     this.options = options;
     this.files = new FileStore(options.maxFileStorageBytes);
     this.rangeRequests = options.rangeRequests;
@@ -98,7 +112,7 @@ export class SimWorld {
         can_manage_bots: false,
         supports_join_request_queries: false,
       };
-      const bot = new BotRecord({
+      const bot: BotRecord = new BotRecord({
         id,
         token,
         user: Object.freeze(user),
@@ -109,6 +123,14 @@ export class SimWorld {
         rateLimits: options.rateLimits,
         timeScale: options.timeScale,
         onConflict: () => this.counters.add("conflicts"),
+        webhookHooks: {
+          clock: options.clock,
+          timeScale: options.timeScale,
+          unixNow: () => this.unixNow(),
+          connect: webhooks.connect,
+          reply: (response) => webhooks.reply(this, bot, response),
+          report: (attempt) => this.#reportWebhook(id, attempt),
+        },
       });
       bots.push(bot);
       this.#botsById.set(id, bot);
@@ -372,7 +394,18 @@ export class SimWorld {
         updateType: type,
       }));
       bot.longPoll.notify();
+      bot.webhookDelivery.notify();
     }
+  }
+
+  #reportWebhook(botId: number, attempt: WebhookAttempt): void {
+    this.counters.add("webhookRequests");
+    if (attempt.outcome === "confirmed") this.counters.add("webhookConfirmed");
+    else this.counters.add("webhookFailures");
+    if (attempt.outcome === "dropped") this.counters.add("webhookDropped");
+    const fields = { botId, ...attempt };
+    publish("webhook", () => ({ type: "webhook", ...fields }));
+    this.log(attempt.outcome === "confirmed" ? "debug" : "info", fields, "bot-api-sim: webhook");
   }
 
   // --- transcript -----------------------------------------------------------------------------
@@ -487,6 +520,7 @@ export class SimWorld {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    for (const bot of this.bots) bot.webhookDelivery.stop();
     const error = new BotApiSimError("ERR_SIM_CLOSED", "The simulator was closed");
     for (const cancel of [...this.#cancelWaits]) cancel(error);
   }

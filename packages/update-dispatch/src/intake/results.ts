@@ -69,7 +69,7 @@ export interface UpdateIntakeSnapshot {
   readonly unfinished: number;
   /** `accept` calls answered `busy`, ever. */
   readonly busy: number;
-  /** Updates without an integer `update_id`, skipped, ever. */
+  /** Updates without an `update_id` that is an integer >= 0, skipped, ever. */
   readonly invalid: number;
   /** 429s from `getUpdates`, ever. */
   readonly rateLimited: number;

@@ -215,7 +215,7 @@ export class UpdateIntake implements AsyncDisposable {
    * stored (answer 503 so Telegram retries). The journal's unfinished updates are dispatched
    * before the first accepted one.
    *
-   * @returns rejects with a TypeError when the update has no integer `update_id`, with
+   * @returns rejects with a TypeError when the update has no `update_id` that is an integer >= 0, with
    *   `signal.reason` when the signal aborted first, and with the journal's error when storing
    *   failed (answer 500: Telegram retries).
    */
@@ -223,7 +223,8 @@ export class UpdateIntake implements AsyncDisposable {
     const given = checkOptions("options", options, ["signal"]);
     const signal = checkSignal("signal", given.signal);
     const id = validUpdateId(update);
-    if (id === undefined) throw new TypeError("Expected an update with an integer `update_id`");
+    if (id === undefined)
+      throw new TypeError("Expected an update with an `update_id` that is an integer >= 0");
     if (this.#closing !== undefined) return CLOSED;
     if (signal?.aborted) throw abortReason(signal);
     await this.#open();

@@ -30,7 +30,8 @@ const OPTION_NAMES = Object.freeze(Object.keys(memoryUpdateJournalDefaults));
 
 function updateIdOf(update: unknown): number {
   const id = validUpdateId(update);
-  if (id === undefined) throw new TypeError("Expected an update with an integer `update_id`");
+  if (id === undefined)
+    throw new TypeError("Expected an update with an `update_id` that is an integer >= 0");
   return id;
 }
 
@@ -84,7 +85,7 @@ export class MemoryUpdateJournal implements UpdateJournal {
 
   /**
    * Stores the updates whose ids it has not seen (unfinished, or finished within the window).
-   * @returns rejects with a TypeError, storing nothing, when an update has no integer `update_id`.
+   * @returns rejects with a TypeError, storing nothing, when an update has no `update_id` that is an integer >= 0.
    */
   async append(updates: readonly Update[]): Promise<AppendResult> {
     this.#checkOpen();
@@ -127,6 +128,24 @@ export class MemoryUpdateJournal implements UpdateJournal {
   async highestUpdateId(): Promise<number | undefined> {
     this.#checkOpen();
     return this.#highest;
+  }
+
+  /**
+   * Forgets every stored id (the finished ones kept for duplicates) and the highest id.
+   * @returns rejects with `ERR_JOURNAL_UNFINISHED` while an update is unfinished.
+   */
+  async restartIds(): Promise<void> {
+    this.#checkOpen();
+    if (this.#unfinished.size > 0) {
+      throw new UpdateDispatchError(
+        "ERR_JOURNAL_UNFINISHED",
+        `Cannot restart update ids while ${this.#unfinished.size} stored updates are unfinished`,
+      );
+    }
+    this.#finished.clear();
+    this.#ring.length = 0;
+    this.#finishes = 0;
+    this.#highest = undefined;
   }
 
   /** Nothing to compact: finished updates are dropped when they finish. */

@@ -1,9 +1,12 @@
 // Reading an update's `update_id` defensively: journals and the intake key everything on it, and
 // an update from a webhook body may be anything.
 
-/** The update's `update_id` when it is a safe integer, otherwise `undefined`. */
+/**
+ * The update's `update_id` when it is a safe integer >= 0 (Telegram's ids are positive; every
+ * journal takes the same ids), otherwise `undefined`.
+ */
 export function validUpdateId(update: unknown): number | undefined {
   if (typeof update !== "object" || update === null) return undefined;
   const id = (update as { readonly update_id?: unknown }).update_id;
-  return Number.isSafeInteger(id) ? (id as number) : undefined;
+  return Number.isSafeInteger(id) && (id as number) >= 0 ? (id as number) : undefined;
 }

@@ -44,6 +44,11 @@ export interface JournalSnapshot {
  *   not run again). Finishing an unknown or finished id is a no-op.
  * - `unfinished` lists stored, unfinished updates in arrival order, for replay after a restart.
  * - `highestUpdateId` survives compaction and restarts: the intake confirms `highestUpdateId + 1`.
+ * - `restartIds` starts a new numbering: Telegram picks the next `update_id` at random after a
+ *   week without updates, often below the last one, so ids stored before would hide new updates
+ *   as duplicates. It forgets every stored id and `highestUpdateId` (which reads `undefined` until
+ *   the next append), as durably as `append`; application state is kept. It rejects, changing
+ *   nothing, while any stored update is unfinished: a new id could then collide with one of them.
  * - `putState`/`deleteState`/`state` keep a few small JSON records for the application (for
  *   example the jobs it is running), with the same durability as appends.
  * - Every method rejects after `close()` with the implementation's closed error.
@@ -57,6 +62,11 @@ export interface UpdateJournal {
   unfinished(): Promise<readonly Update[]>;
   /** The highest `update_id` ever stored (the intake confirms this + 1), or `undefined`. */
   highestUpdateId(): Promise<number | undefined>;
+  /**
+   * Forgets every stored id and the highest one, for a new numbering of update ids; rejects while
+   * an update is unfinished (see the contract above).
+   */
+  restartIds(): Promise<void>;
   /** Drops finished entries from storage; what `unfinished` and `highestUpdateId` say is kept. */
   compact(): Promise<void>;
   /** Stores (replaces) one application record. */

@@ -1,21 +1,52 @@
 // The contract every UpdateJournal keeps, as a vitest suite: `describeJournalContract(name, target)`.
-// Self-contained (its own updates and reference model) so that it can move to a shared testing
-// package and run against the in-memory, file and Redis journals alike.
+// Self-contained (its own updates and a reference model), so the memory journal's and the file
+// journal's tests run the same cases.
 
 import type { Update } from "@grammyjs/types";
-import type { JournalStateValue, UpdateJournal } from "@telepace/update-dispatch";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 
+/** A JSON value in a journal's application state. */
+type StateValue = string | number | boolean | null | readonly StateValue[] | StateRecord;
+interface StateRecord {
+  readonly [key: string]: StateValue;
+}
+
+/**
+ * What the suite calls: the `UpdateJournal` of `@telepace/update-dispatch`, spelled out here
+ * because that package's own tests use this one (depending on it would be a cycle). Any
+ * `UpdateJournal` fits.
+ */
+export interface ContractJournal {
+  append(
+    updates: readonly Update[],
+  ): Promise<{ readonly appended: readonly Update[]; readonly duplicates: number }>;
+  finish(updateId: number): Promise<void>;
+  unfinished(): Promise<readonly Update[]>;
+  highestUpdateId(): Promise<number | undefined>;
+  restartIds(): Promise<void>;
+  compact(): Promise<void>;
+  putState(key: string, value: StateValue): Promise<void>;
+  deleteState(key: string): Promise<void>;
+  state(): Promise<ReadonlyMap<string, unknown>>;
+  snapshot(): {
+    readonly kind: string;
+    readonly isDurable: boolean;
+    readonly unfinished: number;
+    readonly highestUpdateId: number | undefined;
+  };
+  close(): Promise<void>;
+}
+
 /** How the suite gets journals of the implementation under test. */
-export interface JournalContractTarget {
+export interface JournalContractTarget<Journal extends ContractJournal = ContractJournal> {
   /** Opens a fresh, empty journal. The suite closes every journal it gets. */
-  open(): Promise<UpdateJournal>;
+  open(): Promise<Journal>;
   /**
    * Durable journals: closes `journal` and opens its storage again. Without it the suite skips
    * the survives-a-reopen tests.
    */
-  readonly reopen?: (journal: UpdateJournal) => Promise<UpdateJournal>;
+  readonly reopen?: (journal: Journal) => Promise<Journal>;
   /** Whether `error` is the implementation's closed error. @defaultValue `code` ends in `CLOSED` */
   readonly isClosedError?: (error: unknown) => boolean;
   /** Runs of the model-based property. @defaultValue 25 */
@@ -37,6 +68,8 @@ export function contractUpdate(updateId: number): Update {
 }
 
 const updates = (...ids: number[]): Update[] => ids.map(contractUpdate);
+/** The code every implementation's `restartIds()` rejects with while an update is unfinished. */
+const isUnfinishedCode = "ERR_JOURNAL_UNFINISHED";
 const idsOf = (list: readonly Update[]): number[] => list.map((update) => update.update_id);
 
 function defaultIsClosedError(error: unknown): boolean {
@@ -49,7 +82,7 @@ class ReferenceJournal {
   readonly stored = new Set<number>();
   unfinished: number[] = [];
   highest: number | undefined;
-  readonly state = new Map<string, JournalStateValue>();
+  readonly state = new Map<string, StateValue>();
 
   append(ids: readonly number[]): { appended: number[]; duplicates: number } {
     const appended: number[] = [];
@@ -66,17 +99,26 @@ class ReferenceJournal {
   finish(id: number): void {
     this.unfinished = this.unfinished.filter((other) => other !== id);
   }
+
+  /** Whether a restart is allowed; if so, forgets every stored id. */
+  restartIds(): boolean {
+    if (this.unfinished.length > 0) return false;
+    this.stored.clear();
+    this.highest = undefined;
+    return true;
+  }
 }
 
 type Operation =
   | { readonly op: "append"; readonly ids: number[] }
   | { readonly op: "finish"; readonly id: number }
   | { readonly op: "compact" }
-  | { readonly op: "put"; readonly key: string; readonly value: JournalStateValue }
+  | { readonly op: "restartIds" }
+  | { readonly op: "put"; readonly key: string; readonly value: StateValue }
   | { readonly op: "delete"; readonly key: string }
   | { readonly op: "reopen" };
 
-const stateValue: fc.Arbitrary<JournalStateValue> = fc.oneof(
+const stateValue: fc.Arbitrary<StateValue> = fc.oneof(
   fc.string({ maxLength: 8 }),
   fc.integer(),
   fc.boolean(),
@@ -92,6 +134,7 @@ function operations(isDurable: boolean): fc.Arbitrary<Operation[]> {
     fc.record({ op: fc.constant("append" as const), ids: fc.array(id, { maxLength: 5 }) }),
     fc.record({ op: fc.constant("finish" as const), id }),
     fc.constant({ op: "compact" as const }),
+    fc.constant({ op: "restartIds" as const }),
     fc.record({ op: fc.constant("put" as const), key, value: stateValue }),
     fc.record({ op: fc.constant("delete" as const), key }),
   ];
@@ -100,17 +143,20 @@ function operations(isDurable: boolean): fc.Arbitrary<Operation[]> {
 }
 
 /** Registers the contract tests of one implementation. */
-export function describeJournalContract(name: string, target: JournalContractTarget): void {
+export function describeJournalContract<Journal extends ContractJournal>(
+  name: string,
+  target: JournalContractTarget<Journal>,
+): void {
   const isClosedError = target.isClosedError ?? defaultIsClosedError;
   const reopen = target.reopen;
-  let open: UpdateJournal[] = [];
+  let open: Journal[] = [];
 
-  const fresh = async (): Promise<UpdateJournal> => {
+  const fresh = async (): Promise<Journal> => {
     const journal = await target.open();
     open.push(journal);
     return journal;
   };
-  const again = async (journal: UpdateJournal): Promise<UpdateJournal> => {
+  const again = async (journal: Journal): Promise<Journal> => {
     if (reopen === undefined) throw new Error("reopen is not available");
     const next = await reopen(journal);
     open.push(next);
@@ -215,7 +261,7 @@ export function describeJournalContract(name: string, target: JournalContractTar
       await journal.putState("b", "second");
       await journal.deleteState("missing");
       expect(await journal.state()).toEqual(
-        new Map<string, JournalStateValue>([
+        new Map<string, StateValue>([
           ["a", { jobs: [1, 2], owner: "x", done: false, note: null }],
           ["b", "second"],
         ]),
@@ -235,6 +281,37 @@ export function describeJournalContract(name: string, target: JournalContractTar
       expect(stored.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
       expect(results.reduce((sum, result) => sum + result.duplicates, 0)).toBe(4);
       expect(idsOf(await journal.unfinished()).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
+    });
+
+    it("restartIds forgets every stored id and the highest, keeping state", async () => {
+      const journal = await fresh();
+      await journal.append(updates(1000, 1001));
+      await journal.putState("job", "kept");
+      await journal.finish(1000);
+      await journal.finish(1001);
+      await journal.restartIds();
+      expect(await journal.highestUpdateId()).toBeUndefined();
+      expect(journal.snapshot().highestUpdateId).toBeUndefined();
+      // A new numbering, lower and overlapping the old ids: nothing is a duplicate.
+      const result = await journal.append(updates(7, 1000, 8));
+      expect(result).toEqual({ appended: updates(7, 1000, 8), duplicates: 0 });
+      expect(await journal.highestUpdateId()).toBe(1000);
+      expect(await journal.state()).toEqual(new Map([["job", "kept"]]));
+      expect((await journal.append(updates(7))).duplicates).toBe(1);
+    });
+
+    it("restartIds rejects while an update is unfinished, changing nothing", async () => {
+      const journal = await fresh();
+      await journal.append(updates(5, 6));
+      await journal.finish(5);
+      const error = await journal.restartIds().then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect((error as { code?: unknown }).code).toBe(isUnfinishedCode);
+      expect(await journal.highestUpdateId()).toBe(6);
+      expect((await journal.append(updates(5, 6))).duplicates).toBe(2);
+      expect(idsOf(await journal.unfinished())).toEqual([6]);
     });
 
     it("returns a fresh frozen snapshot each time", async () => {
@@ -259,6 +336,7 @@ export function describeJournalContract(name: string, target: JournalContractTar
         () => journal.unfinished(),
         () => journal.highestUpdateId(),
         () => journal.compact(),
+        () => journal.restartIds(),
         () => journal.putState("a", 1),
         () => journal.deleteState("a"),
         () => journal.state(),
@@ -285,6 +363,20 @@ export function describeJournalContract(name: string, target: JournalContractTar
         const result = await journal.append(updates(5, 6, 7, 8));
         expect(idsOf(result.appended)).toEqual([8]);
         expect(result.duplicates).toBe(3);
+      });
+
+      it("keeps a restart of the ids across a reopen", async () => {
+        let journal = await fresh();
+        await journal.append(updates(900));
+        await journal.finish(900);
+        await journal.putState("job", 1);
+        await journal.restartIds();
+        await journal.append(updates(3));
+        journal = await again(journal);
+        expect(await journal.highestUpdateId()).toBe(3);
+        expect(idsOf(await journal.unfinished())).toEqual([3]);
+        expect(idsOf((await journal.append(updates(900, 3))).appended)).toEqual([900]);
+        expect(await journal.state()).toEqual(new Map([["job", 1]]));
       });
 
       it("keeps the highest id and dedupe of a compacted, fully finished journal", async () => {
@@ -320,6 +412,15 @@ export function describeJournalContract(name: string, target: JournalContractTar
               case "compact":
                 await journal.compact();
                 break;
+              case "restartIds": {
+                const isAllowed = model.restartIds();
+                const outcome = await journal.restartIds().then(
+                  () => "restarted",
+                  (error: unknown) => (error as { code?: unknown }).code,
+                );
+                expect(outcome).toBe(isAllowed ? "restarted" : isUnfinishedCode);
+                break;
+              }
               case "put":
                 await journal.putState(step.key, step.value);
                 model.state.set(step.key, step.value);
