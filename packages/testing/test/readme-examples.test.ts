@@ -30,7 +30,7 @@ function check(...args: string[]): Promise<{ exitCode: number; stdout: string; s
     execFile(
       process.execPath,
       ["--import", "tsx", join(root, "scripts", "check-readme-examples.ts"), ...args],
-      { cwd: root, timeout: 30_000 },
+      { cwd: root, timeout: 90_000 },
       (error, stdout, stderr) => {
         resolve({ exitCode: error === null ? 0 : Number(error.code ?? -1), stdout, stderr });
       },
@@ -81,7 +81,7 @@ describe("check-readme-examples", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, 90_000);
 });
 
 describe("README usage programs", () => {
