@@ -7,7 +7,6 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -17,7 +16,10 @@ export type RunPlan =
   | { readonly kind: "exits"; readonly stdout: RegExp; readonly file?: boolean }
   /** Polls until SIGTERM; a user says `say` in a private chat and a bot message must match `reply`. */
   | { readonly kind: "bot"; readonly say: string; readonly reply: RegExp }
-  /** Serves until SIGTERM; `GET /metrics` on METRICS_PORT must answer 200 with a matching body. */
+  /**
+   * Serves until SIGTERM on METRICS_PORT=0 (a free port); the first URL it prints must answer
+   * 200 with a matching body.
+   */
   | { readonly kind: "server"; readonly body: RegExp };
 
 /** The plan of each published package's first example, by the package's folder name. */
@@ -66,14 +68,6 @@ export interface Sim {
 
 const RUN_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** The run of one compiled example: started, then awaited, read or stopped. */
 class ExampleProcess {
@@ -139,16 +133,20 @@ class ExampleProcess {
   }
 }
 
-async function scrape(url: string, body: RegExp): Promise<void> {
+/** Waits for the first URL `printed()` shows, then for it to answer 200 with a matching body. */
+async function scrape(printed: () => string, body: RegExp): Promise<void> {
   const deadline = performance.now() + RUN_TIMEOUT_MS;
   for (;;) {
+    const url = /https?:\/\/[^\s;,]+/.exec(printed())?.[0];
     try {
-      const response = await fetch(url);
-      if (response.status === 200 && body.test(await response.text())) return;
+      const response = url === undefined ? undefined : await fetch(url);
+      if (response?.status === 200 && body.test(await response.text())) return;
     } catch {
       // Not listening yet.
     }
-    if (performance.now() > deadline) throw new Error(`no matching answer from ${url}`);
+    if (performance.now() > deadline) {
+      throw new Error(`no matching answer from ${url ?? "a URL it printed"}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -183,8 +181,7 @@ export async function runExample(
       });
       env.TELEGRAM_FILE_ID = sent.document?.file_id;
     }
-    const port = plan.kind === "server" ? await freePort() : 0;
-    if (plan.kind === "server") env.METRICS_PORT = String(port);
+    if (plan.kind === "server") env.METRICS_PORT = "0";
     run = new ExampleProcess(node, script, env, scratch);
     let problem: string | undefined;
     if (plan.kind === "exits") {
@@ -200,8 +197,9 @@ export async function runExample(
       });
       problem = await run.stopWhen(reply, `answering ${JSON.stringify(plan.say)}`);
     } else {
+      const output = run;
       problem = await run.stopWhen(
-        scrape(`http://127.0.0.1:${port}/metrics`, plan.body),
+        scrape(() => output.stdout, plan.body),
         "serving",
       );
     }

@@ -2,6 +2,7 @@
 // another port) until Ctrl-C, with an outbox, a webhook intake and a media registry to measure.
 // Run: npx tsx prometheus.ts, then: curl -s localhost:9464/metrics | grep ^telepace_
 import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { MediaSchedulerRegistry } from "@telepace/media-scheduler";
@@ -17,8 +18,10 @@ const server = createServer((request, response) => {
   if (request.url === "/metrics") exporter.getMetricsRequestHandler(request, response);
   else response.writeHead(404).end();
 });
-const port = Number(process.env.METRICS_PORT ?? 9464);
-await new Promise<void>((resolve) => server.listen(port, resolve));
+await new Promise<void>((resolve) =>
+  server.listen(Number(process.env.METRICS_PORT ?? 9464), resolve),
+);
+const { port } = server.address() as AddressInfo; // METRICS_PORT=0 takes any free port
 
 // Your components; with @telepace/client, pass `client.outbox`.
 const outbox = new TelegramOutbox();

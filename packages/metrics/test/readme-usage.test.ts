@@ -4,7 +4,6 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { eventually } from "@telepace/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,15 +16,6 @@ afterEach(() => {
   if (child?.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
-/** A port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
 async function scrape(url: string): Promise<{ status: number; body: string }> {
   const response = await fetch(url);
   return { status: response.status, body: await response.text() };
@@ -33,11 +23,10 @@ async function scrape(url: string): Promise<{ status: number; body: string }> {
 
 describe("examples/prometheus.ts", () => {
   it("serves /metrics until it is stopped, then exits 0", { timeout: 30_000 }, async () => {
-    const port = await freePort();
     let stdout = "";
     let stderr = "";
     child = spawn(process.execPath, ["--conditions=@telepace/source", "--import", "tsx", example], {
-      env: { ...process.env, METRICS_PORT: String(port) },
+      env: { ...process.env, METRICS_PORT: "0" }, // a free port, which it prints
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout?.on("data", (chunk: Buffer) => {
@@ -47,11 +36,14 @@ describe("examples/prometheus.ts", () => {
       stderr += chunk.toString();
     });
     const exited = once(child, "exit");
-    const url = `http://localhost:${port}/metrics`;
-    await eventually("the example says where it serves", () => stdout.includes(url), {
+    await eventually("the example says where it serves", () => stdout.includes("\n"), {
       timeoutMs: 20_000,
     });
-    expect(stdout).toBe(`Serving ${url}; Ctrl-C stops it.\n`);
+    const serving = /^Serving (http:\/\/localhost:(\d+)\/metrics); Ctrl-C stops it\.\n$/.exec(
+      stdout,
+    );
+    expect(serving?.[2]).not.toBe("0");
+    const url = serving?.[1] ?? "";
 
     // Still serving after the traffic it made: the 429 (retried after 1 s) and the held permit.
     await eventually(
@@ -63,7 +55,7 @@ describe("examples/prometheus.ts", () => {
     expect(status).toBe(200);
     expect(body).toMatch(/^telepace_intake_updates_stored_total\{.*\} 1$/m);
     expect(body).toMatch(/^telepace_media_bytes_in_flight\{.*\} 524288$/m);
-    expect((await scrape(`http://localhost:${port}/other`)).status).toBe(404);
+    expect((await scrape(url.replace(/metrics$/, "other"))).status).toBe(404);
 
     child.kill("SIGTERM");
     expect(await exited).toEqual([0, null]);
