@@ -7,6 +7,7 @@ import { PollingStoppedError } from "@telepace/update-dispatch";
 import { type BotConfig, ConfigError, readConfig, USAGE } from "./config.js";
 import { BotExitedError } from "./demo/bot-process.js";
 import { runEmbeddedDemo } from "./demo/embedded-demo.js";
+import { runUiDemo } from "./demo/ui-demo.js";
 import { createLogger, scrub } from "./logger.js";
 import { describeJournal, ReferenceBot, StartupError } from "./reference-bot.js";
 import { runSharedBot, type SharedBotReady } from "./shared-bot.js";
@@ -131,7 +132,7 @@ async function main(): Promise<number> {
     if (config.target.kind === "api") {
       return await runAgainstApi(config as BotConfig & { target: { kind: "api" } });
     }
-    return await runEmbeddedDemo(config);
+    return await (config.ui ? runUiDemo(config) : runEmbeddedDemo(config));
   } catch (error) {
     // The demo's bot process said why it could not start; one line is enough.
     if (error instanceof BotExitedError && error.isExplained) return error.exit.code ?? 1;

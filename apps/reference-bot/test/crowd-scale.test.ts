@@ -20,6 +20,7 @@ async function playChecked(seed: number): Promise<DemoResult> {
       logLevel: "error",
       dataDir: undefined,
       metricsPort: undefined,
+      ui: false,
       crowd: { users: 40, groups: 8, durationS: 15, seed },
     },
     {

@@ -1,12 +1,15 @@
-export type {
-  MessageStream,
-  StreamMessageOptions,
-  StreamOutcome,
-  StreamRegistry,
-  StreamSource,
+// The outbox's write vocabulary and streams, as a grammY user names them.
+export {
+  type MessageStream,
+  type MethodClass,
+  type MethodName,
+  methodClasses,
+  type StreamMessageOptions,
+  type StreamOutcome,
+  type StreamRegistry,
+  type StreamSource,
 } from "@telepace/outbox";
 export type { BotIntakeOptions } from "./bot-intake.js";
-export { type MethodClass, type MethodName, methodClasses } from "./method-classes.js";
 export { type ReplacingProgress, replacing } from "./progress-marker.js";
 export {
   type GrammySignal,

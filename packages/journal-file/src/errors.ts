@@ -1,5 +1,7 @@
 // The error family of @telepace/journal-file: one base class with a stable `code`.
 
+import { brandErrors } from "@telepace/core";
+
 /** Stable codes of {@link JournalError}. */
 export type JournalErrorCode =
   | "ERR_JOURNAL_CLOSED"
@@ -31,6 +33,9 @@ export class JournalError extends Error {
     this.code = code;
   }
 }
+
+// `instanceof` by brand: it holds for an error from another installed copy of this package.
+brandErrors("@telepace/journal-file", { JournalError });
 
 /** Wraps a system error from `node:fs` as `ERR_JOURNAL_IO`, keeping it as `cause`. */
 export function ioError(doing: string, cause: unknown): JournalError {

@@ -1,4 +1,5 @@
 export { RedisStoreError, type RedisStoreErrorCode } from "./errors.js";
+export type { LeaseHolderOptions } from "./lease-holder.js";
 export { botIdOf, DEFAULT_KEY_PREFIX } from "./namespace.js";
 export {
   type RedisPacingStoreOptions,

@@ -58,6 +58,21 @@ return reply
 };
 
 /**
+ * KEYS: seen, highest, count. A new numbering of update ids: forgets every stored id and the
+ * highest one, and returns 1; returns 0, changing nothing, while any stored update is unfinished
+ * (a new id could collide with it).
+ */
+export const RESTART_IDS_SCRIPT: ScriptSource = {
+  name: "telepaceQueueRestartIds",
+  keys: 3,
+  lua: `
+if tonumber(redis.call('GET', KEYS[3]) or '0') > 0 then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1
+`,
+};
+
+/**
  * KEYS: ready, leases, owners (hash principal → token), updates, deliveries (hash id → count),
  * token counter. ARGV: leaseMs, list prefix, worker id.
  * First hands expired leases back to ready (head first), then takes the principal with the oldest

@@ -1,5 +1,19 @@
+export {
+  BotApiCallError,
+  botApiGetUpdates,
+  type GetUpdatesCall,
+} from "./bot-api-get-updates.js";
 export { type ChannelRecorder, recordChannels } from "./channel-recorder.js";
+export {
+  CHROMIUM_ARGS,
+  CHROMIUM_INSTALL_HINT,
+  type ChromiumLaunch,
+  chromiumPath,
+  describeWithChromium,
+  hasChromium,
+} from "./chromium.js";
 export { describeWithRedis } from "./describe-with-redis.js";
+export { type InstanceofMismatch, instanceofAcrossCopies } from "./error-copies.js";
 export { type EventuallyOptions, eventually } from "./eventually.js";
 export { jainIndex } from "./jain-index.js";
 export {
@@ -8,6 +22,12 @@ export {
   describeJournalContract,
   type JournalContractTarget,
 } from "./journal-contract.js";
+export {
+  type CrowdSim,
+  type CrowdUpdate,
+  type PrivateCrowd,
+  privateCrowd,
+} from "./private-crowd.js";
 export {
   hasRedisServer,
   REDIS_INSTALL_HINT,

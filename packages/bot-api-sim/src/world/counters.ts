@@ -51,6 +51,8 @@ export interface SimCounters {
   readonly headersTimedOut: number;
   /** Connections displaced (idle, waiting for headers) or refused at `maxConnections`. */
   readonly connectionsShed: number;
+  /** Chat page event streams cut because their client fell more than 1 MiB behind. */
+  readonly eventStreamsCut: number;
 }
 
 type NumericKey = {
@@ -82,6 +84,7 @@ export class Counters {
     draftsStopped: 0,
     headersTimedOut: 0,
     connectionsShed: 0,
+    eventStreamsCut: 0,
   };
   readonly #calls = new Map<string, number>();
   readonly #responses = new Map<string, number>();

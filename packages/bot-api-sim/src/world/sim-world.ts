@@ -19,6 +19,7 @@ import type {
   WebhookResponse,
   WebhookTarget,
 } from "./webhook-delivery.js";
+import { WorldEvents } from "./world-events.js";
 
 /** A user given by object or id. */
 export type UserRef = User | number;
@@ -58,6 +59,8 @@ const FIRST_BOT_ID = 7_000_000_001;
 export class SimWorld {
   readonly options: ResolvedOptions;
   readonly counters = new Counters();
+  /** Changes told to in-process observers (the chat page's event stream). */
+  readonly events = new WorldEvents();
   readonly files: FileStore;
   readonly bots: readonly BotRecord[];
   rangeRequests: boolean;
@@ -222,6 +225,7 @@ export class SimWorld {
     if (init.isPremium === true) user.is_premium = true;
     const frozen = Object.freeze(user);
     this.#users.set(id, frozen);
+    this.events.emit({ type: "user", user: frozen });
     return frozen;
   }
 
@@ -243,10 +247,20 @@ export class SimWorld {
     return this.#users.size;
   }
 
+  /** Every user, oldest first. */
+  users(): IterableIterator<User> {
+    return this.#users.values();
+  }
+
   // --- chats ----------------------------------------------------------------------------------
 
   get chatCount(): number {
     return this.#chats.size;
+  }
+
+  /** Every chat (private chats of every bot, groups, supergroups), oldest first. */
+  chats(): IterableIterator<ChatRecord> {
+    return this.#chats.values();
   }
 
   #checkChatCapacity(): void {
@@ -280,9 +294,11 @@ export class SimWorld {
         started: create.started,
         maxTranscriptEvents: this.options.maxTranscriptEvents,
         chatInstance: this.#chatInstance(),
+        createdAfterSeq: this.#eventSequence,
       });
       bot.privateChats.set(user.id, record);
       this.#chats.set(record.key, record);
+      this.events.emit({ type: "chat", chat: record });
     }
     return record;
   }
@@ -302,9 +318,11 @@ export class SimWorld {
       title,
       maxTranscriptEvents: this.options.maxTranscriptEvents,
       chatInstance: this.#chatInstance(),
+      createdAfterSeq: this.#eventSequence,
     });
     this.#chats.set(record.key, record);
     this.#groups.set(id, record);
+    this.events.emit({ type: "chat", chat: record });
     return record;
   }
 
@@ -429,6 +447,7 @@ export class SimWorld {
         if (waiter.predicate(full)) waiter.resolve(full);
       }
     }
+    this.events.emit({ type: "transcript", chat, event: full });
     return full;
   }
 
@@ -523,5 +542,6 @@ export class SimWorld {
     for (const bot of this.bots) bot.webhookDelivery.stop();
     const error = new BotApiSimError("ERR_SIM_CLOSED", "The simulator was closed");
     for (const cancel of [...this.#cancelWaits]) cancel(error);
+    this.events.emit({ type: "closed" });
   }
 }

@@ -1,7 +1,8 @@
 // One bot's pending updates with getUpdates' offset semantics: an update is forgotten once a
 // call asks for a higher offset, a negative offset keeps only the last |offset| updates, and an
 // offset from the future falls back to the oldest pending update. Webhook delivery confirms
-// updates one by one instead, in any order.
+// updates one by one instead, in any order. The ids can restart at another number, as Telegram's
+// do after a week without updates.
 
 import type { Update } from "@grammyjs/types";
 import { BotApiSimError } from "../errors.js";
@@ -129,6 +130,23 @@ export class UpdateQueue {
       result.push(item.update);
     }
     return result;
+  }
+
+  /**
+   * The next update gets `nextId`, the ones after it follow on: a new numbering, as Telegram picks
+   * at random after a week without updates (often below the last id), so an offset confirmed
+   * before lies in the future. Throws `ERR_INVALID_STATE` while updates are pending: after such a
+   * week none are (Telegram keeps them 24 hours).
+   */
+  restartIds(nextId: number, nowMs: number): void {
+    const pending = this.pending(nowMs);
+    if (pending > 0) {
+      throw new BotApiSimError(
+        "ERR_INVALID_STATE",
+        `The bot has ${pending} unconfirmed updates; update ids restart only after a week without updates, when none are pending`,
+      );
+    }
+    this.#nextId = nextId;
   }
 
   /** Drops every pending update (setWebhook/deleteWebhook with drop_pending_updates). */
