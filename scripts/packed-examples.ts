@@ -186,14 +186,14 @@ function projectManifest(
   const telepace = Object.fromEntries(
     [...tarballs].map(([name, file]) => [name, `file:tarballs/${file}`]),
   );
+  // A package two READMEs install at two versions is an error; one without a version takes latest.
   const others: Record<string, string> = {};
   for (const spec of publicSpecs) {
     const name = packageNameOf(spec);
     const version = spec.slice(name.length + 1) || "latest";
     const known = others[name];
-    if (known !== undefined && known !== version && version !== "latest") {
-      if (known !== "latest")
-        throw new Error(`the READMEs install ${name} at ${known} and ${version}`);
+    if (known !== undefined && known !== "latest" && version !== "latest" && known !== version) {
+      throw new Error(`the READMEs install ${name} at ${known} and at ${version}`);
     }
     if (known === undefined || known === "latest") others[name] = version;
   }
