@@ -8,45 +8,29 @@ import {
   conversations,
   createConversation,
 } from "@grammyjs/conversations";
-import { type BotApiSim, start } from "@telepace/bot-api-sim";
-import { Bot, type Context } from "grammy";
+import type { Context } from "grammy";
 import { afterEach, describe, expect, it } from "vitest";
-import { type StreamFlavor, type TelepaceTransformer, telepace } from "../src/index.js";
-import { SCALE, scaledRates } from "./support.js";
+import type { StreamFlavor } from "../src/index.js";
+import { type StreamingBot, streamingBot } from "./support.js";
 
 type Outer = ConversationFlavor<Context> & StreamFlavor;
 type Inner = Context & StreamFlavor;
 
-let sim: BotApiSim | undefined;
-let pace: TelepaceTransformer | undefined;
+let f: StreamingBot<Outer> | undefined;
 afterEach(async () => {
-  await pace?.close({ drain: false, timeoutMs: 1_000 });
-  await sim?.close({ timeoutMs: 1_000 });
-  sim = pace = undefined;
+  await f?.close();
+  f = undefined;
 });
 
 async function setup(builder: (conversation: Conversation<Outer, Inner>, ctx: Inner) => unknown) {
-  sim = await start({ timeScale: SCALE });
-  const bot = new Bot<Outer>(sim.token, { client: { apiRoot: sim.apiRoot } });
-  pace = telepace(scaledRates);
-  bot.api.config.use(pace);
-  bot.use(pace.middleware());
+  f = await streamingBot<Outer>();
+  const { sim, bot, pace, deliver } = f;
   bot.use(conversations());
   bot.use(createConversation(builder, { id: "ask", plugins: [pace.middleware()] }));
   bot.command("ask", (ctx) => ctx.conversation.enter("ask"));
-  await bot.init();
-  let offset = 0;
-  /** Fetches what the sim has for the bot and handles it one by one, as bot.start() would. */
-  const deliver = async () => {
-    for (const update of await bot.api.getUpdates({ offset, timeout: 0 })) {
-      offset = update.update_id + 1;
-      await bot.handleUpdate(update);
-    }
-  };
   const user = sim.users.create();
   const chat = sim.chats.createPrivate(user);
-  const texts = () =>
-    (sim as BotApiSim).transcript(chat).messages.map((message) => message.text ?? "");
+  const texts = () => sim.transcript(chat).messages.map((message) => message.text ?? "");
   return { sim, pace, user, chat, deliver, texts };
 }
 

@@ -1,11 +1,9 @@
-// ctx.replyWithStream with real grammY against the sim: drafts then a real message in a private
-// chat, a progress message replaced by the final in a group, and a Stop press (routed by
-// pace.middleware()) aborting the producer's signal.
+// ctx.replyWithStream with real grammY against the sim: awaited as @grammyjs/stream's is, drafts
+// then a real message in a private chat, a progress message finished in place in a group, and a
+// Stop press (routed by pace.middleware()) aborting the producer's signal.
 
-import { type BotApiSim, start } from "@telepace/bot-api-sim";
 import { eventually } from "@telepace/testing";
 import { Bot, type Context, GrammyError, type Transformer } from "grammy";
-import type { Update } from "grammy/types";
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import {
   type ReplyStream,
@@ -15,17 +13,16 @@ import {
   type TelepaceTransformer,
   telepace,
 } from "../src/index.js";
-import { SCALE, scaledRates } from "./support.js";
+import { type StreamingBot, scaledRates, streamingBot } from "./support.js";
 
 type StreamContext = Context & StreamFlavor;
 
-let sim: BotApiSim | undefined;
+let f: StreamingBot<StreamContext> | undefined;
 let pace: TelepaceTransformer | undefined;
 afterEach(async () => {
+  await f?.close();
   await pace?.close({ drain: false, timeoutMs: 1_000 });
-  await sim?.close({ timeoutMs: 1_000 });
-  sim = undefined;
-  pace = undefined;
+  f = pace = undefined;
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -47,11 +44,8 @@ const words = (count: number) =>
 
 /** A sim and a bot with telepace and its middleware; `handle` is its text handler. */
 async function setupWith(handle: (ctx: StreamContext) => Promise<unknown> | unknown) {
-  sim = await start({ timeScale: SCALE });
-  const bot = new Bot<StreamContext>(sim.token, { client: { apiRoot: sim.apiRoot } });
-  pace = telepace(scaledRates);
-  bot.api.config.use(pace);
-  bot.use(pace.middleware());
+  f = await streamingBot<StreamContext>();
+  const { sim, bot, deliver } = f;
   const failures: unknown[] = [];
   bot.on("message:text", async (ctx) => {
     try {
@@ -60,24 +54,17 @@ async function setupWith(handle: (ctx: StreamContext) => Promise<unknown> | unkn
       failures.push(error);
     }
   });
-  await bot.init();
   const user = sim.users.create();
   const chat = sim.chats.createPrivate(user);
-  const [update] = await (async () => {
-    sim.sendText(user, chat, "hi");
-    return bot.api.getUpdates({ timeout: 0 });
-  })();
-  await bot.handleUpdate(update as Update);
+  sim.sendText(user, chat, "hi");
+  await deliver();
   return { sim, chat, failures };
 }
 
 /** A sim, a bot with telepace and its middleware, and a handler that streams what it is given. */
 async function setup(source: StreamSource, options: { canStop?: boolean } = {}) {
-  sim = await start({ timeScale: SCALE });
-  const bot = new Bot<StreamContext>(sim.token, { client: { apiRoot: sim.apiRoot } });
-  pace = telepace(scaledRates);
-  bot.api.config.use(pace);
-  bot.use(pace.middleware());
+  f = await streamingBot<StreamContext>();
+  const { sim, bot, deliver } = f;
   const streams: ReplyStream[] = [];
   bot.on("message:text", (ctx) => {
     streams.push(ctx.replyWithStream(source, options));
@@ -87,15 +74,6 @@ async function setup(source: StreamSource, options: { canStop?: boolean } = {}) 
   bot.use((ctx) => {
     if ("stopped_message_generation" in ctx.update) skipped++;
   });
-  await bot.init();
-  let offset = 0;
-  /** Fetches what the sim has for the bot and handles it, as polling would. */
-  const deliver = async () => {
-    for (const update of await bot.api.getUpdates({ offset, timeout: 0 })) {
-      offset = update.update_id + 1;
-      await bot.handleUpdate(update);
-    }
-  };
   return { sim, bot, streams, deliver, skippedStops: () => skipped };
 }
 
@@ -115,7 +93,7 @@ describe("await ctx.replyWithStream, as @grammyjs/stream users write it", () => 
 
   it("rejects as ctx.reply would when the answer cannot be delivered", async () => {
     const { failures } = await setupWith(async (ctx) => {
-      sim?.faults.failNext("sendMessage", 5, { code: 400, description: "Bad Request: no" });
+      f?.sim.faults.failNext("sendMessage", 5, { code: 400, description: "Bad Request: no" });
       await ctx.replyWithStream(["never ", "arrives"]);
     });
     expect(failures).toHaveLength(1);
@@ -221,7 +199,7 @@ describe("ctx.replyWithStream", () => {
     expect(outcome).toMatchObject({ status: "delivered", stopped: true });
     expect(aborted).toMatchObject({ code: "ERR_STREAM_STOPPED" });
     expect(skippedStops()).toBe(0); // the routed Stop went no further
-    expect(pace?.streams.snapshot().stopsRouted).toBe(1);
+    expect(f?.pace.streams.snapshot().stopsRouted).toBe(1);
     const final = sim.transcript(chat).messages.at(-1)?.text ?? "";
     expect(final.startsWith("w0 w1")).toBe(true);
     expect(final.length).toBeLessThan(words(500).length);
@@ -293,11 +271,8 @@ describe("ctx.replyWithStream", () => {
   });
 
   it("an update without a chat is refused with a TypeError", async () => {
-    sim = await start({ timeScale: SCALE });
-    const bot = new Bot<StreamContext>(sim.token, { client: { apiRoot: sim.apiRoot } });
-    pace = telepace(scaledRates);
-    bot.api.config.use(pace);
-    bot.use(pace.middleware());
+    f = await streamingBot<StreamContext>();
+    const { bot } = f;
     let thrown: unknown;
     bot.on("poll", (ctx) => {
       try {
