@@ -5,6 +5,7 @@
 import { systemClock } from "@telepace/core";
 import {
   type OutboxCloseOptions,
+  type OutboxOutcome,
   type OutboxSnapshot,
   planWrite,
   replacingProgress,
@@ -102,6 +103,17 @@ const PEER_OPTIONS: Readonly<Record<string, string>> = Object.freeze({
 const STREAM_ATTEMPT: unique symbol = Symbol("telepace.streamAttempt");
 
 type RawCall = (payload: object, signal: AbortSignal) => Promise<unknown>;
+
+/** The ids of the messages a delivered send put in its chat (several for an album). */
+function sentMessageIds(outcome: OutboxOutcome<unknown>): number[] {
+  if (outcome.status !== "delivered" || outcome.notModified) return [];
+  const result = (outcome.result as { result?: unknown } | undefined)?.result;
+  const messages = Array.isArray(result) ? result : [result];
+  return messages.flatMap((message) => {
+    const id = (message as { message_id?: unknown } | null)?.message_id;
+    return typeof id === "number" ? [id] : [];
+  });
+}
 
 // "Delivery unknown", as the `resolve` policy answers a write that may have arrived.
 const DELIVERY_UNKNOWN: Envelope = Object.freeze({ ok: true, result: true });
@@ -225,6 +237,10 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
     const bridged = bridgeSignal(signal);
     try {
       const outcome = await outbox.enqueue(scheduled, { signal: bridged.signal });
+      // A stream in this chat finishes in its progress message only while nothing is newer.
+      if (plan.methodClass === "send" && plan.chatId !== undefined) {
+        for (const id of sentMessageIds(outcome)) streams.noteMessage(plan.chatId, id);
+      }
       return resolvesAsUnknown(policy, outcome) ? DELIVERY_UNKNOWN : responseOf(outcome);
     } finally {
       bridged.dispose();

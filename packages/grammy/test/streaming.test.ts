@@ -173,6 +173,31 @@ describe("ctx.replyWithStream", () => {
     expect(sim.counters().tooManyRequests).toBe(0);
   });
 
+  it("group: after another message of the bot the final is a new message, at the bottom", async () => {
+    f = await streamingBot<StreamContext>();
+    const { sim, bot, deliver } = f;
+    const user = sim.users.create();
+    const group = sim.chats.createSupergroup({ members: [user] });
+    let outcome: StreamOutcome | undefined;
+    bot.command("ask", async (ctx) => {
+      const stream = ctx.replyWithStream(tokens(30, 10));
+      await sleep(100);
+      await ctx.api.sendMessage(group.id, "meanwhile, for someone else");
+      outcome = await stream.result;
+    });
+    sim.sendCommand(user, group, "ask");
+    await deliver();
+    expect(outcome).toMatchObject({ status: "delivered", mode: "edit" });
+    await eventually("the progress message is deleted", () =>
+      expect(sim.transcript(group).events.some((event) => event.kind === "delete")).toBe(true),
+    );
+    const texts = sim.transcript(group).messages.flatMap((message) => message.text ?? []);
+    expect(texts.filter((text) => !text.startsWith("/ask"))).toEqual([
+      "meanwhile, for someone else",
+      words(30),
+    ]);
+  });
+
   it("a Stop press goes through the middleware and aborts the producer's signal", async () => {
     let aborted: unknown;
     const producer: StreamSource = async function* (signal) {

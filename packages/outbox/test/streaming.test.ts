@@ -147,6 +147,30 @@ describe("where drafts are refused", () => {
     expect(result.edits).toBe(edits.length - 1);
   });
 
+  it("below a newer message the final is sent as a new message, not edited out of sight", async () => {
+    const { clock, api, streams } = setup({ groupChatRps: 0 });
+    const stream = streams.open(GROUP);
+    stream.append("half");
+    await clock.advance(100);
+    // Someone wrote in the group after the progress message (id 1) appeared.
+    streams.handleUpdate({
+      update_id: 7,
+      message: {
+        message_id: 2,
+        date: 0,
+        chat: { id: GROUP, type: "supergroup", title: "G" },
+        text: "meanwhile",
+      },
+    });
+    stream.append(" and the rest");
+    stream.end();
+    await clock.runAll();
+    const result = await stream.result;
+    expect(api.texts("sendMessage")).toEqual(["half", "half and the rest"]);
+    expect(api.of("deleteMessage")).toHaveLength(1);
+    expect(result.messages.map((message) => message.text)).toEqual(["half and the rest"]);
+  });
+
   it("finishInPlace: false sends the final as a new message and then deletes the progress", async () => {
     const { clock, api, streams } = setup({ groupChatRps: 0 });
     const stream = streams.open(GROUP, { finishInPlace: false });

@@ -33,6 +33,10 @@ export interface StreamHost {
   draftsRefused(chatKey: string): boolean;
   /** Remembers a refusal: for this chat, or for every chat (the server lacks the method). */
   refuseDrafts(chatKey: string, everywhere: boolean): void;
+  /** A message of the stream's own is in the chat. */
+  noteMessage(chatKey: string, messageId: number): void;
+  /** Whether no message newer than `messageId` is known in the chat. */
+  isNewest(chatKey: string, messageId: number): boolean;
   /** The stream ended: forget its draft ids. */
   release(stream: MessageStream): void;
 }
@@ -385,6 +389,7 @@ export class MessageStream {
       );
       this.#shownVersion = version;
       if (outcome.status === "delivered" && outcome.result !== undefined) {
+        this.#host.noteMessage(this.#chatKey, outcome.result.message_id);
         this.#progress = { message: outcome.result, text };
       } else if (outcome.status === "closed") {
         throw new OutboxError("ERR_OUTBOX_CLOSED", "The outbox closed during the stream");
@@ -441,7 +446,13 @@ export class MessageStream {
    */
   async #deliverChunk(chunk: PlacedChunk, isLast: boolean): Promise<unknown> {
     const progress = this.#progress;
-    const inPlace = progress !== undefined && (!isLast || this.#options.finishInPlace);
+    // The last chunk goes into the progress message while it is the chat's newest; below later
+    // messages it would be out of sight, so it is sent and the progress message deleted.
+    const inPlace =
+      progress !== undefined &&
+      (!isLast ||
+        (this.#options.finishInPlace &&
+          this.#host.isNewest(this.#chatKey, progress.message.message_id)));
     if (inPlace) {
       const edited = await this.#editTo(progress.message, chunk);
       if (edited.status === "delivered") {
@@ -457,6 +468,7 @@ export class MessageStream {
     const sent = await this.#send(chunk, replaced);
     if (sent.status === "delivered" && sent.result !== undefined) {
       this.#messages.push(sent.result as Sent);
+      this.#host.noteMessage(this.#chatKey, (sent.result as Sent).message_id);
       this.#text.seal(chunk);
       if (replaced !== undefined) this.#progress = undefined;
       // The next chunk's draft gets a new id, so it replaces the sent one instead of animating.

@@ -4,6 +4,7 @@
 import type { MessageEntity, Update } from "@grammyjs/types";
 import { describeValue } from "@telepace/core";
 import { type ChatId, chatKeyOf } from "../chat.js";
+import { LatestMessages } from "./latest-messages.js";
 import { MessageStream, type StreamHost } from "./message-stream.js";
 import {
   type ResolvedRegistryOptions,
@@ -78,6 +79,7 @@ export class StreamRegistry {
   readonly #draftsOf = new Map<MessageStream, string[]>();
   readonly #active = new Set<MessageStream>();
   readonly #canStop = new Set<MessageStream>();
+  readonly #latest = new LatestMessages();
   readonly #refused = new Map<string, true>();
   #draftsUnavailable = false;
   #nextDraftId = 1;
@@ -113,8 +115,10 @@ export class StreamRegistry {
           if (oldest !== undefined) this.#refused.delete(oldest);
         }
       },
+      noteMessage: (chatKey, messageId) => this.#latest.note(chatKey, messageId),
+      isNewest: (chatKey, messageId) => this.#latest.isNewest(chatKey, messageId),
       release: (stream) => {
-        this.#active.delete(stream);
+        if (this.#active.delete(stream)) this.#latest.closed(chatKeyOf(stream.chatId));
         this.#canStop.delete(stream);
         for (const key of this.#draftsOf.get(stream) ?? []) this.#byDraft.delete(key);
         this.#draftsOf.delete(stream);
@@ -132,6 +136,7 @@ export class StreamRegistry {
     const stream = new MessageStream(chatId, chatKey, resolved, this.#host);
     if (stream.snapshot().state !== "ended") {
       this.#active.add(stream);
+      this.#latest.opened(chatKey);
       if (resolved.canStop) this.#canStop.add(stream);
     }
     return stream;
@@ -185,8 +190,11 @@ export class StreamRegistry {
   /**
    * Routes an update: a `stopped_message_generation` for one of the registry's drafts stops that
    * stream (its signal aborts, and the text so far becomes the final). Returns whether it did.
+   * A new message is noted (see {@link StreamRegistry.noteMessage}).
    */
   handleUpdate(update: Update): boolean {
+    const message = update?.message ?? update?.channel_post;
+    if (message !== undefined) this.noteMessage(message.chat.id, message.message_id);
     const stop = update?.stopped_message_generation;
     if (stop === undefined) return false;
     const stream = this.#byDraft.get(`${chatKeyOf(stop.chat.id)}:${stop.draft_id}`);
@@ -194,6 +202,15 @@ export class StreamRegistry {
     this.#stopsRouted++;
     stream.stop();
     return true;
+  }
+
+  /**
+   * Tells the registry a message is in a chat: a stream there finishes in its progress message
+   * only while nothing newer is there (`handleUpdate` notes the messages it sees; a transport
+   * should note what else the bot sends). Ignored for chats with no open stream.
+   */
+  noteMessage(chatId: ChatId, messageId: number): void {
+    this.#latest.note(chatKeyOf(chatId), messageId);
   }
 
   /** Live counts. */
