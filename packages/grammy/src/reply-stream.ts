@@ -152,11 +152,15 @@ export function replyWithStream(
       if ("aborted" in live) throw live.aborted;
       return live.outcome;
     }
-    const recorded = (response as { result?: StreamRecord | { aborted: true } }).result;
-    if (recorded === undefined || "aborted" in recorded) {
-      throw new DOMException("The stream was aborted", "AbortError");
+    // Replayed: the recorded answer, as a recording transformer (a conversation's) kept it.
+    const recorded = (response as { result?: unknown } | undefined)?.result;
+    if (typeof recorded !== "object" || recorded === null) {
+      throw new TypeError(
+        `A transformer above telepace answered ${STREAM_CALL} itself, so nothing was streamed`,
+      );
     }
-    return outcomeOf(recorded);
+    if ("aborted" in recorded) throw new DOMException("The stream was aborted", "AbortError");
+    return outcomeOf(recorded as StreamRecord);
   });
   const messages = result.then(messagesOf);
   // A caller may await either promise alone; the other must not be an unhandled rejection.
