@@ -83,7 +83,12 @@ export function mixedContenders(): Contender[] {
 }
 
 /** The contenders of the mixed load at other round trips. */
-export const ROUND_TRIP_IDS = ["defaults", "originalLimits", "pQueueFifo", "noLimit"] as const;
+export const ROUND_TRIP_IDS = [
+  "defaults",
+  "originalLimits",
+  "pQueueSmallFirst",
+  "noLimit",
+] as const;
 
 /** The equal-files scenario's contenders, every one at its defaults. */
 export function fairnessContenders(): Contender[] {

@@ -35,11 +35,12 @@ const LARGE_THRESHOLD_BYTES = 20 * 1024 * 1024;
 export type TransfersSummary = RoundSummary<
   | "linkRttMs"
   | "smallP99VsPqueueSmallFirst"
-  | "smallP99VsPqueueFifo"
   | "smallP99VsLinkFloor"
+  | "smallP99VsPqueueFifo"
   | "smallP99VsPqueueSmallFirstLoaded"
   | "jainEqualFilesDefaults"
   | "throughputVsLink"
+  | "throughputVsNoLimit"
   | "throughputVsLinkLoaded"
   | "largeMeanVsNoLimit"
   | "grantCostVsPqueue"
@@ -153,17 +154,20 @@ async function measure(config: TransfersConfig): Promise<TransfersMeasurements> 
     smallP99VsPqueueSmallFirst: mixed.perRound((result) =>
       ratio(smallP99(result("defaults")), smallP99(result("pQueueSmallFirst"))),
     ),
-    smallP99VsPqueueFifo: mixed.perRound((result) =>
-      ratio(smallP99(result("defaults")), smallP99(result("pQueueFifo"))),
-    ),
     smallP99VsLinkFloor: mixed.perRound((result) =>
       ratio(smallP99(result("defaults")), floor.coldMs),
+    ),
+    smallP99VsPqueueFifo: mixed.perRound((result) =>
+      ratio(smallP99(result("defaults")), smallP99(result("pQueueFifo"))),
     ),
     smallP99VsPqueueSmallFirstLoaded: loaded.perRound((result) =>
       ratio(smallP99(result("defaults")), smallP99(result("pQueueSmallFirst"))),
     ),
     jainEqualFilesDefaults: fairness.perRound((result) => result("defaults").jain),
     throughputVsLink: mixed.perRound((result) => result("defaults").throughputVsLink),
+    throughputVsNoLimit: mixed.perRound((result) =>
+      ratio(result("defaults").throughputVsLink, result("noLimit").throughputVsLink),
+    ),
     throughputVsLinkLoaded: loaded.perRound((result) => result("defaults").throughputVsLink),
     largeMeanVsNoLimit: mixed.perRound((result) =>
       ratio(result("defaults").largeCompletionMs.mean, result("noLimit").largeCompletionMs.mean),

@@ -92,7 +92,7 @@ function mixedTable(
     notes: [
       `p-queue small files first: small p50 ${ms(medianOf(rounds, "pQueueSmallFirst", smallP50))}, p99 ${ms(medianOf(rounds, "pQueueSmallFirst", smallP99))}; p-queue FIFO: p99 ${ms(medianOf(rounds, "pQueueFifo", smallP99))}; no limit: large mean ${ms(medianOf(rounds, "noLimit", largeMean))}; telepace defaults: small p99 ${ms(medianOf(rounds, "defaults", smallP99))} (simulated time)`,
       `round trip as run: ${roundTripAsRun(rounds)} from sending a request on an open connection to its first byte (median of the rounds' means, min–max); a new connection first pays ${config.link.connection.handshakeRoundTrips} round trips of handshake`,
-      `the link alone: a ${floor.bytes / KiB} KiB file takes ${ms(floor.coldMs)} on a new connection (slow start from ${formatCount(config.link.connection.initialWindowBytes)} bytes), ${ms(floor.warmMs)} on a warm one`,
+      `the link alone: a ${floor.bytes / KiB} KiB file takes ${ms(floor.coldMs)} on a new connection (handshake, then slow start from ${formatCount(config.link.connection.initialWindowBytes)} bytes), ${ms(floor.warmMs)} on a warm one; small p99 ÷ that cold time: telepace defaults ${formatRatio(medianOf(rounds, "defaults", smallP99) / floor.coldMs)}, p-queue small files first ${formatRatio(medianOf(rounds, "pQueueSmallFirst", smallP99) / floor.coldMs)}`,
       `each file keeps at most ${config.requestWindow} Range requests of ${CHUNK_BYTES / KiB} KiB asked for at once; p-queue's ${P_QUEUE_CONCURRENCY} slots hold as many chunks as the scheduler's 16 MiB`,
       `medians over ${config.rounds} rounds (each with its own seed for the small sizes and the jitter, contenders in a seeded order); every round is in the JSON`,
     ],
@@ -108,23 +108,23 @@ function roundTripTable(measured: TransfersMeasurements): Table {
   const throughput = (rounds: Rounds<MixedFigures>, id: string): string =>
     formatRatio(medianOf(rounds, id, (figures) => figures.throughputVsLink));
   return {
-    title: `Transfers, the light mixed load at other round trips (±${config.link.roundTripJitter * 100}% jitter): small p99 vs p-queue first come first served, throughput vs link`,
+    title: `Transfers, the light mixed load at other round trips (±${config.link.roundTripJitter * 100}% jitter): small p99 vs p-queue with small files first, throughput vs link`,
     columns: [
       { header: "round trip (as run)", align: "left" },
       { header: "defaults p99" },
       { header: "original limits p99" },
       { header: "defaults throughput" },
       { header: "original limits throughput" },
-      { header: "p-queue FIFO throughput" },
+      { header: "p-queue throughput" },
       { header: "no limit throughput" },
     ],
     rows: runs.map(({ roundTripMs, rounds }) => [
       `${roundTripMs} ms: ${roundTripAsRun(rounds)}`,
-      formatRatio(ratioOf(rounds, "defaults", "pQueueFifo", smallP99)),
-      formatRatio(ratioOf(rounds, "originalLimits", "pQueueFifo", smallP99)),
+      formatRatio(ratioOf(rounds, "defaults", "pQueueSmallFirst", smallP99)),
+      formatRatio(ratioOf(rounds, "originalLimits", "pQueueSmallFirst", smallP99)),
       throughput(rounds, "defaults"),
       throughput(rounds, "originalLimits"),
-      throughput(rounds, "pQueueFifo"),
+      throughput(rounds, "pQueueSmallFirst"),
       throughput(rounds, "noLimit"),
     ]),
     notes: [
