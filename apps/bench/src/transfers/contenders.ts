@@ -71,7 +71,7 @@ export function mixedContenders(): Contender[] {
     {
       id: "large8MiB",
       make: (clock) =>
-        schedulerGate(clock, `defaults, large 8 MiB: ${describeDownload(large8)}`, {
+        schedulerGate(clock, `defaults with large 8 MiB: ${describeDownload(large8)}`, {
           download: { maxLargeBytesInFlight: large8.maxLargeBytesInFlight },
         }),
     },
