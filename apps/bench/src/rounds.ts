@@ -29,6 +29,13 @@ export interface Round {
   readonly order: readonly string[];
 }
 
+/** A {@link Rounds} as the JSON file keeps it: every round's seed and order, every result. */
+export interface RoundsJson<R> {
+  readonly rounds: readonly Round[];
+  /** Each contender's results in round order. */
+  readonly results: Readonly<Record<string, readonly R[]>>;
+}
+
 /** What {@link runRounds} measured. */
 export interface Rounds<R> {
   readonly rounds: readonly Round[];
@@ -41,6 +48,8 @@ export interface Rounds<R> {
    * pairs contenders that ran under the same conditions.
    */
   perRound(figure: (result: (id: string) => R, round: Round) => number): number[];
+  /** `JSON.stringify` writes this: an area can put its `Rounds` in its figures as they are. */
+  toJSON(): RoundsJson<R>;
 }
 
 /**
@@ -86,11 +95,13 @@ export async function runRounds<C extends { readonly id: string }, R>(
     }
     return byId.get(id) as R;
   };
+  const of = (id: string): R[] => rounds.map((round) => get(round.index, id));
   return {
     rounds,
     get,
-    of: (id) => rounds.map((round) => get(round.index, id)),
+    of,
     perRound: (figure) => rounds.map((round) => figure((id) => get(round.index, id), round)),
+    toJSON: () => ({ rounds, results: Object.fromEntries(ids.map((id) => [id, of(id)])) }),
   };
 }
 

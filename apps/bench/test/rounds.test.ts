@@ -58,6 +58,32 @@ describe("runRounds", () => {
     expect(() => rounds.get(0, "z")).toThrow("No result of `z` in round 0");
   });
 
+  it("serialises to every round's seed and order and each contender's results", async () => {
+    const rounds = await runRounds(
+      contenders.slice(0, 2),
+      { rounds: 2, seed: 5, order: "rotate" },
+      async (contender, round) => ({ id: contender.id, round: round.index }),
+    );
+    expect(JSON.parse(JSON.stringify({ area: rounds }))).toEqual({
+      area: {
+        rounds: [
+          { index: 0, seed: 5, order: ["a", "b"] },
+          { index: 1, seed: 6, order: ["b", "a"] },
+        ],
+        results: {
+          a: [
+            { id: "a", round: 0 },
+            { id: "a", round: 1 },
+          ],
+          b: [
+            { id: "b", round: 0 },
+            { id: "b", round: 1 },
+          ],
+        },
+      },
+    });
+  });
+
   it("rejects a round count below 1, a fractional seed and repeated ids", async () => {
     const run = async () => 0;
     await expect(runRounds(contenders, { rounds: 0, seed: 1 }, run)).rejects.toThrow(

@@ -1,5 +1,6 @@
 import { ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
+import { jsonReplacer } from "../src/report.js";
 import type { TransfersConfig } from "../src/transfers/config.js";
 import { ConnectionPool } from "../src/transfers/connections.js";
 import { CHUNK_BYTES, chunksOf, equalPlans } from "../src/transfers/files.js";
@@ -226,11 +227,14 @@ describe("runTransfers (tiny)", () => {
       seed: 3,
     };
     const result = await runTransfers(config);
-    const figures = result.figures as {
+    // As results/latest.json keeps them.
+    const figures = JSON.parse(JSON.stringify(result.figures, jsonReplacer)) as {
       summary: Record<string, number>;
-      rounds: { order: string[] }[];
-      mixed: Record<string, { peakBytesInFlight: number; throughputVsLink: number }[]>;
-      fairness: Record<string, { jain: number }[]>;
+      mixed: {
+        rounds: { seed: number; order: string[] }[];
+        results: Record<string, { peakBytesInFlight: number; throughputVsLink: number }[]>;
+      };
+      fairness: { results: Record<string, { jain: number }[]> };
     };
     const names = [
       "linkRttMs",
@@ -257,8 +261,8 @@ describe("runTransfers (tiny)", () => {
     }
     // The round trip as run is the link's: 10 ms, measured on the simulated clock.
     expect(figures.summary.linkRttMs).toBeCloseTo(10, 6);
-    expect(figures.rounds).toHaveLength(2);
-    for (const [id, runs] of Object.entries(figures.mixed)) {
+    expect(figures.mixed.rounds.map((round) => round.seed)).toEqual([3, 4]);
+    for (const [id, runs] of Object.entries(figures.mixed.results)) {
       expect(runs).toHaveLength(2);
       for (const run of runs) {
         expect(run.throughputVsLink).toBeGreaterThan(0);
@@ -266,7 +270,7 @@ describe("runTransfers (tiny)", () => {
         if (id !== "noLimit") expect(run.peakBytesInFlight).toBeLessThanOrEqual(16 * MiB);
       }
     }
-    for (const runs of Object.values(figures.fairness)) {
+    for (const runs of Object.values(figures.fairness.results)) {
       for (const run of runs) expect(run.jain).toBeGreaterThan(0);
     }
     expect(result.tables.map((table) => table.rows.length)).toEqual([6, 6, 2, 4, 3, 12]);

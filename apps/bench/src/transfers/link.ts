@@ -38,11 +38,9 @@ export interface LinkCounters {
   readonly requests: number;
   /** Requests that waited for a handshake first. */
   readonly handshakes: number;
-  /** Sum and extremes of send → first byte over requests on an open connection, ms. */
-  readonly firstByteMsSum: number;
-  readonly firstByteMsMin: number;
-  readonly firstByteMsMax: number;
+  /** Requests on an open connection, and the sum of their send → first byte times, ms. */
   readonly firstByteCount: number;
+  readonly firstByteMsSum: number;
   /** Connections the pool held at the end. */
   readonly connections: number;
 }
@@ -79,7 +77,8 @@ export class TimedLink {
   #timer: Timer | undefined;
   #totalDelivered = 0;
   #requests = 0;
-  #firstByte = { sum: 0, min: Number.POSITIVE_INFINITY, max: 0, count: 0 };
+  #firstByteCount = 0;
+  #firstByteMsSum = 0;
 
   constructor(options: TimedLinkOptions) {
     for (const key of ["bytesPerSecond", "connectionBytesPerSecond"] as const) {
@@ -129,10 +128,8 @@ export class TimedLink {
     return {
       requests: this.#requests,
       handshakes: this.#pool.openedCount,
-      firstByteMsSum: this.#firstByte.sum,
-      firstByteMsMin: this.#firstByte.min,
-      firstByteMsMax: this.#firstByte.max,
-      firstByteCount: this.#firstByte.count,
+      firstByteCount: this.#firstByteCount,
+      firstByteMsSum: this.#firstByteMsSum,
       connections: this.#pool.size,
     };
   }
@@ -146,7 +143,10 @@ export class TimedLink {
     const handshakeMs = needsHandshake ? this.#handshakeRoundTrips * roundTripMs : 0;
     await this.#clock.sleep(handshakeMs + roundTripMs);
     const firstByteAt = this.#clock.now();
-    if (!needsHandshake) this.#recordFirstByte(firstByteAt - sentAt);
+    if (!needsHandshake) {
+      this.#firstByteCount++;
+      this.#firstByteMsSum += firstByteAt - sentAt;
+    }
     this.#pool.startResponse(connection, firstByteAt, roundTripMs);
     if (bytes > 0) {
       await new Promise<void>((resolve) => {
@@ -165,14 +165,6 @@ export class TimedLink {
       });
     }
     this.#pool.release(connection, this.#clock.now());
-  }
-
-  #recordFirstByte(ms: number): void {
-    const record = this.#firstByte;
-    record.sum += ms;
-    record.min = Math.min(record.min, ms);
-    record.max = Math.max(record.max, ms);
-    record.count++;
   }
 
   // Moves every sending flow forward to now at the rate set at the last event.

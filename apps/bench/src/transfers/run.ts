@@ -76,15 +76,12 @@ export async function runTransfers(config: TransfersConfig = transfersConfig): P
       config: { ...config, chunkBytes: CHUNK_BYTES },
       summary: measured.summary,
       floor: measured.floor,
-      rounds: measured.mixed.rounds,
-      mixed: byContender(measured.mixed, mixedContenders()),
-      loaded: byContender(measured.loaded, mixedContenders()),
-      byRoundTrip: measured.byRoundTrip.map(({ roundTripMs, rounds }) => ({
-        roundTripMs,
-        runs: byContender(rounds, roundTripContenders()),
-      })),
-      fairness: byContender(measured.fairness, fairnessContenders()),
-      grants: byContender(measured.grants, GRANT_CONTENDERS),
+      // Each scenario's rounds (seeds, orders) and every round's figures, by contender.
+      mixed: measured.mixed,
+      loaded: measured.loaded,
+      byRoundTrip: measured.byRoundTrip,
+      fairness: measured.fairness,
+      grants: measured.grants,
     },
   };
 }
@@ -92,14 +89,6 @@ export async function runTransfers(config: TransfersConfig = transfersConfig): P
 function roundTripContenders(): Contender[] {
   const ids: readonly string[] = ROUND_TRIP_IDS;
   return mixedContenders().filter((contender) => ids.includes(contender.id));
-}
-
-/** Every round's figures of each contender, by id, for the JSON. */
-function byContender<R>(
-  rounds: Rounds<R>,
-  contenders: readonly { readonly id: string }[],
-): Record<string, R[]> {
-  return Object.fromEntries(contenders.map(({ id }) => [id, rounds.of(id)]));
 }
 
 async function measure(config: TransfersConfig): Promise<TransfersMeasurements> {
