@@ -159,6 +159,7 @@ describe("where drafts are refused", () => {
         message_id: 2,
         date: 0,
         chat: { id: GROUP, type: "supergroup", title: "G" },
+        from: { id: 5, is_bot: false, first_name: "B" },
         text: "meanwhile",
       },
     });
