@@ -6,7 +6,8 @@ const report = process.env.TELEPACE_TEST_REPORT;
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "apps/*"],
+    // The grammY plugin runs a second time against the oldest grammY it claims.
+    projects: ["packages/*", "apps/*", "packages/grammy/vitest.oldest.config.ts"],
     ...(report ? { reporters: ["default", "json"], outputFile: { json: report } } : {}),
     coverage: { provider: "v8", include: ["packages/*/src/**", "apps/*/src/**"] },
   },

@@ -1,5 +1,9 @@
+import { fileURLToPath } from "node:url";
 import { defaultServerConditions } from "vite";
 import { defineProject } from "vitest/config";
+
+const testing = (file: string) =>
+  fileURLToPath(new URL(`./packages/testing/src/${file}`, import.meta.url));
 
 // Tests resolve workspace packages from source through the `@telepace/source` export
 // condition, so no build is needed before `pnpm test`.
@@ -10,12 +14,17 @@ import { defineProject } from "vitest/config";
 // Scheduling assertions never depend on real time (a ManualClock drives them), so the timeout
 // only catches hangs. It is generous because property tests are CPU-bound and the whole suite
 // runs on two shared cores: one that takes 3 s alone took over 5 s under load.
+//
+// Property tests (fast-check) share one seed per run, printed at the start (FC_SEED replays it),
+// and run 100 times unless they name their own `numRuns`.
 export default defineProject({
   ssr: { resolve: { conditions: ["@telepace/source", ...defaultServerConditions] } },
   test: {
     environment: "node",
     include: ["test/**/*.test.ts"],
     testTimeout: 20_000,
+    globalSetup: [testing("fast-check-seed.ts")],
+    setupFiles: [testing("fast-check-setup.ts")],
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"] },
   },
 });

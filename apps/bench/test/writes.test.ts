@@ -1,8 +1,14 @@
 import type { SimCounters, TranscriptEvent } from "@telepace/bot-api-sim";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { analyse } from "../src/writes/analysis.js";
-import { runOne, type WritesConfig, writesConfig } from "../src/writes/run.js";
-import { ScaledClock } from "../src/writes/scaled-clock.js";
+import {
+  idealBroadcastMs,
+  runOne,
+  type WriteRun,
+  type WritesConfig,
+  writesConfig,
+  writesSummary,
+} from "../src/writes/run.js";
 import {
   progressStep,
   progressText,
@@ -22,19 +28,50 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe("ScaledClock", () => {
-  it("runs Telegram time `scale` times faster than real time, timers included", () => {
-    vi.useFakeTimers();
-    const clock = new ScaledClock(10);
-    const started = clock.now();
-    const fired = vi.fn();
-    clock.setTimer(fired, 1_000);
-    vi.advanceTimersByTime(99);
-    expect(fired).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(1);
-    expect(fired).toHaveBeenCalledOnce();
-    expect(clock.now() - started).toBeCloseTo(1_000, 6);
-    expect(() => new ScaledClock(0)).toThrow(RangeError);
+describe("writesSummary", () => {
+  const run = (role: WriteRun["role"], figures: Partial<WriteRun>): WriteRun =>
+    ({ role, tooManyRequests: 0, duplicates: 0, ...figures }) as WriteRun;
+  const latency = (p99: number, max = p99) => ({
+    count: 1,
+    delivered: 1,
+    p50: { value: p99, isLowerBound: false },
+    p99: { value: p99, isLowerBound: false },
+    max: { value: max, isLowerBound: false },
+  });
+  const plans = writePlans(writesConfig.sizes);
+  const plan = (id: WritePlan["id"]) => plans.find((candidate) => candidate.id === id) as WritePlan;
+
+  it("reads telepace against the fair peer, the broadcast against its ideal, 429s and duplicates", () => {
+    const summary = writesSummary(
+      [
+        {
+          plan: plan("streaming"),
+          runs: [
+            run("telepace", { messageLatencyMs: latency(800), tooManyRequests: 1 }),
+            run("other", { messageLatencyMs: latency(500), tooManyRequests: 9 }),
+            run("fair-peer", { messageLatencyMs: latency(2_000) }),
+          ],
+        },
+        {
+          plan: plan("broadcast"),
+          runs: [run("telepace", { messageLatencyMs: latency(4_000, 4_040) })],
+        },
+        {
+          plan: plan("faults"),
+          runs: [run("telepace", { duplicates: 0 }), run("other", { duplicates: 3 })],
+        },
+      ],
+      writesConfig,
+    );
+    expect(summary).toEqual({
+      rounds: 1,
+      finalP99VsFairPeer: 0.4,
+      broadcastVsIdeal: 1.01,
+      rateLimited: 1,
+      duplicatesUnderFaults: 0,
+    });
+    expect(idealBroadcastMs(150)).toBe(4_000);
+    expect(Number.isNaN(writesSummary([], writesConfig).finalP99VsFairPeer)).toBe(true);
   });
 });
 
@@ -175,7 +212,7 @@ const fast: WritesConfig = {
 describe("runOne (tiny, against the sim)", () => {
   it("streams through telepace with no 429, nothing lost, nothing out of order", async () => {
     const plan = tinyPlans().find((candidate) => candidate.id === "streaming") as WritePlan;
-    const run = await runOne(plan, telepaceWriter, fast);
+    const run = await runOne(plan, { make: telepaceWriter, role: "telepace" }, fast);
     expect(run.tooManyRequests).toBe(0);
     expect(run.missing).toBe(0);
     expect(run.orderViolations + run.duplicates).toBe(0);
@@ -188,8 +225,11 @@ describe("runOne (tiny, against the sim)", () => {
     const plan = tinyPlans().find((candidate) => candidate.id === "streaming") as WritePlan;
     const run = await runOne(
       plan,
-      (target) =>
-        grammyWriter(target, { install: ["throttler", "auto-retry"], edits: "latest-only" }),
+      {
+        make: (target) =>
+          grammyWriter(target, { install: ["throttler", "auto-retry"], edits: "latest-only" }),
+        role: "fair-peer",
+      },
       fast,
     );
     expect(run.contender).toBe("grammY throttler, then auto-retry [latest-only edits: fair peer]");
@@ -199,7 +239,11 @@ describe("runOne (tiny, against the sim)", () => {
 
   it("drives grammY with @telepace/grammy: coalesced, replaced, no 429", async () => {
     const plan = tinyPlans().find((candidate) => candidate.id === "streaming") as WritePlan;
-    const run = await runOne(plan, grammyTelepaceWriter, fast);
+    const run = await runOne(
+      plan,
+      { make: (t) => grammyTelepaceWriter(t), role: "telepace" },
+      fast,
+    );
     expect(run.contender).toBe("grammY + @telepace/grammy");
     expect(run.tooManyRequests).toBe(0);
     expect(run.missing).toBe(0);
@@ -209,16 +253,39 @@ describe("runOne (tiny, against the sim)", () => {
 
   it("grammY with @telepace/grammy never resends a send whose answer was lost", async () => {
     const plan = tinyPlans().find((candidate) => candidate.id === "faults") as WritePlan;
-    const run = await runOne(plan, grammyTelepaceWriter, fast);
+    const run = await runOne(
+      plan,
+      { make: (t) => grammyTelepaceWriter(t), role: "telepace" },
+      fast,
+    );
     expect(run.duplicates).toBe(0);
     expect(run.maybeDelivered).toBe(2);
-    expect(run.missing).toBe(1);
+    // Both faulted sends threw, so their handlers never sent their second message.
+    expect(run.notSent).toBe(2);
+    expect(run.missing).toBe(3);
     expect(run.lost + run.lateAtDeadline).toBe(0);
   }, 15_000);
 
+  it("maybeDelivered: resend duplicates the stored one; resolve goes on without resending", async () => {
+    const plan = tinyPlans().find((candidate) => candidate.id === "faults") as WritePlan;
+    const resend = await runOne(
+      plan,
+      { make: (t) => grammyTelepaceWriter(t, "resend"), role: "other" },
+      fast,
+    );
+    expect(resend.contender).toBe("grammY + @telepace/grammy [maybeDelivered: resend]");
+    expect(resend).toMatchObject({ duplicates: 1, missing: 0, notSent: 0 });
+    const resolve = await runOne(
+      plan,
+      { make: (t) => grammyTelepaceWriter(t, "resolve"), role: "other" },
+      fast,
+    );
+    expect(resolve).toMatchObject({ duplicates: 0, notSent: 0, missing: 1, maybeDelivered: 2 });
+  }, 30_000);
+
   it("reports a send whose answer was lost as maybe-delivered and never resends it", async () => {
     const plan = tinyPlans().find((candidate) => candidate.id === "faults") as WritePlan;
-    const run = await runOne(plan, telepaceWriter, fast);
+    const run = await runOne(plan, { make: telepaceWriter, role: "telepace" }, fast);
     expect(run.duplicates).toBe(0);
     // One stored with its answer cut off (arrived), one 502 before storing (missing).
     expect(run.maybeDelivered).toBe(2);

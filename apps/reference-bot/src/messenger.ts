@@ -10,6 +10,7 @@ import {
   Priority,
   type TelegramClient,
   type WriteOutcome,
+  writeKeys,
 } from "@telepace/client";
 import type { Logger } from "pino";
 import type { BotEventSink, ProgressEditOutcome } from "./bot-events.js";
@@ -175,11 +176,11 @@ export class Messenger {
       "deleteMessage",
       { chat_id: target, message_id: messageId },
       {
-        key: `delete:${messageId}`,
+        key: writeKeys.delete(messageId),
         priority: Priority.delete,
         idempotent: true,
         paced: false,
-        supersedes: [`edit:${messageId}`],
+        supersedes: writeKeys.editsOf(messageId),
       },
     );
     if (outcome.status === "failed") this.#noteFailure(chatId, "deleteMessage", outcome.error);

@@ -57,11 +57,16 @@ describe("/ask", { timeout: E2E_TIMEOUT_MS, concurrent: true }, () => {
     const { sim } = fixture;
     const carol = sim.users.create({ firstName: "Carol" });
     const group = sim.chats.createGroup({ members: [carol] });
-    const sent = sim.sendCommand(carol, group, "ask", "and in groups?");
-    await sim.waitForMessage(group, (m) => textOf(m).endsWith(ANSWER_END), {
-      afterMessageId: sent.message_id,
-      timeoutMs: REPLY_TIMEOUT_MS,
-    });
+    sim.sendCommand(carol, group, "ask", "and in groups?");
+    // The whole answer ends up in the progress message: its last edit is the final.
+    await sim.waitForEvent(
+      group,
+      (event) =>
+        event.actor === "bot" &&
+        (event.kind === "send" || event.kind === "edit") &&
+        (event.text ?? "").endsWith(ANSWER_END),
+      { timeoutMs: REPLY_TIMEOUT_MS },
+    );
     const { events } = sim.transcript(group);
     expect(events.filter((event) => event.kind === "draft")).toHaveLength(0);
   });

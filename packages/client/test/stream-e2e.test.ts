@@ -66,19 +66,21 @@ describe("client.streamMessage against the sim", () => {
     expect(events.filter((event) => event.kind === "edit")).toHaveLength(0);
   });
 
-  it("group: a progress message with coalesced edits, replaced by the final", async () => {
+  it("group: a progress message with coalesced edits, finished in place", async () => {
     const { group } = await setup();
     const outcome = await client.streamMessage(group.id, tokens(80, 25)).result;
     expect(outcome).toMatchObject({ status: "delivered", mode: "edit" });
-    const { events, messages } = sim.transcript(group);
+    const { events } = sim.transcript(group);
     expect(events.filter((event) => event.kind === "draft")).toHaveLength(0);
     const edits = events.filter((event) => event.kind === "edit");
     expect(edits.length).toBeGreaterThan(0);
     expect(edits.length).toBeLessThan(10);
-    expect(messages.length).toBeGreaterThan(0);
-    await settled(group.id, 1);
+    // The progress message became the final: one message, nothing deleted.
     expect(texts(group.id)).toEqual([words(80).trim()]);
-    expect(sim.transcript(group).events.filter((event) => event.kind === "delete")).toHaveLength(1);
+    expect(events.filter((event) => event.actor === "bot" && event.kind === "send")).toHaveLength(
+      1,
+    );
+    expect(events.filter((event) => event.kind === "delete")).toHaveLength(0);
     expect(sim.counters().tooManyRequests).toBe(0);
   });
 

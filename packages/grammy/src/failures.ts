@@ -2,9 +2,9 @@
 // `ApiFailure` the outbox classifies (429, 5xx, not modified, 403, migrated), an `HttpError` a
 // `NetworkError` that says whether the request may have reached Telegram.
 
-import type { ResponseParameters } from "@grammyjs/types";
 import { isConnectFailure, NetworkError, type NetworkFailure } from "@telepace/outbox";
-import { HttpError } from "grammy";
+import { GrammyError, HttpError } from "grammy";
+import type { ResponseParameters } from "grammy/types";
 
 /** The `ok: false` envelope of the Bot API, as grammY's transformers see it. */
 export interface FailedEnvelope {
@@ -78,4 +78,23 @@ export function grammyFailureOf(error: unknown): FailedEnvelope | HttpError | un
     current = field(current, "cause");
   }
   return undefined;
+}
+
+/**
+ * What grammY would have thrown for a failure: a `GrammyError` for Telegram's answer, the
+ * `HttpError` of a network failure, or the failure itself (an `OutboxError`, say).
+ */
+export function grammyErrorOf(error: unknown): unknown {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current !== undefined; depth++) {
+    if (current instanceof ApiFailure) {
+      const { method, envelope } = current;
+      const { parameters, ...rest } = envelope;
+      const apiError = parameters === undefined ? rest : { ...rest, parameters };
+      return new GrammyError(`Call to '${method}' failed!`, apiError, method, {});
+    }
+    if (current instanceof HttpError) return current;
+    current = field(current, "cause");
+  }
+  return error;
 }

@@ -6,16 +6,19 @@ export {
   methodClasses,
   type StreamMessageOptions,
   type StreamOutcome,
+  type StreamPiece,
   type StreamRegistry,
   type StreamSource,
 } from "@telepace/outbox";
 export type { BotIntakeOptions } from "./bot-intake.js";
+export type { MaybeDeliveredPolicy } from "./maybe-delivered.js";
 export { type ReplacingProgress, replacing } from "./progress-marker.js";
 export {
   type GrammySignal,
   replaceProgress,
   type SendMessageOther,
 } from "./replace-progress.js";
+export type { ReplyStream } from "./reply-stream.js";
 export { type RunnerHandle, type RunOptions, run } from "./runner.js";
 export type { StreamFlavor } from "./streaming.js";
 export { type TelepaceOptions, type TelepaceTransformer, telepace } from "./transformer.js";

@@ -1,10 +1,10 @@
 // replaceProgress(): the final message of a job that showed progress in another message, as one
 // call on a grammY Api that has the telepace transformer installed.
 
-import type { Message } from "@grammyjs/types";
 import type { Api } from "grammy";
+import type { Message } from "grammy/types";
 import { replacing } from "./progress-marker.js";
-import { isTelepaceTransformer } from "./transformer.js";
+import { isTelepaceTransformer } from "./telepace-marker.js";
 
 /** The `other` parameter of `api.sendMessage`. */
 export type SendMessageOther = NonNullable<Parameters<Api["sendMessage"]>[2]>;

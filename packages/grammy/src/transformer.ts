@@ -2,8 +2,10 @@
 // (classified by method, failures turned into what the outbox understands); reads pass straight
 // through; the outcome goes back to grammY as the envelope it expects.
 
+import { systemClock } from "@telepace/core";
 import {
   type OutboxCloseOptions,
+  type OutboxOutcome,
   type OutboxSnapshot,
   planWrite,
   replacingProgress,
@@ -14,14 +16,39 @@ import {
 } from "@telepace/outbox";
 import type { Api, Context, MiddlewareFn, Transformer } from "grammy";
 import { bridgeSignal } from "./abort-bridge.js";
+import { adoptTransformer } from "./context-api.js";
 import { ApiFailure, type FailedEnvelope, networkFailureOf } from "./failures.js";
+import {
+  checkMaybeDelivered,
+  type MaybeDeliveredPolicy,
+  resending,
+  resolvesAsUnknown,
+} from "./maybe-delivered.js";
 import { type Envelope, responseOf } from "./outcome-response.js";
 import { checkPeerOptions } from "./peer-options.js";
 import { replacedMessageOf, withoutMarker } from "./progress-marker.js";
+import { isStreamCall } from "./reply-stream.js";
+import { StopPoller } from "./stop-poller.js";
+import { StopRouter } from "./stop-router.js";
 import { type StreamFlavor, streamMiddleware } from "./streaming.js";
+import { markTelepace } from "./telepace-marker.js";
 
-/** Options of {@link telepace}: those of the outbox underneath. */
-export interface TelepaceOptions extends TelegramOutboxOptions {}
+/**
+ * Options of {@link telepace}: those of the outbox underneath, and what a write that may have
+ * been delivered becomes.
+ */
+export interface TelepaceOptions extends TelegramOutboxOptions {
+  /**
+   * A write that may have reached Telegram but was not confirmed (a 5xx, a connection lost after
+   * sending; the Bot API has no idempotency key): `"throw"` rejects and never sends it again
+   * (no silent duplicate, but a handler without try/catch stops there), `"resend"` sends it again
+   * as auto-retry does (the handler goes on; it may show twice), `"resolve"` resolves `true`,
+   * "delivery unknown" (the handler goes on; it may be missing). Edits, deletes and chat actions
+   * are retried whatever this says: a repeat of those changes nothing.
+   * @defaultValue "throw"
+   */
+  readonly maybeDelivered?: MaybeDeliveredPolicy | undefined;
+}
 
 /**
  * A grammY transformer (install it with `bot.api.config.use(…)`) that owns a
@@ -37,9 +64,10 @@ export interface TelepaceTransformer extends Transformer, AsyncDisposable {
    */
   readonly streams: StreamRegistry;
   /**
-   * Middleware that routes Stop presses (`stopped_message_generation`) to their streams (those
-   * updates go no further) and adds `ctx.replyWithStream` ({@link StreamFlavor}). Install it
-   * first: `bot.use(pace.middleware())`.
+   * Middleware that adds `ctx.replyWithStream` ({@link StreamFlavor}) and lets Stop presses
+   * (`stopped_message_generation`) for its streams go no further. Install it first:
+   * `bot.use(pace.middleware())`. The press itself stops its stream as soon as the transformer
+   * sees it in a getUpdates answer (or `webhookCallback` takes it), before any handler runs.
    */
   middleware(): MiddlewareFn<Context & StreamFlavor>;
   /** The outbox's live state: pending and in-flight ops, per-chat pacing and freezes, counters. */
@@ -63,12 +91,10 @@ const PEER_OPTIONS: Readonly<Record<string, string>> = Object.freeze({
   group: "`groupChatRps` and `groupBurst` (telepace paces per chat by itself)",
   out: "`privateChatRps` (telepace paces per chat by itself)",
   rethrowInternalServerErrors:
-    "`classifyFailure` (5xx are retried only where a repeat cannot duplicate a message)",
+    '`maybeDelivered` ("throw", "resend" or "resolve": what a send that may have arrived becomes)',
   rethrowHttpErrors:
-    "`classifyFailure` (network errors are retried only where a repeat cannot duplicate a message)",
+    '`maybeDelivered` ("throw", "resend" or "resolve": what a send that may have arrived becomes)',
 });
-
-const installed = new WeakSet<object>();
 
 // Marks a stream's request sent through the API the middleware saw, before any call of its own
 // went through this transformer (a webhook bot given its botInfo, whose first write is a stream):
@@ -78,9 +104,35 @@ const STREAM_ATTEMPT: unique symbol = Symbol("telepace.streamAttempt");
 
 type RawCall = (payload: object, signal: AbortSignal) => Promise<unknown>;
 
-/** Whether `transformer` was made by {@link telepace}. */
-export function isTelepaceTransformer(transformer: unknown): boolean {
-  return typeof transformer === "function" && installed.has(transformer);
+/** The ids of the messages a delivered send put in its chat (several for an album). */
+function sentMessageIds(outcome: OutboxOutcome<unknown>): number[] {
+  if (outcome.status !== "delivered" || outcome.notModified) return [];
+  const result = (outcome.result as { result?: unknown } | undefined)?.result;
+  const messages = Array.isArray(result) ? result : [result];
+  return messages.flatMap((message) => {
+    const id = (message as { message_id?: unknown } | null)?.message_id;
+    return typeof id === "number" ? [id] : [];
+  });
+}
+
+// "Delivery unknown", as the `resolve` policy answers a write that may have arrived.
+const DELIVERY_UNKNOWN: Envelope = Object.freeze({ ok: true, result: true });
+
+/** The outbox's options, and the policy for maybe-delivered writes (with `resend` built in). */
+function splitOptions(options: unknown): {
+  policy: MaybeDeliveredPolicy;
+  outboxOptions: unknown;
+} {
+  if (typeof options !== "object" || options === null) {
+    return { policy: "throw", outboxOptions: options };
+  }
+  const { maybeDelivered, ...rest } = options as TelepaceOptions;
+  const policy = checkMaybeDelivered(maybeDelivered);
+  if (policy !== "resend") return { policy, outboxOptions: rest };
+  if (rest.classifyFailure !== undefined && typeof rest.classifyFailure !== "function") {
+    return { policy, outboxOptions: rest }; // the outbox names the bad classifier
+  }
+  return { policy, outboxOptions: { ...rest, classifyFailure: resending(rest.classifyFailure) } };
 }
 
 function attempt(
@@ -121,7 +173,8 @@ function attempt(
  */
 export function telepace(options?: TelepaceOptions): TelepaceTransformer {
   checkPeerOptions(options, PEER_OPTIONS);
-  const outbox = new TelegramOutbox(options);
+  const { policy, outboxOptions } = splitOptions(options);
+  const outbox = new TelegramOutbox(outboxOptions as TelegramOutboxOptions | undefined);
   // The API this transformer wraps, as of its latest call: streams make their attempts through it.
   let latestPrev: Prev | undefined;
   // An API with this transformer that the middleware saw, for streams before the first call.
@@ -130,6 +183,7 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
     outbox,
     clock: options?.clock,
     transport: async (method, params, signal) => {
+      poller.wake(); // a stream with a Stop button runs: Stop presses must reach it
       if (latestPrev !== undefined)
         return (await attempt(latestPrev, method, params)(signal)).result;
       if (seenApi === undefined) {
@@ -142,12 +196,18 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
     },
   });
 
+  const stops = new StopRouter(streams);
+  const poller = new StopPoller(stops, streams, options?.clock ?? systemClock);
+
   const transform = async (
     prev: Prev,
     method: string,
     payload: Record<string, unknown>,
     signal?: unknown,
   ): Promise<Envelope> => {
+    // A whole ctx.replyWithStream on its way through the chain: not a request, and its `prev`
+    // leads to the stream rather than to Telegram, so it is not the API streams should use.
+    if (isStreamCall(method)) return prev(method, payload, signal);
     latestPrev = prev;
     const given = payload ?? {};
     if (STREAM_ATTEMPT in given) {
@@ -156,7 +216,10 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
     }
     const plan = planWrite(method, given);
     const replaced = replacedMessageOf(given);
-    if (plan === undefined) return prev(method, given, signal);
+    if (plan === undefined) {
+      if (method === "getUpdates") return poller.getUpdates(prev, given, signal);
+      return prev(method, given, signal);
+    }
     if (replaced !== undefined && plan.methodClass !== "send") {
       throw new TypeError(`replacing() marks a send; ${method} is not one`);
     }
@@ -173,16 +236,22 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
           );
     const bridged = bridgeSignal(signal);
     try {
-      return responseOf(await outbox.enqueue(scheduled, { signal: bridged.signal }));
+      const outcome = await outbox.enqueue(scheduled, { signal: bridged.signal });
+      // A stream in this chat finishes in its progress message only while nothing is newer.
+      if (plan.methodClass === "send" && plan.chatId !== undefined) {
+        for (const id of sentMessageIds(outcome)) streams.noteMessage(plan.chatId, id);
+      }
+      return resolvesAsUnknown(policy, outcome) ? DELIVERY_UNKNOWN : responseOf(outcome);
     } finally {
       bridged.dispose();
     }
   };
 
-  const bindStreams = async (api: Api): Promise<void> => {
-    if (api.config.installedTransformers().includes(transformer)) seenApi = api;
+  // The context's Api has this transformer (learnt for streams before any call), or gets it.
+  const prepare = (ctx: Context): void => {
+    if (!adoptTransformer(ctx, transformer)) seenApi = ctx.api;
   };
-  const middleware = streamMiddleware(streams, bindStreams);
+  const middleware = streamMiddleware(streams, stops, prepare);
   const transformer = Object.assign(transform as unknown as Transformer, {
     outbox,
     streams,
@@ -191,6 +260,6 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
     close: (closeOptions?: OutboxCloseOptions) => outbox.close(closeOptions),
     [Symbol.asyncDispose]: () => outbox.close(),
   });
-  installed.add(transformer);
+  markTelepace(transformer, stops);
   return transformer;
 }

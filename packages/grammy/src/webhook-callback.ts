@@ -14,6 +14,7 @@ import {
 import type { Bot, Context } from "grammy";
 import { BOT_INTAKE_OPTION_NAMES, type BotIntakeOptions, botIntake } from "./bot-intake.js";
 import { checkPeerOptions } from "./peer-options.js";
+import { stopRouterOf } from "./telepace-marker.js";
 
 /**
  * Options of {@link webhookCallback}: the intake's (`journal`, `dispatcher`, `maxUnfinished`,
@@ -102,7 +103,10 @@ export function webhookCallback<C extends Context>(
     {
       accept: async (update, acceptOptions) => {
         await initialized();
-        return intake.accept(update, acceptOptions);
+        const accepted = await intake.accept(update, acceptOptions);
+        // Stored: a Stop press stops its stream now, not when this chat's turn comes.
+        stopRouterOf(bot.api)?.routeOnArrival(update);
+        return accepted;
       },
     },
     {

@@ -5,6 +5,7 @@
 import { eventually } from "@telepace/testing";
 import { GrammyError, HttpError } from "grammy";
 import { afterEach, describe, expect, it } from "vitest";
+import { telepace } from "../src/index.js";
 import { type Fixture, fixture } from "./support.js";
 
 let f: Fixture | undefined;
@@ -89,6 +90,64 @@ describe("5xx and network failures", () => {
     // Both arrived once: the answers were lost, the messages were not duplicated.
     expect(texts(f, chat.id)).toEqual(["first", "second"]);
     expect(f.pace.snapshot().counters.failed).toBe(2);
+  });
+});
+
+describe("maybeDelivered: what a send that may have arrived becomes", () => {
+  /** Sends three replies in a row as a handler would; the first one's answer is lost. */
+  async function handler(policy: "throw" | "resend" | "resolve" | undefined) {
+    f = await fixture(policy === undefined ? {} : { maybeDelivered: policy });
+    const { sim, bot } = f;
+    const chat = sim.chats.createPrivate(sim.users.create());
+    sim.faults.resetNext("sendMessage", 1, { afterProcessing: true });
+    const results: unknown[] = [];
+    try {
+      for (const text of ["one", "two", "three"])
+        results.push(await bot.api.sendMessage(chat.id, text));
+    } catch (error) {
+      results.push(error);
+    }
+    return { results, texts: texts(f, chat.id), calls: sim.counters().calls.sendMessage };
+  }
+
+  it("throw (the default): the handler stops at the send whose answer was lost", async () => {
+    const { results, texts: shown, calls } = await handler(undefined);
+    expect(results).toHaveLength(1);
+    expect(results[0]).toBeInstanceOf(HttpError);
+    expect(shown).toEqual(["one"]); // it had arrived; the rest of the handler never ran
+    expect(calls).toBe(1);
+  });
+
+  it("resend: sent again as auto-retry does; the handler goes on, the message shows twice", async () => {
+    const { results, texts: shown, calls } = await handler("resend");
+    expect(results.map((result) => (result as { text?: string }).text)).toEqual([
+      "one",
+      "two",
+      "three",
+    ]);
+    expect(shown).toEqual(["one", "one", "two", "three"]);
+    expect(calls).toBe(4);
+  });
+
+  it("resolve: resolves true, delivery unknown; the handler goes on, nothing sent twice", async () => {
+    const { results, texts: shown, calls } = await handler("resolve");
+    expect(results[0]).toBe(true);
+    expect(results.slice(1).map((result) => (result as { text?: string }).text)).toEqual([
+      "two",
+      "three",
+    ]);
+    expect(shown).toEqual(["one", "two", "three"]);
+    expect(calls).toBe(3);
+    expect(f?.pace.snapshot().counters.failed).toBe(1); // counted (and logged), not hidden
+  });
+
+  it("checks the option, and names it for auto-retry's rethrow options", () => {
+    expect(() => telepace({ maybeDelivered: "retry" } as never)).toThrow(
+      'Expected `maybeDelivered` to be "throw", "resend" or "resolve", got "retry"',
+    );
+    expect(() => telepace({ rethrowHttpErrors: true } as never)).toThrow(
+      "Unknown option `rethrowHttpErrors` in `options` (use `maybeDelivered`",
+    );
   });
 });
 

@@ -66,12 +66,17 @@ describe("the package", () => {
     expect(names).not.toContain("@telepace/client");
   });
 
-  it("shares one @grammyjs/types with grammY", () => {
+  it("takes grammY's own @grammyjs/types, and grammY from 1.20.2 on", () => {
+    // No range of its own to drift from grammY's exact pin: its types come from grammy/types.
+    expect(manifestOf(root).dependencies).not.toHaveProperty("@grammyjs/types");
     const versions = [...closure().values()]
       .filter((manifest) => manifest.name === "@grammyjs/types")
       .map((manifest) => manifest.version);
     expect(versions).toEqual(["5.0.0"]);
-    expect(manifestOf(root).peerDependencies).toEqual({ grammy: "^1.46.0" });
+    expect(manifestOf(root).peerDependencies).toEqual({ grammy: "^1.20.2" });
+    // The oldest grammY the range claims is the one the grammy-oldest suite runs against.
+    const oldest = manifestOf(join(root, "node_modules", "grammy-oldest"));
+    expect(`^${oldest.version}`).toBe(manifestOf(root).peerDependencies?.grammy);
   });
 
   it("shows examples/bot.ts in the README, as it is", () => {

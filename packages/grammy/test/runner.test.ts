@@ -74,17 +74,22 @@ describe("run(bot)", () => {
       "slow job",
     ]);
 
-    let stopped = false;
+    // Whether the handler had finished when stop() resolved: a stop that did not drain would
+    // resolve while the gate still holds the handler.
+    let finishedAtStop: boolean | undefined;
     const stopping = runner.stop().then((result) => {
-      stopped = true;
+      finishedAtStop = finished;
       return result;
     });
-    await sleep(30);
-    expect(stopped).toBe(false);
+    // Polling has ended and the intake is draining: from here only the handler holds the stop.
+    await runner.task();
     expect(runner.isRunning()).toBe(false);
+    await eventually("the intake is draining", () => runner?.snapshot().state === "closing");
+    expect(runner.snapshot().unfinished).toBe(1);
+    expect(finishedAtStop).toBeUndefined();
     gate.resolve();
     expect(await stopping).toEqual({ status: "drained", unfinished: 0 });
-    expect(finished).toBe(true);
+    expect(finishedAtStop).toBe(true);
     expect(await journal.unfinished()).toEqual([]);
     expect(sim.transcript(chat.id).messages.at(-1)).toMatchObject({ text: "finally" });
     await expect(runner.task()).resolves.toBeUndefined();
@@ -120,6 +125,11 @@ describe("run(bot)", () => {
     );
     expect(() => run({} as never, { sink: { concurrency: 8 } } as never)).toThrow(
       "Unknown option `sink` in `options` (use `dispatcher`",
+    );
+    // The default maxConcurrency (maxActivePrincipals) leaves bad dispatcher options to the intake.
+    expect(() => run({} as never, { dispatcher: 5 } as never)).toThrow(TypeError);
+    expect(() => run({} as never, { dispatcher: { maxActivePrincipals: 0 } })).toThrow(
+      /maxActivePrincipals/,
     );
   });
 });

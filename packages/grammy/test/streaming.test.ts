@@ -1,30 +1,28 @@
-// ctx.replyWithStream with real grammY against the sim: drafts then a real message in a private
-// chat, a progress message replaced by the final in a group, and a Stop press (routed by
-// pace.middleware()) aborting the producer's signal.
+// ctx.replyWithStream with real grammY against the sim: awaited as @grammyjs/stream's is, drafts
+// then a real message in a private chat, a progress message finished in place in a group, and a
+// Stop press (routed by pace.middleware()) aborting the producer's signal.
 
-import { type BotApiSim, start } from "@telepace/bot-api-sim";
 import { eventually } from "@telepace/testing";
-import { Bot, type Context, type Transformer } from "grammy";
+import { Bot, type Context, GrammyError, type Transformer } from "grammy";
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import {
-  type MessageStream,
+  type ReplyStream,
   type StreamFlavor,
   type StreamOutcome,
   type StreamSource,
   type TelepaceTransformer,
   telepace,
 } from "../src/index.js";
-import { SCALE, scaledRates } from "./support.js";
+import { type StreamingBot, scaledRates, streamingBot } from "./support.js";
 
 type StreamContext = Context & StreamFlavor;
 
-let sim: BotApiSim | undefined;
+let f: StreamingBot<StreamContext> | undefined;
 let pace: TelepaceTransformer | undefined;
 afterEach(async () => {
+  await f?.close();
   await pace?.close({ drain: false, timeoutMs: 1_000 });
-  await sim?.close({ timeoutMs: 1_000 });
-  sim = undefined;
-  pace = undefined;
+  f = pace = undefined;
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -44,32 +42,96 @@ const words = (count: number) =>
     .join(" ")
     .trim();
 
+/** A sim and a bot with telepace and its middleware; `handle` is its text handler. */
+async function setupWith(handle: (ctx: StreamContext) => Promise<unknown> | unknown) {
+  f = await streamingBot<StreamContext>();
+  const { sim, bot, deliver } = f;
+  const failures: unknown[] = [];
+  bot.on("message:text", async (ctx) => {
+    try {
+      await handle(ctx);
+    } catch (error) {
+      failures.push(error);
+    }
+  });
+  const user = sim.users.create();
+  const chat = sim.chats.createPrivate(user);
+  sim.sendText(user, chat, "hi");
+  await deliver();
+  return { sim, chat, failures };
+}
+
 /** A sim, a bot with telepace and its middleware, and a handler that streams what it is given. */
 async function setup(source: StreamSource, options: { canStop?: boolean } = {}) {
-  sim = await start({ timeScale: SCALE });
-  const bot = new Bot<StreamContext>(sim.token, { client: { apiRoot: sim.apiRoot } });
-  pace = telepace(scaledRates);
-  bot.api.config.use(pace);
-  bot.use(pace.middleware());
-  const streams: MessageStream[] = [];
+  f = await streamingBot<StreamContext>();
+  const { sim, bot, deliver } = f;
+  const streams: ReplyStream[] = [];
   bot.on("message:text", (ctx) => {
     streams.push(ctx.replyWithStream(source, options));
   });
   let skipped = 0;
-  bot.on("stopped_message_generation", () => {
-    skipped++;
+  // Not bot.on("stopped_message_generation"): that filter is newer than the oldest grammY claimed.
+  bot.use((ctx) => {
+    if ("stopped_message_generation" in ctx.update) skipped++;
   });
-  await bot.init();
-  let offset = 0;
-  /** Fetches what the sim has for the bot and handles it, as polling would. */
-  const deliver = async () => {
-    for (const update of await bot.api.getUpdates({ offset, timeout: 0 })) {
-      offset = update.update_id + 1;
-      await bot.handleUpdate(update);
-    }
-  };
   return { sim, bot, streams, deliver, skippedStops: () => skipped };
 }
+
+describe("await ctx.replyWithStream, as @grammyjs/stream users write it", () => {
+  it("waits until the stream has ended, so the chat's next reply comes after it", async () => {
+    const { sim, chat, failures } = await setupWith(async (ctx) => {
+      const messages = await ctx.replyWithStream(tokens(20, 10));
+      await ctx.reply(`sent ${messages.length}`);
+    });
+    expect(failures).toEqual([]);
+    expect(sim.transcript(chat).messages.map((message) => message.text)).toEqual([
+      "hi",
+      words(20),
+      "sent 1",
+    ]);
+  });
+
+  it("rejects as ctx.reply would when the answer cannot be delivered", async () => {
+    const { failures } = await setupWith(async (ctx) => {
+      f?.sim.faults.failNext("sendMessage", 5, { code: 400, description: "Bad Request: no" });
+      await ctx.replyWithStream(["never ", "arrives"]);
+    });
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toBeInstanceOf(GrammyError);
+    expect(failures[0]).toMatchObject({ error_code: 400, method: "sendMessage" });
+  });
+
+  it("takes its pieces with entities; names what to use for the peer's other arguments", async () => {
+    const thrown: unknown[] = [];
+    const { sim, chat } = await setupWith(async (ctx) => {
+      const other = { parse_mode: "HTML" } as never;
+      for (const call of [
+        () => ctx.replyWithStream(["x"], other),
+        () => (ctx.replyWithStream as (...args: unknown[]) => unknown)(["x"], {}, {}),
+        () => ctx.replyWithStream(["x"], { params: { text: "x" } }),
+      ]) {
+        try {
+          call();
+        } catch (error) {
+          thrown.push(error);
+        }
+      }
+      await ctx.replyWithStream([
+        "Hello, ",
+        { text: "world", entities: [{ type: "bold", offset: 7, length: 5 }] },
+      ]);
+    });
+    expect(thrown.map(String)).toEqual([
+      "TypeError: Unknown option `parse_mode` in `options` (use `parseMode`)",
+      expect.stringContaining("TypeError: replyWithStream(source, options) takes two arguments"),
+      "TypeError: Unknown option `text` in `params` (the stream sets it)",
+    ]);
+    expect(sim.transcript(chat).messages.at(-1)).toMatchObject({
+      text: "Hello, world",
+      entities: [{ type: "bold", offset: 7, length: 5 }],
+    });
+  });
+});
 
 describe("ctx.replyWithStream", () => {
   it("private chat: draft frames, then one real message", async () => {
@@ -92,7 +154,7 @@ describe("ctx.replyWithStream", () => {
     expect(sim.counters().tooManyRequests).toBe(0);
   });
 
-  it("group: a progress message with edits, replaced by the final", async () => {
+  it("group: a progress message with edits, finished in place", async () => {
     const { sim, streams, deliver } = await setup(tokens(30, 10));
     const user = sim.users.create();
     const group = sim.chats.createSupergroup({ members: [user] });
@@ -102,15 +164,38 @@ describe("ctx.replyWithStream", () => {
     expect(outcome).toMatchObject({ status: "delivered", mode: "edit" });
     const bot = sim.transcript(group).events.filter((event) => event.actor === "bot");
     expect(bot.filter((event) => event.kind === "draft")).toHaveLength(0);
-    expect(bot.filter((event) => event.kind === "send")).toHaveLength(2);
-    expect(bot.filter((event) => event.kind === "edit").length).toBeGreaterThan(0);
+    // One message from the first words to the final: no second message, nothing deleted.
+    expect(bot.filter((event) => event.kind === "send")).toHaveLength(1);
+    expect(bot.filter((event) => event.kind === "edit").at(-1)?.text).toBe(words(30));
+    expect(bot.filter((event) => event.kind === "delete")).toHaveLength(0);
+    const texts = sim.transcript(group).messages.flatMap((message) => message.text ?? []);
+    expect(texts.filter((text) => !text.startsWith("/ask"))).toEqual([words(30)]);
+    expect(sim.counters().tooManyRequests).toBe(0);
+  });
+
+  it("group: after another message of the bot the final is a new message, at the bottom", async () => {
+    f = await streamingBot<StreamContext>();
+    const { sim, bot, deliver } = f;
+    const user = sim.users.create();
+    const group = sim.chats.createSupergroup({ members: [user] });
+    let outcome: StreamOutcome | undefined;
+    bot.command("ask", async (ctx) => {
+      const stream = ctx.replyWithStream(tokens(30, 10));
+      await sleep(100);
+      await ctx.api.sendMessage(group.id, "meanwhile, for someone else");
+      outcome = await stream.result;
+    });
+    sim.sendCommand(user, group, "ask");
+    await deliver();
+    expect(outcome).toMatchObject({ status: "delivered", mode: "edit" });
     await eventually("the progress message is deleted", () =>
       expect(sim.transcript(group).events.some((event) => event.kind === "delete")).toBe(true),
     );
     const texts = sim.transcript(group).messages.flatMap((message) => message.text ?? []);
-    expect(texts.at(-1)).toBe(words(30));
-    expect(texts.filter((text) => !text.startsWith("/ask"))).toEqual([words(30)]);
-    expect(sim.counters().tooManyRequests).toBe(0);
+    expect(texts.filter((text) => !text.startsWith("/ask"))).toEqual([
+      "meanwhile, for someone else",
+      words(30),
+    ]);
   });
 
   it("a Stop press goes through the middleware and aborts the producer's signal", async () => {
@@ -139,7 +224,7 @@ describe("ctx.replyWithStream", () => {
     expect(outcome).toMatchObject({ status: "delivered", stopped: true });
     expect(aborted).toMatchObject({ code: "ERR_STREAM_STOPPED" });
     expect(skippedStops()).toBe(0); // the routed Stop went no further
-    expect(pace?.streams.snapshot().stopsRouted).toBe(1);
+    expect(f?.pace.streams.snapshot().stopsRouted).toBe(1);
     const final = sim.transcript(chat).messages.at(-1)?.text ?? "";
     expect(final.startsWith("w0 w1")).toBe(true);
     expect(final.length).toBeLessThan(words(500).length);
@@ -148,7 +233,7 @@ describe("ctx.replyWithStream", () => {
   it("the middleware needs the flavor on the bot's context, and adds a typed method", () => {
     const flavored = new Bot<StreamContext>("1:x");
     flavored.use(telepace().middleware());
-    expectTypeOf<StreamContext["replyWithStream"]>().returns.toEqualTypeOf<MessageStream>();
+    expectTypeOf<StreamContext["replyWithStream"]>().returns.toEqualTypeOf<ReplyStream>();
     const plain = new Bot("1:x");
     // @ts-expect-error a Bot<Context> has no ctx.replyWithStream: add StreamFlavor to its context
     plain.use(telepace().middleware());
@@ -184,7 +269,7 @@ describe("ctx.replyWithStream", () => {
     pace = telepace(scaledRates);
     bot.api.config.use(pace);
     bot.use(pace.middleware());
-    let stream: MessageStream | undefined;
+    let stream: ReplyStream | undefined;
     bot.on("message:text", (ctx) => {
       stream = ctx.replyWithStream(["a ", "b"]);
     });
@@ -211,11 +296,8 @@ describe("ctx.replyWithStream", () => {
   });
 
   it("an update without a chat is refused with a TypeError", async () => {
-    sim = await start({ timeScale: SCALE });
-    const bot = new Bot<StreamContext>(sim.token, { client: { apiRoot: sim.apiRoot } });
-    pace = telepace(scaledRates);
-    bot.api.config.use(pace);
-    bot.use(pace.middleware());
+    f = await streamingBot<StreamContext>();
+    const { bot } = f;
     let thrown: unknown;
     bot.on("poll", (ctx) => {
       try {

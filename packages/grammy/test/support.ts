@@ -2,8 +2,13 @@
 // it with the telepace transformer, whose rates are scaled to match.
 
 import { type BotApiSim, start } from "@telepace/bot-api-sim";
-import { Bot } from "grammy";
-import { type TelepaceOptions, type TelepaceTransformer, telepace } from "../src/index.js";
+import { Bot, type Context } from "grammy";
+import {
+  type StreamFlavor,
+  type TelepaceOptions,
+  type TelepaceTransformer,
+  telepace,
+} from "../src/index.js";
 
 /** How much faster than Telegram the sim's limits (and the outbox's rates) run in these tests. */
 export const SCALE = 20;
@@ -38,6 +43,42 @@ export async function fixture(
     sim,
     bot,
     pace,
+    async close() {
+      await pace.close({ drain: false, timeoutMs: 1_000 });
+      await sim.close({ timeoutMs: 1_000 });
+    },
+  };
+}
+
+/** A bot of context `C` on the sim with telepace and its middleware, fed by hand. */
+export interface StreamingBot<C extends Context> {
+  readonly sim: BotApiSim;
+  readonly bot: Bot<C>;
+  readonly pace: TelepaceTransformer;
+  /** Fetches what the sim has for the bot and handles it one by one, as bot.start() would. */
+  deliver(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A sim, and a bot with the telepace transformer and `pace.middleware()` installed first. */
+export async function streamingBot<C extends Context & StreamFlavor>(): Promise<StreamingBot<C>> {
+  const sim = await start({ timeScale: SCALE });
+  const bot = new Bot<C>(sim.token, { client: { apiRoot: sim.apiRoot } });
+  const pace = telepace(scaledRates);
+  bot.api.config.use(pace);
+  bot.use(pace.middleware());
+  let offset = 0;
+  return {
+    sim,
+    bot,
+    pace,
+    async deliver() {
+      if (!bot.isInited()) await bot.init();
+      for (const update of await bot.api.getUpdates({ offset, timeout: 0 })) {
+        offset = update.update_id + 1;
+        await bot.handleUpdate(update);
+      }
+    },
     async close() {
       await pace.close({ drain: false, timeoutMs: 1_000 });
       await sim.close({ timeoutMs: 1_000 });

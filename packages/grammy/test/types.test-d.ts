@@ -2,19 +2,20 @@
 // own types with no cast in user code, its options are the outbox's with unknown keys refused,
 // and the context flavor streams.
 
-import type { Message } from "@grammyjs/types";
 import type { OutboxSnapshot, TelegramOutbox } from "@telepace/outbox";
 import { type Api, Bot, type Context, type Transformer } from "grammy";
+import type { Message } from "grammy/types";
 import { describe, expectTypeOf, it } from "vitest";
 import {
-  type MessageStream,
   type MethodClass,
   methodClasses,
+  type ReplyStream,
   type RunnerHandle,
   replaceProgress,
   replacing,
   run,
   type StreamFlavor,
+  type StreamOutcome,
   type TelepaceTransformer,
   telepace,
 } from "../src/index.js";
@@ -55,10 +56,12 @@ describe("types", () => {
   it("classifies every method, and the stream flavor adds replyWithStream", () => {
     expectTypeOf(methodClasses.sendMessage).toEqualTypeOf<"send">();
     expectTypeOf(methodClasses).toExtend<Readonly<Record<string, MethodClass>>>();
-    expectTypeOf<StreamFlavor["replyWithStream"]>().returns.toEqualTypeOf<MessageStream>();
+    expectTypeOf<StreamFlavor["replyWithStream"]>().returns.toEqualTypeOf<ReplyStream>();
     const bot = new Bot<Context & StreamFlavor>("1:x");
-    bot.on("message", (ctx) => {
-      expectTypeOf(ctx.replyWithStream("text")).toEqualTypeOf<MessageStream>();
+    bot.on("message", async (ctx) => {
+      // @grammyjs/stream's idiom: awaiting waits for the end and gives the messages.
+      expectTypeOf(await ctx.replyWithStream(["a", "b"])).toEqualTypeOf<Message.TextMessage[]>();
+      expectTypeOf(ctx.replyWithStream(["a"]).result).toEqualTypeOf<Promise<StreamOutcome>>();
     });
   });
 });

@@ -79,12 +79,14 @@ export {
 export type {
   StreamClosed,
   StreamDelivered,
+  StreamEmpty,
   StreamFailed,
   StreamMode,
   StreamOutcome,
   StreamOutcomeBase,
 } from "./streaming/stream-outcome.js";
 export {
+  type StreamPiece,
   StreamRegistry,
   type StreamRegistrySnapshot,
   type StreamSource,

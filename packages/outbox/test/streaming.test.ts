@@ -116,7 +116,7 @@ describe("streaming into a private chat", () => {
 });
 
 describe("where drafts are refused", () => {
-  it("streams into a group as a progress message with coalesced edits, then replaces it", async () => {
+  it("streams into a group as a progress message with coalesced edits, finished in place", async () => {
     const { clock, api, streams } = setup();
     const stream = streams.open(GROUP);
     for (let i = 1; i <= 200; i++) {
@@ -129,18 +129,78 @@ describe("where drafts are refused", () => {
     expect(api.of("sendMessageDraft")).toHaveLength(0);
     // 10 s of text: the stream spends at most 4 requests in any 14.4 s (17 a minute, spread),
     // and every edit carries the latest text.
+    // The last edit is the final; the progress edits before it are spread.
     const edits = api.of("editMessageText");
-    expect(edits.length).toBeGreaterThanOrEqual(2);
-    expect(edits.length).toBeLessThanOrEqual(4);
-    const starts = api.calls.filter((c) => c.method !== "deleteMessage").map((c) => c.startedAt);
+    expect(edits.length).toBeGreaterThanOrEqual(3);
+    expect(edits.length).toBeLessThanOrEqual(5);
+    const starts = api.calls.map((c) => c.startedAt);
     for (let i = 4; i < starts.length - 1; i++) {
       expect((starts[i] ?? 0) - (starts[i - 4] ?? 0)).toBeGreaterThanOrEqual(14_400);
     }
     const full = Array.from({ length: 200 }, (_, i) => `${i + 1} `).join("");
-    expect(api.texts("sendMessage").at(-1)).toBe(full);
-    expect(api.of("deleteMessage")).toHaveLength(1);
+    // One message from start to end: the progress message became the final, nothing deleted.
+    expect(api.of("sendMessage")).toHaveLength(1);
+    expect(api.texts("editMessageText").at(-1)).toBe(full);
+    expect(api.of("deleteMessage")).toHaveLength(0);
     expect(result).toMatchObject({ status: "delivered", mode: "edit" });
-    expect(result.edits).toBe(edits.length);
+    expect(result.messages.map((message) => message.text)).toEqual([full]);
+    expect(result.edits).toBe(edits.length - 1);
+  });
+
+  it("below a newer message the final is sent as a new message, not edited out of sight", async () => {
+    const { clock, api, streams } = setup({ groupChatRps: 0 });
+    const stream = streams.open(GROUP);
+    stream.append("half");
+    await clock.advance(100);
+    // Someone wrote in the group after the progress message (id 1) appeared.
+    streams.handleUpdate({
+      update_id: 7,
+      message: {
+        message_id: 2,
+        date: 0,
+        chat: { id: GROUP, type: "supergroup", title: "G" },
+        from: { id: 5, is_bot: false, first_name: "B" },
+        text: "meanwhile",
+      },
+    });
+    stream.append(" and the rest");
+    stream.end();
+    await clock.runAll();
+    const result = await stream.result;
+    expect(api.texts("sendMessage")).toEqual(["half", "half and the rest"]);
+    expect(api.of("deleteMessage")).toHaveLength(1);
+    expect(result.messages.map((message) => message.text)).toEqual(["half and the rest"]);
+  });
+
+  it("finishInPlace: false sends the final as a new message and then deletes the progress", async () => {
+    const { clock, api, streams } = setup({ groupChatRps: 0 });
+    const stream = streams.open(GROUP, { finishInPlace: false });
+    stream.append("half");
+    await clock.advance(100);
+    stream.append(" and the rest");
+    await clock.advance(100);
+    stream.end();
+    await clock.runAll();
+    const result = await stream.result;
+    expect(api.texts("sendMessage")).toEqual(["half", "half and the rest"]);
+    const methods = api.calls.map((call) => call.method);
+    expect(methods.lastIndexOf("sendMessage")).toBeLessThan(methods.indexOf("deleteMessage"));
+    expect(result.messages.map((message) => message.text)).toEqual(["half and the rest"]);
+  });
+
+  it("a final that cannot be edited in is sent, and the progress message deleted", async () => {
+    const { clock, api, streams } = setup({ groupChatRps: 0 });
+    const stream = streams.open(GROUP);
+    stream.append("half");
+    await clock.advance(100);
+    api.rules.set("editMessageText", () => apiError(400, "Bad Request: message to edit not found"));
+    stream.append(" and the rest");
+    stream.end();
+    await clock.runAll();
+    const result = await stream.result;
+    expect(result.status).toBe("delivered");
+    expect(api.texts("sendMessage")).toEqual(["half", "half and the rest"]);
+    expect(api.of("deleteMessage")).toHaveLength(1);
   });
 
   it("falls back to edits on TEXTDRAFT_PEER_INVALID and remembers the chat", async () => {
@@ -153,7 +213,8 @@ describe("where drafts are refused", () => {
     first.end();
     await clock.runAll();
     expect((await first.result).mode).toBe("edit");
-    expect(api.texts("sendMessage")).toEqual(["one", "one two"]);
+    expect(api.texts("sendMessage")).toEqual(["one"]);
+    expect(api.texts("editMessageText")).toEqual(["one two"]);
     expect(streams.snapshot()).toMatchObject({ refusedChats: 1, draftsUnavailable: false });
 
     const drafts = api.of("sendMessageDraft").length;
@@ -204,6 +265,25 @@ describe("long texts", () => {
     expect((await stream.result).messages).toHaveLength(sent.length);
   });
 
+  it("a draft never previews text its message then lacks: the cut comes after what it showed", async () => {
+    const { clock, api, streams } = setup({ privateChatRps: 0 });
+    const stream = streams.open(PRIVATE, { maxTextLength: 40, thinking: false });
+    // A paragraph break early in the second half, then words: splitting the whole text alone
+    // would end the first message at the break, after a draft already showed the words past it.
+    stream.append(`${"a".repeat(22)}\n\nbb cc dd ee`);
+    await clock.advance(250);
+    const shown = api.texts("sendMessageDraft").at(-1) as string;
+    expect(shown).toBe(`${"a".repeat(22)}\n\nbb cc dd ee`);
+    stream.append(" ff gg hh ii jj kk");
+    stream.end();
+    await clock.runAll();
+    const messages = api.texts("sendMessage");
+    expect(messages).toHaveLength(2);
+    expect(messages[0]?.startsWith(shown)).toBe(true);
+    expect(messages[0]?.length).toBeLessThanOrEqual(40);
+    expect(messages.join("")).toBe(`${"a".repeat(22)}\n\nbb cc dd ee ff gg hh ii jj kk`);
+  });
+
   it("in a group, the progress message takes its last chunk and a new one continues", async () => {
     const { clock, streams } = setup({ groupChatRps: 0, privateChatRps: 0 });
     const stream = streams.open(GROUP, { maxTextLength: 30 });
@@ -217,6 +297,46 @@ describe("long texts", () => {
     const texts = result.messages.map((message) => message.text);
     expect(texts.join("")).toBe(Array.from({ length: 20 }, (_, i) => `part${i} `).join(""));
     for (const text of texts) expect(text.length).toBeLessThanOrEqual(30);
+  });
+});
+
+describe("texts with nothing to show", () => {
+  it("a whitespace-only answer sends no message and ends empty", async () => {
+    const { clock, api, streams } = setup();
+    const stream = streams.open(GROUP);
+    stream.append(" \n ");
+    stream.end();
+    await clock.runAll();
+    expect(await stream.result).toMatchObject({ status: "empty", messages: [] });
+    expect(api.calls).toHaveLength(0);
+  });
+
+  it("markup with no text counts as empty; a progress message whose text was taken back goes", async () => {
+    const { clock, api, streams } = setup({ groupChatRps: 0 });
+    const stream = streams.open(GROUP, { parseMode: "HTML" });
+    stream.append("<b>draft</b>");
+    await clock.advance(100);
+    expect(api.texts("sendMessage")).toEqual(["<b>draft</b>"]);
+    stream.replace("<b> </b>");
+    stream.end();
+    await clock.runAll();
+    expect(await stream.result).toMatchObject({ status: "empty" });
+    expect(api.of("deleteMessage")).toHaveLength(1);
+    expect(api.of("editMessageText")).toHaveLength(0);
+  });
+
+  it("a chunk with nothing to show between two others is left out, not the end", async () => {
+    const { clock, api, streams } = setup({ privateChatRps: 0 });
+    const stream = streams.open(PRIVATE, { maxTextLength: 16, thinking: false });
+    stream.append(`${"a".repeat(14)}\n\n${" ".repeat(16)}\n\nthe end`);
+    stream.end();
+    await clock.runAll();
+    const result = await stream.result;
+    expect(result.status).toBe("delivered");
+    expect(api.texts("sendMessage").map((text) => text.trim())).toEqual([
+      "a".repeat(14),
+      "the end",
+    ]);
   });
 });
 
@@ -284,6 +404,34 @@ describe("the Stop button", () => {
     expect(result.stopped).toBe(true);
     expect(api.texts("sendMessage")).toHaveLength(1);
     expect(api.texts("sendMessage")[0]?.startsWith("0 1 2 ")).toBe(true);
+  });
+
+  it("pipe() takes @grammyjs/stream's pieces: text with entities counted from the start", async () => {
+    const { clock, api, streams } = setup();
+    const stream = streams.pipe(PRIVATE, [
+      "Hello, ",
+      { text: "world", entities: [{ type: "bold", offset: 7, length: 5 }] },
+      "!",
+    ]);
+    await clock.runAll();
+    expect((await stream.result).status).toBe("delivered");
+    expect(api.of("sendMessage").map((call) => call.params)).toEqual([
+      {
+        chat_id: PRIVATE,
+        text: "Hello, world!",
+        entities: [{ type: "bold", offset: 7, length: 5 }],
+      },
+    ]);
+  });
+
+  it("a piece that is neither a string nor { text } ends the stream with a TypeError", async () => {
+    const { clock, api, streams } = setup();
+    const stream = streams.pipe(PRIVATE, ["fine ", 42 as unknown as string]);
+    await clock.runAll();
+    const result = await stream.result;
+    expect(result.sourceError).toBeInstanceOf(TypeError);
+    expect(String(result.sourceError)).toContain("got 42");
+    expect(api.texts("sendMessage")).toEqual(["fine "]);
   });
 
   it("a source that throws ends with the text so far and the error", async () => {

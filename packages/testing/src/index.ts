@@ -12,9 +12,11 @@ export {
   describeWithChromium,
   hasChromium,
 } from "./chromium.js";
+export { isCi } from "./ci.js";
 export { describeWithRedis } from "./describe-with-redis.js";
 export { type InstanceofMismatch, instanceofAcrossCopies } from "./error-copies.js";
 export { type EventuallyOptions, eventually } from "./eventually.js";
+export { scaledThrottler } from "./grammy-throttler.js";
 export { jainIndex } from "./jain-index.js";
 export {
   type ContractJournal,
@@ -35,6 +37,7 @@ export {
   redisSuiteMode,
   startRedis,
 } from "./redis-server.js";
+export { ScaledClock } from "./scaled-clock.js";
 export { type LogCall, type SpyLogger, type SpyLoggerOptions, spyLogger } from "./spy-logger.js";
 export { type UnhandledRejectionsOptions, unhandledRejectionsOf } from "./unhandled-rejections.js";
 export {

@@ -5,8 +5,8 @@ import { autoRetry } from "@grammyjs/auto-retry";
 import { streamApi } from "@grammyjs/stream";
 import { TelegramClient } from "@telepace/client";
 import { classifyFailure, type FailureVerdict } from "@telepace/outbox";
+import { ScaledClock } from "@telepace/testing";
 import { Api } from "grammy";
-import { ScaledClock } from "../writes/scaled-clock.js";
 
 /** Where a streamer sends and how fast Telegram's time runs there. */
 export interface StreamTarget {

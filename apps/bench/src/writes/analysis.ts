@@ -41,6 +41,8 @@ export interface RunFigures {
   readonly missing: number;
   /** Messages still on their way when the run's deadline passed. */
   readonly lateAtDeadline: number;
+  /** Messages never sent: their handler had stopped at an earlier send that threw. */
+  readonly notSent: number;
   /** Failed sends the client reported as possibly delivered. */
   readonly maybeDelivered: number;
   /** … of which never arrived. */
@@ -115,9 +117,15 @@ export function analyse(
   let missing = 0;
   let maybeDelivered = 0;
   let maybeDeliveredMissing = 0;
+  let notSent = 0;
   const latencies: number[] = [];
   const bounds: number[] = [];
   for (const record of log.records) {
+    if (record.status === "skipped") {
+      notSent++;
+      missing++;
+      continue;
+    }
     if (record.maybeDelivered) maybeDelivered++;
     const arrival = arrivalOf(record);
     if (arrival === undefined) {
@@ -182,6 +190,7 @@ export function analyse(
     lost,
     missing,
     lateAtDeadline: late,
+    notSent,
     maybeDelivered,
     maybeDeliveredMissing,
   };

@@ -59,8 +59,18 @@ export const writesConfig: WritesConfig = {
 /** Makes a contender for one run. */
 export type WriterFactory = (target: Target) => Writer;
 
+/**
+ * A contender and what the summary reads it as: `telepace` (the outbox at its defaults, under
+ * TelegramClient or grammY), `fair-peer` (throttler then auto-retry, latest-only edits), or any
+ * other row.
+ */
+export interface Contender {
+  readonly make: WriterFactory;
+  readonly role: "telepace" | "fair-peer" | "other";
+}
+
 /** The contenders of a workload, telepace first. */
-export function contenders(plan: WritePlan): WriterFactory[] {
+export function contenders(plan: WritePlan): Contender[] {
   const hasEdits = plan.chats.some((chat) => chat.stream !== undefined);
   const stacks: GrammyRecipe["install"][] = [
     ["throttler", "auto-retry"],
@@ -68,18 +78,37 @@ export function contenders(plan: WritePlan): WriterFactory[] {
     ["auto-retry"],
   ];
   const modes: GrammyRecipe["edits"][] = hasEdits ? ["every-state", "latest-only"] : ["none"];
+  const peer = (recipe: GrammyRecipe): Contender => ({
+    make: (target) => grammyWriter(target, recipe),
+    role:
+      recipe.edits === "latest-only" && recipe.install[0] === "throttler" ? "fair-peer" : "other",
+  });
+  // Under faults, each policy for maybe-delivered sends, and auto-retry passing network errors on.
+  const faultRows: Contender[] =
+    plan.faults === undefined
+      ? []
+      : [
+          ...(["resend", "resolve"] as const).map(
+            (policy): Contender => ({
+              make: (target) => grammyTelepaceWriter(target, policy),
+              role: "other",
+            }),
+          ),
+          peer({ install: ["throttler", "auto-retry"], edits: "none", rethrowHttpErrors: true }),
+        ];
   return [
-    telepaceWriter,
-    grammyTelepaceWriter,
-    ...modes.flatMap((edits) =>
-      stacks.map((install) => (target: Target) => grammyWriter(target, { install, edits })),
-    ),
+    { make: telepaceWriter, role: "telepace" },
+    { make: (target) => grammyTelepaceWriter(target), role: "telepace" },
+    ...faultRows.slice(0, 2),
+    ...modes.flatMap((edits) => stacks.map((install) => peer({ install, edits }))),
+    ...faultRows.slice(2),
   ];
 }
 
 /** One contender's run of one workload. */
 export interface WriteRun extends RunFigures {
   readonly contender: string;
+  readonly role: Contender["role"];
   readonly settings: Readonly<Record<string, string | number>>;
   readonly clientCounters: Readonly<Record<string, number>>;
   /** Real time from the start of the replay to the end of the run, ms. */
@@ -91,7 +120,7 @@ export interface WriteRun extends RunFigures {
 /** Replays one workload for one contender against a fresh sim and measures it. */
 export async function runOne(
   plan: WritePlan,
-  makeWriter: WriterFactory,
+  contender: Contender,
   config: WritesConfig,
 ): Promise<WriteRun> {
   const scale = config.scales[plan.id];
@@ -107,7 +136,7 @@ export async function runOne(
       });
       sim.faults.failNext("sendMessage", plan.faults.badGatewayBeforeProcessing, { code: 502 });
     }
-    const writer = makeWriter({
+    const writer = contender.make({
       apiRoot: sim.apiRoot,
       token: sim.token,
       scale,
@@ -132,6 +161,7 @@ export async function runOne(
     await writer.close();
     return {
       contender: writer.name,
+      role: contender.role,
       settings: writer.settings,
       clientCounters: { ...writer.counters },
       realDurationMs: endedAt - running.log.startedAt,
@@ -215,6 +245,7 @@ function faultTable(plan: WritePlan, runs: readonly WriteRun[], config: WritesCo
       { header: "order viol." },
       { header: "missing" },
       { header: "reported maybe-delivered" },
+      { header: "never sent (handler stopped)" },
       { header: "lost silently" },
     ],
     rows: runs.map((run) => [
@@ -225,13 +256,66 @@ function faultTable(plan: WritePlan, runs: readonly WriteRun[], config: WritesCo
       formatCount(run.orderViolations),
       formatCount(run.missing),
       `${formatCount(run.maybeDelivered)} (${formatCount(run.maybeDeliveredMissing)} missing)`,
+      formatCount(run.notSent),
       formatCount(run.lost + run.lateAtDeadline),
     ]),
     notes: [
       `API calls ÷ the telepace row (${formatCount(base.apiCalls)}); the Bot API has no idempotency key, so after a lost answer a client either resends (risking a duplicate) or reports the send as maybe-delivered`,
       "auto-retry waits 3 s of real time before retrying a 5xx or network error and has no option to shorten it, so latency is not compared here",
+      "each chat's messages come from one handler without try/catch: a send that throws ends it, and its later messages are never sent (the error reaches bot.catch); TelegramClient returns outcomes instead of throwing, so its handlers go on",
+      "maybeDelivered: throw (the default) rejects a send that may have arrived, resend sends it again as auto-retry does, resolve resolves it as delivery unknown",
       "lost silently = missing without the client saying it may have been delivered (failed, or still pending at the deadline)",
     ],
+  };
+}
+
+/** The headline figures (`areas.writes.summary`); a figure is NaN when its workload did not run. */
+export interface WritesSummary {
+  /** Each workload ran once per contender. */
+  readonly rounds: number;
+  /** (a) streaming: telepace's final-message p99 ÷ the fair peer's (throttler → auto-retry, latest-only edits). */
+  readonly finalP99VsFairPeer: number;
+  /** (b) broadcast: telepace's last message ÷ the ideal at 30/s after a burst of 30. */
+  readonly broadcastVsIdeal: number;
+  /** 429s earned by the telepace rows (TelegramClient, grammY plugin at its defaults), every workload. */
+  readonly rateLimited: number;
+  /** (d) faults: messages the telepace rows delivered twice. */
+  readonly duplicatesUnderFaults: number;
+}
+
+/** Telegram ms the last of `chats` one-message sends needs at 30/s with a burst of 30. */
+export function idealBroadcastMs(chats: number): number {
+  return (Math.max(0, chats - 30) / 30) * 1000;
+}
+
+export function writesSummary(
+  results: readonly { plan: WritePlan; runs: readonly WriteRun[] }[],
+  config: WritesConfig,
+): WritesSummary {
+  const runsOf = (id: WritePlan["id"]) => results.find((result) => result.plan.id === id)?.runs;
+  const first = (id: WritePlan["id"], role: Contender["role"]) =>
+    runsOf(id)?.find((run) => run.role === role);
+  const telepace = results.flatMap(({ runs }) => runs.filter((run) => run.role === "telepace"));
+  const streamingTelepace = first("streaming", "telepace");
+  const fairPeer = first("streaming", "fair-peer");
+  const broadcast = first("broadcast", "telepace");
+  return {
+    rounds: 1,
+    finalP99VsFairPeer:
+      streamingTelepace === undefined || fairPeer === undefined
+        ? Number.NaN
+        : ratio(streamingTelepace.messageLatencyMs.p99.value, fairPeer.messageLatencyMs.p99.value),
+    broadcastVsIdeal:
+      broadcast === undefined
+        ? Number.NaN
+        : ratio(
+            broadcast.messageLatencyMs.max.value,
+            idealBroadcastMs(config.sizes.broadcastChats),
+          ),
+    rateLimited: telepace.reduce((sum, run) => sum + run.tooManyRequests, 0),
+    duplicatesUnderFaults: (runsOf("faults") ?? [])
+      .filter((run) => run.role === "telepace")
+      .reduce((sum, run) => sum + run.duplicates, 0),
   };
 }
 
@@ -246,18 +330,30 @@ export async function runWrites(
   for (const plan of plans) {
     const pace = plan.faults === undefined ? await checkPace(config.scales[plan.id]) : [];
     const runs: WriteRun[] = [];
-    for (const makeWriter of contenders(plan)) runs.push(await runOne(plan, makeWriter, config));
+    for (const contender of contenders(plan)) runs.push(await runOne(plan, contender, config));
     results.push({ plan, runs, pace });
   }
+  const summary = writesSummary(results, config);
   return {
     area: "writes",
-    tables: results.map(({ plan, runs, pace }) =>
-      plan.faults === undefined
-        ? workloadTable(plan, runs, pace, config)
-        : faultTable(plan, runs, config),
-    ),
+    tables: [
+      ...results.map(({ plan, runs, pace }) =>
+        plan.faults === undefined
+          ? workloadTable(plan, runs, pace, config)
+          : faultTable(plan, runs, config),
+      ),
+      {
+        title: "Writes, summary (areas.writes.summary)",
+        columns: [{ header: "figure", align: "left" }, { header: "value" }],
+        rows: Object.entries(summary).map(([key, value]) => [key, formatFixed(value, 3)]),
+        notes: [
+          "finalP99VsFairPeer: (a), TelegramClient's final p99 ÷ throttler → auto-retry with latest-only edits; broadcastVsIdeal: (b), the last message ÷ (chats − 30) / 30 s; rateLimited and duplicatesUnderFaults: the telepace rows at their defaults (TelegramClient, grammY plugin)",
+        ],
+      },
+    ],
     durationMs: performance.now() - startedAt,
     figures: {
+      summary,
       config,
       workloads: results.map(({ plan, runs, pace }) => ({
         id: plan.id,

@@ -39,6 +39,11 @@ export interface WritePlan {
   readonly title: string;
   readonly chats: readonly ChatPlan[];
   readonly faults?: FaultPlan;
+  /**
+   * Each chat's replies come from one handler, one after the other: a send that throws ends it
+   * (a handler without try/catch), and its later replies are never sent.
+   */
+  readonly isHandler?: boolean;
 }
 
 /** Sizes of the three workloads. */
@@ -126,9 +131,10 @@ export function writePlans(sizes: WorkloadSizes): WritePlan[] {
     },
     {
       id: "faults",
-      title: `(d) faults: ${sizes.faultChats} private chats, a message in each at ${sizes.faultMessagesAtMs.map((ms) => ms / 1000).join(", ")} s; the first ${sizes.faults.resetAfterProcessing} sends are stored but their answer is cut off, the next ${sizes.faults.badGatewayBeforeProcessing} get a 502 before anything is stored`,
+      title: `(d) faults: ${sizes.faultChats} private chats, a handler in each sending a message at ${sizes.faultMessagesAtMs.map((ms) => ms / 1000).join(", ")} s (no try/catch: a throw ends it); the first ${sizes.faults.resetAfterProcessing} sends are stored but their answer is cut off, the next ${sizes.faults.badGatewayBeforeProcessing} get a 502 before anything is stored`,
       chats: faults,
       faults: sizes.faults,
+      isHandler: true,
     },
   ];
 }
@@ -243,13 +249,32 @@ export function replay(
         writer.send(record(chatId, "broadcast", (seq) => `#${seq} News for chat ${chatId}`)),
       );
     }
-    for (const replyAt of chat.repliesAtMs) {
+    const reply = (seq: number) => `#${seq} Reply in chat ${chatId}`;
+    if (plan.isHandler === true) {
       tasks.push(
         (async () => {
-          await at(real(replyAt));
-          await writer.send(record(chatId, "reply", (seq) => `#${seq} Reply in chat ${chatId}`));
+          for (const [index, replyAt] of chat.repliesAtMs.entries()) {
+            await at(real(replyAt));
+            const sent = record(chatId, "reply", reply);
+            await writer.send(sent);
+            if (sent.threw !== true) continue;
+            // The handler stopped here: what it would have sent next is never sent.
+            for (let rest = index + 1; rest < chat.repliesAtMs.length; rest++) {
+              record(chatId, "reply", reply).status = "skipped";
+            }
+            return;
+          }
         })(),
       );
+    } else {
+      for (const replyAt of chat.repliesAtMs) {
+        tasks.push(
+          (async () => {
+            await at(real(replyAt));
+            await writer.send(record(chatId, "reply", reply));
+          })(),
+        );
+      }
     }
     const job = chat.stream;
     if (job !== undefined) {

@@ -3,12 +3,11 @@
 // order, or auto-retry alone.
 
 import { autoRetry } from "@grammyjs/auto-retry";
-import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { TelegramClient } from "@telepace/client";
-import { replaceProgress, telepace } from "@telepace/grammy";
+import { type MaybeDeliveredPolicy, replaceProgress, telepace } from "@telepace/grammy";
 import { classifyFailure, type FailureVerdict, TelegramOutbox } from "@telepace/outbox";
+import { ScaledClock, scaledThrottler } from "@telepace/testing";
 import { Api, GrammyError, HttpError } from "grammy";
-import { ScaledClock } from "./scaled-clock.js";
 
 /** One message the workload sends and waits for. */
 export interface SendRecord {
@@ -19,10 +18,13 @@ export interface SendRecord {
   readonly text: string;
   /** Real `performance.now()` when the workload asked for it. */
   readonly issuedAt: number;
-  status: "pending" | "delivered" | "failed";
+  /** `skipped`: never sent, because the handler sending it had stopped at an earlier throw. */
+  status: "pending" | "delivered" | "failed" | "skipped";
   messageId?: number;
   /** The client reported that a failed send may have reached Telegram. */
   maybeDelivered: boolean;
+  /** The send threw (grammY's calls), so a handler without try/catch stops there. */
+  threw?: boolean;
 }
 
 /** What the workloads need from a client. */
@@ -176,29 +178,8 @@ export interface GrammyRecipe {
    * progress (the row's name then says nothing about edits).
    */
   readonly edits: "every-state" | "latest-only" | "none";
-}
-
-/** The throttler's documented defaults with every millisecond divided by the time scale. */
-function scaledThrottler(scale: number): ReturnType<typeof apiThrottler> {
-  // Bottleneck refreshes reservoirs on its heartbeat (250 ms by default), so it scales too.
-  const heartbeatInterval = 250 / scale;
-  return apiThrottler({
-    global: {
-      reservoir: 30,
-      reservoirRefreshAmount: 30,
-      reservoirRefreshInterval: 1000 / scale,
-      heartbeatInterval,
-    },
-    group: {
-      maxConcurrent: 1,
-      minTime: 1000 / scale,
-      reservoir: 20,
-      reservoirRefreshAmount: 20,
-      reservoirRefreshInterval: 60_000 / scale,
-      heartbeatInterval,
-    },
-    out: { maxConcurrent: 1, minTime: 1000 / scale },
-  });
+  /** auto-retry's `rethrowHttpErrors`: network errors go to the caller instead of a retry. */
+  readonly rethrowHttpErrors?: boolean;
 }
 
 /** How fast a limiter lets sends to distinct chats through, measured in isolation. */
@@ -271,7 +252,9 @@ export async function checkPace(scale: number, sends = 120): Promise<PaceCheck[]
  * state is how the plugins are used naively (nothing coalesces it).
  */
 function recipeName(recipe: GrammyRecipe): string {
-  const stack = recipe.install.length === 1 ? "auto-retry only" : recipe.install.join(", then ");
+  const installed =
+    recipe.install.length === 1 ? "auto-retry only" : recipe.install.join(", then ");
+  const stack = recipe.rethrowHttpErrors === true ? `${installed} (rethrowHttpErrors)` : installed;
   const mode = {
     "latest-only": " [latest-only edits: fair peer]",
     "every-state": " [edit per state: naive]",
@@ -292,28 +275,45 @@ function mayHaveArrived(error: unknown, target: Target): boolean {
 /**
  * grammY's Api with `api.config.use(telepace())` and nothing else, used the plain way: an
  * `editMessageText` per progress state, not awaited (the plugin coalesces), the final through
- * `replaceProgress`. Its outbox runs in Telegram time like the telepace row's.
+ * `replaceProgress`. Its outbox runs in Telegram time like the telepace row's; `maybeDelivered`
+ * is its default (`throw`) unless a policy is given.
  */
-export function grammyTelepaceWriter(target: Target): Writer {
+export function grammyTelepaceWriter(target: Target, policy?: MaybeDeliveredPolicy): Writer {
   const { clock, classify } = telegramTime(target.scale);
   const api = new Api(target.token, { apiRoot: target.apiRoot });
-  const pace = telepace({ clock, classifyFailure: classify });
+  const pace = telepace({
+    clock,
+    classifyFailure: classify,
+    ...(policy === undefined ? {} : { maybeDelivered: policy }),
+  });
   api.config.use(pace);
   const signal = target.signal as unknown as GrammySignal;
   const outstanding = new Outstanding();
   const counters: Record<string, number> = { editsIssued: 0, editsFailed: 0 };
-  const settle = async (record: SendRecord, sending: Promise<{ message_id: number }>) => {
+  const settle = async (record: SendRecord, sending: Promise<{ message_id: number } | true>) => {
     try {
-      record.messageId = (await sending).message_id;
+      const sent = await sending;
+      if (sent === true) {
+        // maybeDelivered: "resolve" — delivery unknown, the handler goes on.
+        record.status = "failed";
+        record.maybeDelivered = true;
+        return;
+      }
+      record.messageId = sent.message_id;
       record.status = "delivered";
     } catch (error) {
       record.status = "failed";
+      record.threw = true;
       record.maybeDelivered = mayHaveArrived(error, target);
     }
   };
   return {
-    name: "grammY + @telepace/grammy",
-    settings: { transformer: "telepace() defaults", clock: `Telegram time (×${target.scale})` },
+    name: `grammY + @telepace/grammy${policy === undefined ? "" : ` [maybeDelivered: ${policy}]`}`,
+    settings: {
+      transformer:
+        policy === undefined ? "telepace() defaults" : `telepace({ maybeDelivered: "${policy}" })`,
+      clock: `Telegram time (×${target.scale})`,
+    },
     counters,
     send: (record) =>
       outstanding.track(
@@ -353,7 +353,11 @@ export function grammyWriter(target: Target, recipe: GrammyRecipe): Writer {
   for (const name of recipe.install) {
     // auto-retry with its defaults: retry 429s after retry_after (already time-scaled by the
     // sim), 5xx and network errors with backoff, forever.
-    api.config.use(name === "throttler" ? scaledThrottler(target.scale) : autoRetry());
+    api.config.use(
+      name === "throttler"
+        ? scaledThrottler(target.scale)
+        : autoRetry({ rethrowHttpErrors: recipe.rethrowHttpErrors ?? false }),
+    );
   }
   const signal = target.signal as unknown as GrammySignal;
   const outstanding = new Outstanding();
@@ -377,12 +381,18 @@ export function grammyWriter(target: Target, recipe: GrammyRecipe): Writer {
       record.messageId = message.message_id;
     } catch (error) {
       record.status = "failed";
+      record.threw = true;
       record.maybeDelivered = error instanceof HttpError && !target.signal.aborted;
     }
   };
   return {
     name: recipeName(recipe),
-    settings: { install: recipe.install.join(" → "), edits: recipe.edits, scale: target.scale },
+    settings: {
+      install: recipe.install.join(" → "),
+      edits: recipe.edits,
+      rethrowHttpErrors: String(recipe.rethrowHttpErrors ?? false),
+      scale: target.scale,
+    },
     counters,
     send: (record) => outstanding.track(send(record)),
     edit(chatId, messageId, text) {

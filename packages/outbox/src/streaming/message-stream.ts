@@ -12,14 +12,15 @@ import { replacingProgress } from "../writes/replace-progress.js";
 import { planWrite, writeOperation } from "../writes/write-plan.js";
 import { isForbidden, isRefusal } from "./draft-refusal.js";
 import { EditBudget } from "./edit-budget.js";
-import { splitMessageText, type TextChunk } from "./split-text.js";
+import type { PlacedChunk } from "./split-text.js";
 import {
   type ResolvedStreamOptions,
   type StreamMethod,
   type StreamTransport,
   streamDefaults,
 } from "./stream-options.js";
-import type { StreamMode, StreamOutcome } from "./stream-outcome.js";
+import { failureOutcome, type StreamMode, type StreamOutcome } from "./stream-outcome.js";
+import { StreamText } from "./stream-text.js";
 
 /** What a stream needs from the registry that opened it. */
 export interface StreamHost {
@@ -32,6 +33,10 @@ export interface StreamHost {
   draftsRefused(chatKey: string): boolean;
   /** Remembers a refusal: for this chat, or for every chat (the server lacks the method). */
   refuseDrafts(chatKey: string, everywhere: boolean): void;
+  /** A message of the stream's own is in the chat. */
+  noteMessage(chatKey: string, messageId: number): void;
+  /** Whether no message newer than `messageId` is known in the chat. */
+  isNewest(chatKey: string, messageId: number): boolean;
   /** The stream ended: forget its draft ids. */
   release(stream: MessageStream): void;
 }
@@ -79,9 +84,7 @@ export class MessageStream {
   readonly #controller = new AbortController();
   readonly #editBudget: EditBudget;
   #mode: StreamMode;
-  #text = "";
-  #entities: readonly MessageEntity[] | undefined;
-  #version = 0;
+  readonly #text: StreamText;
   #shownVersion = 0;
   #state: "streaming" | "finishing" | "ended" = "streaming";
   #stopped = false;
@@ -90,10 +93,9 @@ export class MessageStream {
   readonly #finishing = createDeferred<void>();
   #draftId: number | undefined;
   #lastDraftAt = Number.NEGATIVE_INFINITY;
-  #progress: { id: number; text: string } | undefined;
+  /** The progress message (edit mode) and the text it shows. */
+  #progress: { message: Sent; text: string } | undefined;
   readonly #messages: Sent[] = [];
-  /** Chunks already made messages of their own. */
-  #sealed = 0;
   #draftFrames = 0;
   #edits = 0;
 
@@ -103,6 +105,7 @@ export class MessageStream {
     this.#chatKey = chatKey;
     this.#options = options;
     this.#host = host;
+    this.#text = new StreamText(options.parseMode, options.maxTextLength);
     this.signal = this.#controller.signal;
     const isPrivate = !isGroupChat(chatKey);
     const editIntervalMs =
@@ -128,7 +131,7 @@ export class MessageStream {
 
   /** The whole text so far. */
   get text(): string {
-    return this.#text;
+    return this.#text.value;
   }
 
   /** The current draft id (draft mode), which a Stop press names. */
@@ -147,7 +150,9 @@ export class MessageStream {
     }
     if (this.#state !== "streaming" || this.#stopped) return false;
     if (text.length === 0) return true;
-    return this.#set(this.#text + text, this.#entities);
+    this.#text.append(text);
+    this.#poke();
+    return true;
   }
 
   /**
@@ -159,7 +164,9 @@ export class MessageStream {
       throw new TypeError(`Expected \`text\` to be a string, got ${describeValue(text)}`);
     }
     if (this.#state !== "streaming" || this.#stopped) return false;
-    return this.#set(text, options.entities);
+    this.#text.replace(text, options.entities);
+    this.#poke();
+    return true;
   }
 
   /** Ends the text: the final message(s) are sent. Resolves with the outcome. */
@@ -174,7 +181,7 @@ export class MessageStream {
       state: this.#state,
       mode: this.#mode,
       draftId: this.#draftId,
-      textLength: this.#text.length,
+      textLength: this.#text.value.length,
       messages: this.#messages.length,
       draftFrames: this.#draftFrames,
       edits: this.#edits,
@@ -195,14 +202,6 @@ export class MessageStream {
     if (this.#state !== "streaming") return;
     this.#sourceError = error;
     this.end();
-  }
-
-  #set(text: string, entities: readonly MessageEntity[] | undefined): boolean {
-    this.#text = text;
-    this.#entities = entities;
-    this.#version++;
-    this.#poke();
-    return true;
   }
 
   #poke(): void {
@@ -229,7 +228,7 @@ export class MessageStream {
 
   /** Waits until there is something to do, or `ms` passed. */
   async #idle(ms: number | undefined): Promise<void> {
-    if (this.#state !== "streaming" || this.#version !== this.#shownVersion) return;
+    if (this.#state !== "streaming" || this.#text.version !== this.#shownVersion) return;
     const wake = createDeferred<void>();
     this.#wake = wake;
     const timer =
@@ -249,32 +248,6 @@ export class MessageStream {
       this.#finishing.promise,
     ]);
     timer?.cancel();
-  }
-
-  #chunks(isComplete: boolean): TextChunk[] {
-    const format =
-      this.#options.parseMode === undefined
-        ? { entities: this.#entities }
-        : { parseMode: this.#options.parseMode };
-    return splitMessageText(this.#text, format, {
-      limit: this.#options.maxTextLength,
-      isComplete,
-    });
-  }
-
-  /** The chunk being streamed now: the first not yet sent as a message. */
-  #liveChunk(isComplete = false): TextChunk | undefined {
-    return this.#chunks(isComplete)[this.#sealed];
-  }
-
-  #textParams(chunk: TextChunk): Record<string, unknown> {
-    return {
-      text: chunk.text,
-      ...(this.#options.parseMode === undefined ? {} : { parse_mode: this.#options.parseMode }),
-      ...(chunk.entities === undefined || chunk.entities.length === 0
-        ? {}
-        : { entities: chunk.entities }),
-    };
   }
 
   #enqueue<T>(op: OutboxOperation<T>): Promise<OutboxOutcome<T>> {
@@ -332,9 +305,9 @@ export class MessageStream {
 
   /** Sends every chunk before the live one that is complete (the text passed the limit). */
   async #sealFull(): Promise<void> {
-    const chunks = this.#chunks(false);
-    while (this.#sealed < chunks.length - 1) {
-      const failure = await this.#deliverChunk(chunks[this.#sealed] as TextChunk);
+    const chunks = this.#text.chunks(false);
+    while (this.#text.sealed < chunks.length - 1) {
+      const failure = await this.#deliverChunk(chunks[this.#text.sealed] as PlacedChunk, false);
       if (failure !== undefined) throw failure;
     }
   }
@@ -343,20 +316,21 @@ export class MessageStream {
   async #drawDraft(isPlaceholder: boolean): Promise<void> {
     if (this.#draftId === undefined) this.#draftId = this.#host.nextDraftId(this);
     const draftId = this.#draftId;
-    let version = this.#version;
+    let version = this.#text.version;
     this.#lastDraftAt = this.#host.clock.now();
     const outcome = await this.#enqueue(
       this.#op("sendMessageDraft", { draft_id: draftId }, (signal) => {
-        version = this.#version;
+        version = this.#text.version;
         // Finishing: the final message is next and replaces the draft.
         if (this.#state !== "streaming" && !isPlaceholder) return Promise.resolve(false);
-        const chunk = isPlaceholder ? { text: "" } : (this.#liveChunk() ?? { text: "" });
+        const chunk = isPlaceholder ? undefined : this.#text.live();
+        if (chunk !== undefined) this.#text.shown(chunk);
         this.#lastDraftAt = this.#host.clock.now();
         return this.#call(
           "sendMessageDraft",
           {
             draft_id: draftId,
-            ...this.#textParams(chunk),
+            ...this.#text.params(chunk ?? { text: "" }),
             ...this.#threadParams(),
             ...(this.#options.canStop
               ? { can_stop: true, keep_on_stop: this.#options.keepOnStop }
@@ -390,30 +364,33 @@ export class MessageStream {
 
   /** Sends the progress message, or edits it to the live chunk (read when the edit starts). */
   async #drawEdit(): Promise<void> {
-    let version = this.#version;
+    let version = this.#text.version;
     const progress = this.#progress;
     if (progress === undefined) {
-      const chunk = this.#liveChunk();
-      if (chunk === undefined || chunk.text.trim() === "") {
+      const chunk = this.#text.live();
+      if (chunk === undefined || !this.#text.isVisible(chunk)) {
         this.#shownVersion = version;
         return;
       }
       let text = chunk.text;
       const outcome = await this.#enqueue(
         this.#op("sendMessage", {}, (signal) => {
-          version = this.#version;
-          const live = this.#liveChunk() ?? chunk;
-          text = live.text;
+          version = this.#text.version;
+          const live = this.#text.live() ?? chunk;
+          const shown = this.#text.isVisible(live) ? live : chunk;
+          this.#text.shown(shown);
+          text = shown.text;
           return this.#call(
             "sendMessage",
-            { ...this.#options.params, ...this.#textParams(live) },
+            { ...this.#options.params, ...this.#text.params(shown) },
             signal,
           ) as Promise<Sent>;
         }),
       );
       this.#shownVersion = version;
       if (outcome.status === "delivered" && outcome.result !== undefined) {
-        this.#progress = { id: outcome.result.message_id, text };
+        this.#host.noteMessage(this.#chatKey, outcome.result.message_id);
+        this.#progress = { message: outcome.result, text };
       } else if (outcome.status === "closed") {
         throw new OutboxError("ERR_OUTBOX_CLOSED", "The outbox closed during the stream");
       } else if (outcome.status === "failed" && isForbidden(outcome.error)) {
@@ -421,22 +398,24 @@ export class MessageStream {
       }
       return;
     }
+    const messageId = progress.message.message_id;
     let text = progress.text;
     const outcome = await this.#enqueue(
-      this.#op("editMessageText", { message_id: progress.id }, (signal) => {
-        version = this.#version;
-        const chunk = this.#liveChunk();
+      this.#op("editMessageText", { message_id: messageId }, (signal) => {
+        version = this.#text.version;
+        const chunk = this.#text.live();
         // Finishing: the final replaces the progress message at once, so this edit is moot.
         const isMoot =
           this.#state !== "streaming" ||
           chunk === undefined ||
-          chunk.text.trim() === "" ||
+          !this.#text.isVisible(chunk) ||
           chunk.text === progress.text;
         if (isMoot) return Promise.resolve(true);
+        this.#text.shown(chunk);
         text = chunk.text;
         return this.#call(
           "editMessageText",
-          { message_id: progress.id, ...this.#editParams(), ...this.#textParams(chunk) },
+          { message_id: messageId, ...this.#editParams(), ...this.#text.params(chunk) },
           signal,
         );
       }),
@@ -461,43 +440,56 @@ export class MessageStream {
   }
 
   /**
-   * Makes one chunk a message of its own. A draft becomes a real message (`sendMessage`); a
-   * progress message gets the chunk as its last edit. Returns the failure when it could not.
+   * Makes one chunk a message of its own. A progress message gets the chunk as its last edit (the
+   * last chunk too, unless `finishInPlace` is off); a draft, or a progress message that could not
+   * take the chunk, becomes a real message (`sendMessage`). Returns the failure when it could not.
    */
-  async #deliverChunk(chunk: TextChunk, isLast = false): Promise<unknown> {
+  async #deliverChunk(chunk: PlacedChunk, isLast: boolean): Promise<unknown> {
     const progress = this.#progress;
-    if (progress !== undefined && !isLast) {
-      const edited = await this.#editTo(progress.id, chunk);
+    // The last chunk goes into the progress message while it is the chat's newest; below later
+    // messages it would be out of sight, so it is sent and the progress message deleted.
+    const inPlace =
+      progress !== undefined &&
+      (!isLast ||
+        (this.#options.finishInPlace &&
+          this.#host.isNewest(this.#chatKey, progress.message.message_id)));
+    if (inPlace) {
+      const edited = await this.#editTo(progress.message, chunk);
       if (edited.status === "delivered") {
         this.#progress = undefined;
-        this.#sealed++;
+        this.#text.seal(chunk);
         return undefined;
       }
-      // The progress message could not take it: send the chunk as a message of its own.
-      this.#progress = undefined;
+      // The progress message could not take it: the chunk goes out as a message of its own, and
+      // the last one still replaces the progress message.
+      if (!isLast) this.#progress = undefined;
     }
-    const sent = await this.#send(chunk, isLast ? progress?.id : undefined);
+    const replaced = isLast ? this.#progress?.message.message_id : undefined;
+    const sent = await this.#send(chunk, replaced);
     if (sent.status === "delivered" && sent.result !== undefined) {
       this.#messages.push(sent.result as Sent);
-      this.#sealed++;
+      this.#host.noteMessage(this.#chatKey, (sent.result as Sent).message_id);
+      this.#text.seal(chunk);
+      if (replaced !== undefined) this.#progress = undefined;
       // The next chunk's draft gets a new id, so it replaces the sent one instead of animating.
       if (this.#mode === "draft" && !isLast) this.#draftId = this.#host.nextDraftId(this);
       return undefined;
     }
-    if (progress !== undefined && isLast) {
+    if (replaced !== undefined && !inPlace) {
       // As the reference bot does: a final that could not be sent becomes the progress
       // message's text. Nothing is lost; at worst it shows twice if the send did arrive.
-      const edited = await this.#editTo(progress.id, chunk);
+      const edited = await this.#editTo((this.#progress as { message: Sent }).message, chunk);
       if (edited.status === "delivered") {
-        this.#sealed++;
+        this.#progress = undefined;
+        this.#text.seal(chunk);
         return undefined;
       }
-    } else if (sent.status === "failed" && sent.maybeDelivered) {
+    } else if (replaced === undefined && sent.status === "failed" && sent.maybeDelivered) {
       // No progress message to fall back on: one more send. At worst the final shows twice.
       const again = await this.#send(chunk, undefined);
       if (again.status === "delivered" && again.result !== undefined) {
         this.#messages.push(again.result as Sent);
-        this.#sealed++;
+        this.#text.seal(chunk);
         return undefined;
       }
       return again;
@@ -505,27 +497,31 @@ export class MessageStream {
     return sent;
   }
 
-  #editTo(messageId: number, chunk: TextChunk): Promise<OutboxOutcome<unknown>> {
+  /** Edits `message` to hold `chunk`; a delivered edit adds the message to the outcome. */
+  #editTo(message: Sent, chunk: PlacedChunk): Promise<OutboxOutcome<unknown>> {
+    const messageId = message.message_id;
     return this.#enqueue(
       this.#op("editMessageText", { message_id: messageId }, (signal) =>
         this.#call(
           "editMessageText",
-          { message_id: messageId, ...this.#editParams(), ...this.#textParams(chunk) },
+          { message_id: messageId, ...this.#editParams(), ...this.#text.params(chunk) },
           signal,
         ),
       ),
     ).then((outcome) => {
       if (outcome.status === "delivered") {
-        const message = outcome.result;
-        if (typeof message === "object" && message !== null) this.#messages.push(message as Sent);
+        // "Not modified": the message already holds the chunk, as it was sent or last edited.
+        const result = outcome.result;
+        const edited = typeof result === "object" && result !== null ? (result as Sent) : message;
+        this.#messages.push(edited);
       }
       return outcome;
     });
   }
 
   /** A chunk as a new message; with `replacing`, the progress message is deleted once it is. */
-  #send(chunk: TextChunk, replacing: number | undefined): Promise<OutboxOutcome<unknown>> {
-    const params = { ...this.#options.params, ...this.#textParams(chunk) };
+  #send(chunk: PlacedChunk, replacing: number | undefined): Promise<OutboxOutcome<unknown>> {
+    const params = { ...this.#options.params, ...this.#text.params(chunk) };
     const send = this.#op("sendMessage", {}, (signal) => this.#call("sendMessage", params, signal));
     return this.#enqueue<unknown>(
       replacing === undefined
@@ -534,6 +530,43 @@ export class MessageStream {
             this.#call("deleteMessage", { message_id: replacing }, signal),
           ),
     );
+  }
+
+  /** A progress message whose text is no longer part of the answer: deleted, best effort. */
+  async #dropProgress(): Promise<void> {
+    const progress = this.#progress;
+    if (progress === undefined) return;
+    this.#progress = undefined;
+    const messageId = progress.message.message_id;
+    await this.#enqueue(
+      this.#op("deleteMessage", { message_id: messageId }, (signal) =>
+        this.#call("deleteMessage", { message_id: messageId }, signal),
+      ),
+    );
+  }
+
+  /**
+   * Sends what is left of the text as messages; the last one goes into the progress message.
+   * A chunk with nothing to show is skipped (Telegram refuses it); a text with nothing to show at
+   * all sends nothing and ends `empty`.
+   */
+  async #finish(): Promise<StreamOutcome> {
+    const chunks = this.#text.chunks(true);
+    while (this.#text.sealed < chunks.length) {
+      const index = this.#text.sealed;
+      const chunk = chunks[index] as PlacedChunk;
+      const isLast = index === chunks.length - 1;
+      if (!this.#text.isVisible(chunk)) {
+        if (isLast) break;
+        this.#text.seal(chunk);
+        continue;
+      }
+      const failure = await this.#deliverChunk(chunk, isLast);
+      if (failure !== undefined) return this.#failed(failure);
+    }
+    await this.#dropProgress();
+    const status = this.#messages.length === 0 ? "empty" : "delivered";
+    return Object.freeze({ status, ...this.#base() });
   }
 
   #base() {
@@ -549,34 +582,6 @@ export class MessageStream {
 
   /** The outcome for a failure: an outcome that was not delivered, or what was thrown. */
   #failed(failure: unknown): StreamOutcome {
-    const isOutcome =
-      typeof failure === "object" &&
-      failure !== null &&
-      "status" in failure &&
-      "attempts" in failure;
-    const outcome = isOutcome ? (failure as OutboxOutcome<unknown>) : undefined;
-    const closed =
-      outcome?.status === "closed" ||
-      (failure instanceof OutboxError && failure.code === "ERR_OUTBOX_CLOSED");
-    if (closed) return Object.freeze({ status: "closed", ...this.#base() });
-    return Object.freeze({
-      status: "failed",
-      error: outcome === undefined ? failure : "error" in outcome ? outcome.error : failure,
-      maybeDelivered: outcome?.status === "failed" && outcome.maybeDelivered,
-      ...this.#base(),
-    });
-  }
-
-  /** Sends what is left of the text as messages; the last replaces the progress message. */
-  async #finish(): Promise<StreamOutcome> {
-    const chunks = this.#chunks(true);
-    while (this.#sealed < chunks.length) {
-      const index = this.#sealed;
-      const chunk = chunks[index] as TextChunk;
-      if (chunk.text.trim() === "") break;
-      const failure = await this.#deliverChunk(chunk, index === chunks.length - 1);
-      if (failure !== undefined) return this.#failed(failure);
-    }
-    return Object.freeze({ status: "delivered", ...this.#base() });
+    return failureOutcome(failure, this.#base());
   }
 }

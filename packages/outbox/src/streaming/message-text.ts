@@ -202,3 +202,16 @@ export function visibleLength(source: string, format: TextFormat = {}): number {
   for (const atom of atomize(source, format.parseMode).atoms) length += atom.visible;
   return length;
 }
+
+/**
+ * Whether a text shows anything once its markup is parsed and its ends are trimmed (Telegram
+ * refuses a message with nothing left). An HTML character reference counts as shown.
+ */
+export function hasVisibleText(source: string, parseMode: ParseMode | undefined): boolean {
+  if (parseMode === undefined) return /\S/u.test(source);
+  return atomize(source, parseMode).atoms.some((atom) => {
+    if (atom.kind !== "char") return false;
+    const shown = atom.raw.length > 1 && atom.raw.startsWith("\\") ? atom.raw.slice(1) : atom.raw;
+    return /\S/u.test(shown);
+  });
+}

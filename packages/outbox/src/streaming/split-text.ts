@@ -28,9 +28,52 @@ export interface SplitOptions {
   readonly isComplete?: boolean | undefined;
 }
 
+/**
+ * What a stream has already committed to about its split (internal: the stream's own state).
+ * Offsets are into the source; one inside an atom counts as that atom's end.
+ */
+export interface SplitCommitments {
+  /** Where the messages already sent end, in order: those cuts stay where they were made. */
+  readonly ends?: readonly number[] | undefined;
+  /**
+   * How far a preview (a draft frame, a progress edit) already showed the first message not yet
+   * sent: its cut is never placed before this, so the message holds what its preview showed.
+   */
+  readonly shownUpTo?: number | undefined;
+}
+
+/** A {@link TextChunk} with where it ends in the source. */
+export interface PlacedChunk extends TextChunk {
+  /** Source offset just past the chunk's last atom (its closers and a partial tail excluded). */
+  readonly end: number;
+}
+
 interface Cut {
   readonly start: number;
   readonly end: number;
+}
+
+/** Atom indices of the commitments, given each atom boundary's source offset. */
+function committedCuts(offsets: readonly number[], commitments: SplitCommitments | undefined) {
+  // The first atom boundary at or after `offset` (binary search: offsets ascend).
+  const atomAt = (offset: number): number => {
+    let low = 0;
+    let high = offsets.length - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((offsets[middle] as number) < offset) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+  const fixed: number[] = [];
+  for (const end of commitments?.ends ?? []) {
+    const index = atomAt(end);
+    if (index <= (fixed.at(-1) ?? 0)) break;
+    fixed.push(index);
+  }
+  const shown = commitments?.shownUpTo;
+  return { fixed, shownEnd: shown === undefined ? 0 : atomAt(shown) };
 }
 
 function isSpace(raw: string): boolean {
@@ -55,9 +98,16 @@ function boundaryRank(atoms: readonly Atom[], end: number, isInside: boolean): n
 
 /**
  * Where each message of the text ends. `inside(end)` says whether a cut there would fall inside
- * formatting; a cut is never placed after an opening tag or before a closing one.
+ * formatting; a cut is never placed after an opening tag or before a closing one. The `fixed`
+ * cuts come first as they are; the next one is placed no earlier than `shownEnd`.
  */
-function cutPoints(atoms: readonly Atom[], limit: number, inside: (end: number) => boolean): Cut[] {
+function cutPoints(
+  atoms: readonly Atom[],
+  limit: number,
+  inside: (end: number) => boolean,
+  fixed: readonly number[] = [],
+  shownEnd = 0,
+): Cut[] {
   const prefix = new Float64Array(atoms.length + 1);
   for (let index = 0; index < atoms.length; index++) {
     prefix[index + 1] = (prefix[index] as number) + (atoms[index] as Atom).visible;
@@ -65,13 +115,19 @@ function cutPoints(atoms: readonly Atom[], limit: number, inside: (end: number) 
   const total = prefix[atoms.length] as number;
   const cuts: Cut[] = [];
   let start = 0;
+  for (const end of fixed) {
+    cuts.push({ start, end });
+    start = end;
+  }
   while (total - (prefix[start] as number) > limit) {
     const base = prefix[start] as number;
     let fits = start;
     while (fits < atoms.length && (prefix[fits + 1] as number) - base <= limit) fits++;
+    // Only the first free cut has had a preview; a preview never showed more than fits.
+    const floor = cuts.length === fixed.length ? Math.min(shownEnd, fits) : 0;
     let best = -1;
     let bestRank = Number.POSITIVE_INFINITY;
-    for (let end = fits; end > start; end--) {
+    for (let end = fits; end > Math.max(start, floor - 1); end--) {
       if ((prefix[end] as number) - base < limit / 2 && best >= 0) break;
       const atom = atoms[end - 1] as Atom;
       if (atom.kind === "open" || atoms[end]?.kind === "close") continue;
@@ -127,11 +183,27 @@ function checkLimit(limit: unknown): number {
   return limit;
 }
 
-function splitMarkup(source: string, format: TextFormat, limit: number, isComplete: boolean) {
+/** Each atom boundary's offset in the source. */
+function sourceOffsets(atoms: readonly Atom[]): number[] {
+  const offsets = [0];
+  for (const atom of atoms) offsets.push((offsets[offsets.length - 1] as number) + atom.raw.length);
+  return offsets;
+}
+
+function splitMarkup(
+  source: string,
+  format: TextFormat,
+  limit: number,
+  isComplete: boolean,
+  commitments: SplitCommitments | undefined,
+): PlacedChunk[] {
   const { atoms, partialTail } = atomize(source, format.parseMode);
+  const offsets = sourceOffsets(atoms);
   const stacks = openSpans(atoms);
-  const cuts = cutPoints(atoms, limit, (end) => (stacks[end] as Atom[]).length > 0);
-  return cuts.map(({ start, end }, index): TextChunk => {
+  const { fixed, shownEnd } = committedCuts(offsets, commitments);
+  const inside = (end: number) => (stacks[end] as Atom[]).length > 0;
+  const cuts = cutPoints(atoms, limit, inside, fixed, shownEnd);
+  return cuts.map(({ start, end }, index): PlacedChunk => {
     const opening = stacks[start] as Atom[];
     const closing = stacks[end] as Atom[];
     let text = opening.map((atom) => atom.raw).join("");
@@ -139,7 +211,7 @@ function splitMarkup(source: string, format: TextFormat, limit: number, isComple
     const isLast = index === cuts.length - 1;
     if (isLast && isComplete) text += partialTail;
     else text += closers(closing);
-    return { text };
+    return { text, end: offsets[end] as number };
   });
 }
 
@@ -147,16 +219,18 @@ function splitEntities(
   source: string,
   entities: readonly MessageEntity[],
   limit: number,
-): TextChunk[] {
+  commitments: SplitCommitments | undefined,
+): PlacedChunk[] {
   const { atoms } = atomize(source, undefined);
-  const offsets = [0];
-  for (const atom of atoms) offsets.push((offsets[offsets.length - 1] as number) + atom.raw.length);
+  const offsets = sourceOffsets(atoms);
   const offsetOf = (index: number) => offsets[index] as number;
-  const cuts = cutPoints(atoms, limit, (end) => {
+  const { fixed, shownEnd } = committedCuts(offsets, commitments);
+  const inside = (end: number) => {
     const at = offsetOf(end);
     return entities.some((entity) => entity.offset < at && at < entity.offset + entity.length);
-  });
-  return cuts.map(({ start, end }): TextChunk => {
+  };
+  const cuts = cutPoints(atoms, limit, inside, fixed, shownEnd);
+  return cuts.map(({ start, end }): PlacedChunk => {
     const from = offsetOf(start);
     const to = offsetOf(end);
     const own: MessageEntity[] = [];
@@ -165,8 +239,27 @@ function splitEntities(
       const b = Math.min(entity.offset + entity.length, to);
       if (b > a) own.push({ ...entity, offset: a - from, length: b - a });
     }
-    return { text: source.slice(from, to), entities: own };
+    return { text: source.slice(from, to), entities: own, end: to };
   });
+}
+
+/**
+ * {@link splitMessageText} for a stream: the cuts it already made stay, and the next one is
+ * placed no earlier than what its preview showed (internal).
+ */
+export function splitCommitted(
+  source: string,
+  format: TextFormat,
+  options: SplitOptions,
+  commitments: SplitCommitments | undefined,
+): PlacedChunk[] {
+  const limit = checkLimit(options.limit);
+  const isComplete = options.isComplete ?? true;
+  if (format.parseMode === undefined && format.entities !== undefined) {
+    const clipped = format.entities.filter((entity) => entity.offset < source.length);
+    return splitEntities(source, clipped, limit, commitments);
+  }
+  return splitMarkup(source, format, limit, isComplete, commitments);
 }
 
 /**
@@ -186,11 +279,5 @@ export function splitMessageText(
   format: TextFormat = {},
   options: SplitOptions = {},
 ): TextChunk[] {
-  const limit = checkLimit(options.limit);
-  const isComplete = options.isComplete ?? true;
-  if (format.parseMode === undefined && format.entities !== undefined) {
-    const clipped = format.entities.filter((entity) => entity.offset < source.length);
-    return splitEntities(source, clipped, limit);
-  }
-  return splitMarkup(source, format, limit, isComplete);
+  return splitCommitted(source, format, options, undefined).map(({ end: _end, ...chunk }) => chunk);
 }

@@ -80,6 +80,12 @@ export interface StreamMessageOptions {
   readonly keepOnStop?: boolean | undefined;
   /** Show "Thinking…" (an empty draft) before the first text arrives. @defaultValue true */
   readonly thinking?: boolean | undefined;
+  /**
+   * Edit mode: the final goes into the progress message (one edit, nothing left to delete). false:
+   * the final is a new message, which notifies the chat, and the progress message is deleted
+   * once it arrived. Either way a final that cannot be edited in is sent. @defaultValue true
+   */
+  readonly finishInPlace?: boolean | undefined;
   /** Shortest ms between two draft frames. Range: >= 0. @defaultValue 200 */
   readonly draftIntervalMs?: number | undefined;
   /**
@@ -118,6 +124,7 @@ export interface ResolvedStreamOptions {
   readonly canStop: boolean;
   readonly keepOnStop: boolean;
   readonly thinking: boolean;
+  readonly finishInPlace: boolean;
   readonly draftIntervalMs: number;
   readonly draftRefreshMs: number;
   /** `undefined`: the chat's default. */
@@ -134,6 +141,7 @@ const STREAM_KEYS = [
   "canStop",
   "keepOnStop",
   "thinking",
+  "finishInPlace",
   "draftIntervalMs",
   "draftRefreshMs",
   "editIntervalMs",
@@ -172,6 +180,7 @@ export function resolveStreamOptions(
     canStop: checkBoolean("canStop", given.canStop, false),
     keepOnStop: checkBoolean("keepOnStop", given.keepOnStop, true),
     thinking: checkBoolean("thinking", given.thinking, true),
+    finishInPlace: checkBoolean("finishInPlace", given.finishInPlace, true),
     draftIntervalMs: checkOptionalNumber(
       "draftIntervalMs",
       given.draftIntervalMs,

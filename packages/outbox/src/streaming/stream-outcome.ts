@@ -2,6 +2,8 @@
 // it was shown while it grew, and whether the person stopped it.
 
 import type { Message } from "@grammyjs/types";
+import { OutboxError } from "../errors.js";
+import type { OutboxOutcome } from "../outcome.js";
 
 /** How the text was shown while it grew. */
 export type StreamMode = "draft" | "edit";
@@ -22,9 +24,17 @@ export interface StreamOutcomeBase {
   readonly sourceError?: unknown;
 }
 
-/** Every message of the text was delivered (none, for a stream that produced no text). */
+/** Every message of the text was delivered. */
 export interface StreamDelivered extends StreamOutcomeBase {
   readonly status: "delivered";
+}
+
+/**
+ * The text had nothing to show (it was empty or only whitespace, which Telegram refuses as a
+ * message): no message was sent, and a progress message the stream had shown was deleted.
+ */
+export interface StreamEmpty extends StreamOutcomeBase {
+  readonly status: "empty";
 }
 
 /** A final message could not be delivered. */
@@ -42,4 +52,24 @@ export interface StreamClosed extends StreamOutcomeBase {
 }
 
 /** The single outcome of a streamed message. */
-export type StreamOutcome = StreamDelivered | StreamFailed | StreamClosed;
+export type StreamOutcome = StreamDelivered | StreamEmpty | StreamFailed | StreamClosed;
+
+/**
+ * The outcome of a stream that ended on `failure`: an outbox outcome that was not delivered, or
+ * what was thrown (closed when the outbox closed).
+ */
+export function failureOutcome(failure: unknown, base: StreamOutcomeBase): StreamOutcome {
+  const isOutcome =
+    typeof failure === "object" && failure !== null && "status" in failure && "attempts" in failure;
+  const outcome = isOutcome ? (failure as OutboxOutcome<unknown>) : undefined;
+  const closed =
+    outcome?.status === "closed" ||
+    (failure instanceof OutboxError && failure.code === "ERR_OUTBOX_CLOSED");
+  if (closed) return Object.freeze({ status: "closed", ...base });
+  return Object.freeze({
+    status: "failed",
+    error: outcome === undefined ? failure : "error" in outcome ? outcome.error : failure,
+    maybeDelivered: outcome?.status === "failed" && outcome.maybeDelivered,
+    ...base,
+  });
+}

@@ -1,8 +1,10 @@
 // The streams of one bot: opens them over an outbox and a transport, hands out draft ids, routes
 // a Stop press (`stopped_message_generation`) to its stream, and remembers where drafts are refused.
 
-import type { Update } from "@grammyjs/types";
+import type { MessageEntity, Update } from "@grammyjs/types";
+import { describeValue } from "@telepace/core";
 import { type ChatId, chatKeyOf } from "../chat.js";
+import { LatestMessages } from "./latest-messages.js";
 import { MessageStream, type StreamHost } from "./message-stream.js";
 import {
   type ResolvedRegistryOptions,
@@ -13,16 +15,46 @@ import {
   streamDefaults,
 } from "./stream-options.js";
 
+/**
+ * A piece of streamed text: a string, or text with its entities (offsets counted from the start
+ * of the whole stream, as `@grammyjs/stream`'s pieces have them).
+ */
+export type StreamPiece =
+  | string
+  | { readonly text: string; readonly entities?: readonly MessageEntity[] | undefined };
+
 /** Text to stream: an async iterable of pieces (appended), or a function given the stop signal. */
 export type StreamSource =
-  | AsyncIterable<string>
-  | Iterable<string>
-  | ((signal: AbortSignal) => AsyncIterable<string> | Iterable<string>);
+  | AsyncIterable<StreamPiece>
+  | Iterable<StreamPiece>
+  | ((signal: AbortSignal) => AsyncIterable<StreamPiece> | Iterable<StreamPiece>);
+
+/** Appends one piece; false once the stream is ending. A piece of another shape throws. */
+function appendPiece(stream: MessageStream, piece: unknown, entities: MessageEntity[]): boolean {
+  if (typeof piece === "string") return stream.append(piece);
+  const text = (piece as { text?: unknown } | null)?.text;
+  if (typeof text !== "string") {
+    throw new TypeError(
+      `Expected each piece of \`source\` to be a string or { text, entities? }, got ${describeValue(piece)}`,
+    );
+  }
+  const given = (piece as { entities?: unknown }).entities;
+  if (given === undefined) return stream.append(text);
+  if (!Array.isArray(given)) {
+    throw new TypeError(
+      `Expected \`entities\` of a piece to be an array, got ${describeValue(given)}`,
+    );
+  }
+  entities.push(...(given as MessageEntity[]));
+  return stream.replace(stream.text + text, { entities: [...entities] });
+}
 
 /** Live counts of a registry. */
 export interface StreamRegistrySnapshot {
   /** Streams not yet ended. */
   readonly active: number;
+  /** Of those, the ones showing a Stop button now (drafts of a stream opened with `canStop`). */
+  readonly stoppable: number;
   /** Chats where drafts were refused (they stream with edits). */
   readonly refusedChats: number;
   /** Whether the server lacks `sendMessageDraft` altogether. */
@@ -46,6 +78,8 @@ export class StreamRegistry {
   readonly #byDraft = new Map<string, MessageStream>();
   readonly #draftsOf = new Map<MessageStream, string[]>();
   readonly #active = new Set<MessageStream>();
+  readonly #canStop = new Set<MessageStream>();
+  readonly #latest = new LatestMessages();
   readonly #refused = new Map<string, true>();
   #draftsUnavailable = false;
   #nextDraftId = 1;
@@ -81,8 +115,11 @@ export class StreamRegistry {
           if (oldest !== undefined) this.#refused.delete(oldest);
         }
       },
+      noteMessage: (chatKey, messageId) => this.#latest.note(chatKey, messageId),
+      isNewest: (chatKey, messageId) => this.#latest.isNewest(chatKey, messageId),
       release: (stream) => {
-        this.#active.delete(stream);
+        if (this.#active.delete(stream)) this.#latest.closed(chatKeyOf(stream.chatId));
+        this.#canStop.delete(stream);
         for (const key of this.#draftsOf.get(stream) ?? []) this.#byDraft.delete(key);
         this.#draftsOf.delete(stream);
       },
@@ -97,32 +134,31 @@ export class StreamRegistry {
     const chatKey = chatKeyOf(chatId);
     const resolved = resolveStreamOptions(options, this.#options.defaults);
     const stream = new MessageStream(chatId, chatKey, resolved, this.#host);
-    if (stream.snapshot().state !== "ended") this.#active.add(stream);
+    if (stream.snapshot().state !== "ended") {
+      this.#active.add(stream);
+      this.#latest.opened(chatKey);
+      if (resolved.canStop) this.#canStop.add(stream);
+    }
     return stream;
   }
 
   /**
    * Opens a stream and feeds it from `source` (each piece appended), ending it when the source
    * ends. A source given as a function gets the stream's signal, which aborts on Stop. When the
-   * source throws, the text so far is the final and the outcome carries `sourceError`.
+   * source throws (or yields a piece that is neither a string nor `{ text, entities? }`), the text
+   * so far is the final and the outcome carries `sourceError`.
    *
    * @throws {TypeError|RangeError} for an invalid chat id, source or option.
    */
   pipe(chatId: ChatId, source: StreamSource, options?: StreamMessageOptions): MessageStream {
-    if (
-      typeof source !== "function" &&
-      (typeof source !== "object" ||
-        source === null ||
-        (!(Symbol.asyncIterator in source) && !(Symbol.iterator in source)))
-    ) {
-      throw new TypeError("Expected `source` to be an iterable, an async iterable or a function");
-    }
+    this.validate(chatId, source, options);
     const stream = this.open(chatId, options);
     void (async () => {
       try {
         const pieces = typeof source === "function" ? source(stream.signal) : source;
-        for await (const piece of pieces as AsyncIterable<string>) {
-          if (!stream.append(String(piece))) break;
+        const entities: MessageEntity[] = [];
+        for await (const piece of pieces as AsyncIterable<unknown>) {
+          if (!appendPiece(stream, piece, entities)) break;
         }
         stream.end();
       } catch (error) {
@@ -133,10 +169,32 @@ export class StreamRegistry {
   }
 
   /**
+   * Throws what {@link StreamRegistry.pipe} would throw for these arguments, without opening a
+   * stream: for a caller that checks a call at once and opens the stream later.
+   *
+   * @throws {TypeError|RangeError} for an invalid chat id, source or option.
+   */
+  validate(chatId: ChatId, source: StreamSource, options?: StreamMessageOptions): void {
+    chatKeyOf(chatId);
+    if (
+      typeof source !== "function" &&
+      (typeof source !== "object" ||
+        source === null ||
+        (!(Symbol.asyncIterator in source) && !(Symbol.iterator in source)))
+    ) {
+      throw new TypeError("Expected `source` to be an iterable, an async iterable or a function");
+    }
+    resolveStreamOptions(options, this.#options.defaults);
+  }
+
+  /**
    * Routes an update: a `stopped_message_generation` for one of the registry's drafts stops that
    * stream (its signal aborts, and the text so far becomes the final). Returns whether it did.
+   * A new message is noted (see {@link StreamRegistry.noteMessage}).
    */
   handleUpdate(update: Update): boolean {
+    const message = update?.message ?? update?.channel_post;
+    if (message !== undefined) this.noteMessage(message.chat.id, message.message_id);
     const stop = update?.stopped_message_generation;
     if (stop === undefined) return false;
     const stream = this.#byDraft.get(`${chatKeyOf(stop.chat.id)}:${stop.draft_id}`);
@@ -146,10 +204,22 @@ export class StreamRegistry {
     return true;
   }
 
+  /**
+   * Tells the registry a message is in a chat: a stream there finishes in its progress message
+   * only while nothing newer is there (`handleUpdate` notes the messages it sees; a transport
+   * should note what else the bot sends). Ignored for chats with no open stream.
+   */
+  noteMessage(chatId: ChatId, messageId: number): void {
+    this.#latest.note(chatKeyOf(chatId), messageId);
+  }
+
   /** Live counts. */
   snapshot(): StreamRegistrySnapshot {
+    let stoppable = 0;
+    for (const stream of this.#canStop) if (stream.snapshot().mode === "draft") stoppable++;
     return Object.freeze({
       active: this.#active.size,
+      stoppable,
       refusedChats: this.#refused.size,
       draftsUnavailable: this.#draftsUnavailable,
       stopsRouted: this.#stopsRouted,
