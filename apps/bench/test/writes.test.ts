@@ -2,6 +2,7 @@ import type { SimCounters, TranscriptEvent } from "@telepace/bot-api-sim";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { analyse } from "../src/writes/analysis.js";
 import {
+  contenders,
   idealBroadcastMs,
   runOne,
   type WriteRun,
@@ -41,37 +42,81 @@ describe("writesSummary", () => {
   const plans = writePlans(writesConfig.sizes);
   const plan = (id: WritePlan["id"]) => plans.find((candidate) => candidate.id === id) as WritePlan;
 
+  const once = { ...writesConfig, rounds: 1 };
+
   it("reads telepace against the fair peer, the broadcast against its ideal, 429s and duplicates", () => {
     const summary = writesSummary(
       [
         {
           plan: plan("streaming"),
-          runs: [
-            run("telepace", { messageLatencyMs: latency(800), tooManyRequests: 1 }),
-            run("other", { messageLatencyMs: latency(500), tooManyRequests: 9 }),
-            run("fair-peer", { messageLatencyMs: latency(2_000) }),
+          rounds: [
+            [
+              run("telepace", { messageLatencyMs: latency(800), tooManyRequests: 1 }),
+              run("other", { messageLatencyMs: latency(500), tooManyRequests: 9 }),
+              run("fair-peer", { messageLatencyMs: latency(2_000) }),
+            ],
           ],
         },
         {
           plan: plan("broadcast"),
-          runs: [run("telepace", { messageLatencyMs: latency(4_000, 4_040) })],
+          rounds: [[run("telepace", { messageLatencyMs: latency(4_000, 4_040) })]],
         },
         {
           plan: plan("faults"),
-          runs: [run("telepace", { duplicates: 0 }), run("other", { duplicates: 3 })],
+          rounds: [[run("telepace", { duplicates: 0 }), run("other", { duplicates: 3 })]],
         },
       ],
-      writesConfig,
+      once,
     );
     expect(summary).toEqual({
       rounds: 1,
       finalP99VsFairPeer: 0.4,
+      finalP99VsFairPeerMin: 0.4,
+      finalP99VsFairPeerMax: 0.4,
       broadcastVsIdeal: 1.01,
+      broadcastVsIdealMin: 1.01,
+      broadcastVsIdealMax: 1.01,
       rateLimited: 1,
       duplicatesUnderFaults: 0,
     });
     expect(idealBroadcastMs(150)).toBe(4_000);
     expect(Number.isNaN(writesSummary([], writesConfig).finalP99VsFairPeer)).toBe(true);
+  });
+
+  it("takes each ratio within a round, then the median over rounds, and sums 429s", () => {
+    const streamingRound = (ours: number, peer: number, tooMany: number) => [
+      run("telepace", { messageLatencyMs: latency(ours), tooManyRequests: tooMany }),
+      run("fair-peer", { messageLatencyMs: latency(peer) }),
+    ];
+    const summary = writesSummary(
+      [
+        {
+          plan: plan("streaming"),
+          // Per round 0.5, 0.25, 0.8: a ratio of medians (700 / 2,000 = 0.35) would differ.
+          rounds: [
+            streamingRound(1_000, 2_000, 1),
+            streamingRound(500, 2_000, 0),
+            streamingRound(800, 1_000, 2),
+          ],
+        },
+      ],
+      { ...writesConfig, rounds: 3 },
+    );
+    expect(summary.rounds).toBe(3);
+    expect(summary.finalP99VsFairPeer).toBe(0.5);
+    expect(summary.finalP99VsFairPeerMin).toBe(0.25);
+    expect(summary.finalP99VsFairPeerMax).toBe(0.8);
+    expect(Number.isNaN(summary.broadcastVsIdeal)).toBe(true);
+    expect(summary.rateLimited).toBe(3);
+  });
+});
+
+describe("contenders", () => {
+  it("have distinct ids in every workload, so rounds can pair them", () => {
+    for (const plan of writePlans(writesConfig.sizes)) {
+      const ids = contenders(plan).map(({ id }) => id);
+      expect(new Set(ids).size, plan.id).toBe(ids.length);
+    }
   });
 });
 
@@ -212,7 +257,7 @@ const fast: WritesConfig = {
 describe("runOne (tiny, against the sim)", () => {
   it("streams through telepace with no 429, nothing lost, nothing out of order", async () => {
     const plan = tinyPlans().find((candidate) => candidate.id === "streaming") as WritePlan;
-    const run = await runOne(plan, { make: telepaceWriter, role: "telepace" }, fast);
+    const run = await runOne(plan, { id: "test", make: telepaceWriter, role: "telepace" }, fast);
     expect(run.tooManyRequests).toBe(0);
     expect(run.missing).toBe(0);
     expect(run.orderViolations + run.duplicates).toBe(0);
@@ -226,6 +271,7 @@ describe("runOne (tiny, against the sim)", () => {
     const run = await runOne(
       plan,
       {
+        id: "test",
         make: (target) =>
           grammyWriter(target, { install: ["throttler", "auto-retry"], edits: "latest-only" }),
         role: "fair-peer",
@@ -241,7 +287,7 @@ describe("runOne (tiny, against the sim)", () => {
     const plan = tinyPlans().find((candidate) => candidate.id === "streaming") as WritePlan;
     const run = await runOne(
       plan,
-      { make: (t) => grammyTelepaceWriter(t), role: "telepace" },
+      { id: "test", make: (t) => grammyTelepaceWriter(t), role: "telepace" },
       fast,
     );
     expect(run.contender).toBe("grammY + @telepace/grammy");
@@ -255,7 +301,7 @@ describe("runOne (tiny, against the sim)", () => {
     const plan = tinyPlans().find((candidate) => candidate.id === "faults") as WritePlan;
     const run = await runOne(
       plan,
-      { make: (t) => grammyTelepaceWriter(t), role: "telepace" },
+      { id: "test", make: (t) => grammyTelepaceWriter(t), role: "telepace" },
       fast,
     );
     expect(run.duplicates).toBe(0);
@@ -270,14 +316,14 @@ describe("runOne (tiny, against the sim)", () => {
     const plan = tinyPlans().find((candidate) => candidate.id === "faults") as WritePlan;
     const resend = await runOne(
       plan,
-      { make: (t) => grammyTelepaceWriter(t, "resend"), role: "other" },
+      { id: "test", make: (t) => grammyTelepaceWriter(t, "resend"), role: "other" },
       fast,
     );
     expect(resend.contender).toBe("grammY + @telepace/grammy [maybeDelivered: resend]");
     expect(resend).toMatchObject({ duplicates: 1, missing: 0, notSent: 0 });
     const resolve = await runOne(
       plan,
-      { make: (t) => grammyTelepaceWriter(t, "resolve"), role: "other" },
+      { id: "test", make: (t) => grammyTelepaceWriter(t, "resolve"), role: "other" },
       fast,
     );
     expect(resolve).toMatchObject({ duplicates: 0, notSent: 0, missing: 1, maybeDelivered: 2 });
@@ -285,7 +331,7 @@ describe("runOne (tiny, against the sim)", () => {
 
   it("reports a send whose answer was lost as maybe-delivered and never resends it", async () => {
     const plan = tinyPlans().find((candidate) => candidate.id === "faults") as WritePlan;
-    const run = await runOne(plan, { make: telepaceWriter, role: "telepace" }, fast);
+    const run = await runOne(plan, { id: "test", make: telepaceWriter, role: "telepace" }, fast);
     expect(run.duplicates).toBe(0);
     // One stored with its answer cut off (arrived), one 502 before storing (missing).
     expect(run.maybeDelivered).toBe(2);

@@ -1,9 +1,11 @@
 // The writes comparison: each workload replayed against a fresh time-scaled sim, once per
-// contender, each stopped at the same deadline after its last message was issued.
+// contender, each stopped at the same deadline after its last message was issued. The workloads
+// a summary ratio reads repeat in rounds for the contenders that ratio compares.
 
 import { setMaxListeners } from "node:events";
 import { start } from "@telepace/bot-api-sim";
 import type { AreaResult } from "../report.js";
+import { type RoundSummary, roundSummary, runRounds } from "../rounds.js";
 import { formatCount, formatFixed, formatRatio, ratio } from "../stats.js";
 import type { Table } from "../table.js";
 import { analyse, type Bounded, type RunFigures } from "./analysis.js";
@@ -34,13 +36,22 @@ export interface WritesConfig {
   readonly scales: Readonly<Record<WritePlan["id"], number>>;
   /** How long after its last message a run may take before what is left counts as late, Telegram ms. */
   readonly deadlineMs: number;
+  /**
+   * Rounds of the workloads a summary ratio reads (streaming, broadcast), integer >= 1: each
+   * round runs the summary's contenders on that round's workload seed; the table is round 0.
+   */
+  readonly rounds: number;
   readonly sizes: WorkloadSizes;
 }
+
+/** The workloads whose summary ratios are medians over {@link WritesConfig.rounds}. */
+export const ROUNDED_WORKLOADS: readonly WritePlan["id"][] = ["streaming", "broadcast"];
 
 /** The full-size configuration `pnpm bench` uses. */
 export const writesConfig: WritesConfig = {
   scales: { streaming: 8, broadcast: 2, mix: 8, faults: 4 },
   deadlineMs: 30_000,
+  rounds: 5,
   sizes: {
     streamingChats: 10,
     broadcastChats: 150,
@@ -65,6 +76,8 @@ export type WriterFactory = (target: Target) => Writer;
  * other row.
  */
 export interface Contender {
+  /** Distinct within a workload. */
+  readonly id: string;
   readonly make: WriterFactory;
   readonly role: "telepace" | "fair-peer" | "other";
 }
@@ -79,6 +92,7 @@ export function contenders(plan: WritePlan): Contender[] {
   ];
   const modes: GrammyRecipe["edits"][] = hasEdits ? ["every-state", "latest-only"] : ["none"];
   const peer = (recipe: GrammyRecipe): Contender => ({
+    id: `grammy:${recipe.install.join("+")}:${recipe.edits}${recipe.rethrowHttpErrors === true ? ":rethrow" : ""}`,
     make: (target) => grammyWriter(target, recipe),
     role:
       recipe.edits === "latest-only" && recipe.install[0] === "throttler" ? "fair-peer" : "other",
@@ -90,6 +104,7 @@ export function contenders(plan: WritePlan): Contender[] {
       : [
           ...(["resend", "resolve"] as const).map(
             (policy): Contender => ({
+              id: `telepace-grammy:${policy}`,
               make: (target) => grammyTelepaceWriter(target, policy),
               role: "other",
             }),
@@ -97,8 +112,8 @@ export function contenders(plan: WritePlan): Contender[] {
           peer({ install: ["throttler", "auto-retry"], edits: "none", rethrowHttpErrors: true }),
         ];
   return [
-    { make: telepaceWriter, role: "telepace" },
-    { make: (target) => grammyTelepaceWriter(target), role: "telepace" },
+    { id: "telepace-client", make: telepaceWriter, role: "telepace" },
+    { id: "telepace-grammy", make: (target) => grammyTelepaceWriter(target), role: "telepace" },
     ...faultRows.slice(0, 2),
     ...modes.flatMap((edits) => stacks.map((install) => peer({ install, edits }))),
     ...faultRows.slice(2),
@@ -270,52 +285,102 @@ function faultTable(plan: WritePlan, runs: readonly WriteRun[], config: WritesCo
 }
 
 /** The headline figures (`areas.writes.summary`); a figure is NaN when its workload did not run. */
-export interface WritesSummary {
-  /** Each workload ran once per contender. */
-  readonly rounds: number;
-  /** (a) streaming: telepace's final-message p99 ÷ the fair peer's (throttler → auto-retry, latest-only edits). */
-  readonly finalP99VsFairPeer: number;
-  /** (b) broadcast: telepace's last message ÷ the ideal at 30/s after a burst of 30. */
-  readonly broadcastVsIdeal: number;
-  /** 429s earned by the telepace rows (TelegramClient, grammY plugin at its defaults), every workload. */
+export type WritesSummary = RoundSummary<"finalP99VsFairPeer" | "broadcastVsIdeal"> & {
+  /** 429s earned by the telepace rows (TelegramClient, grammY plugin at its defaults), every run. */
   readonly rateLimited: number;
   /** (d) faults: messages the telepace rows delivered twice. */
   readonly duplicatesUnderFaults: number;
-}
+};
 
 /** Telegram ms the last of `chats` one-message sends needs at 30/s with a burst of 30. */
 export function idealBroadcastMs(chats: number): number {
   return (Math.max(0, chats - 30) / 30) * 1000;
 }
 
+/** One workload as the summary reads it: every round's runs (a workload without rounds has one). */
+export interface WorkloadRounds {
+  readonly plan: WritePlan;
+  readonly rounds: readonly (readonly WriteRun[])[];
+}
+
+/**
+ * (a) streaming: TelegramClient's final-message p99 ÷ the fair peer's (throttler → auto-retry,
+ * latest-only edits), per round; (b) broadcast: TelegramClient's last message ÷ the ideal at 30/s
+ * after a burst of 30, per round; both reduced to medians.
+ */
 export function writesSummary(
-  results: readonly { plan: WritePlan; runs: readonly WriteRun[] }[],
+  results: readonly WorkloadRounds[],
   config: WritesConfig,
 ): WritesSummary {
-  const runsOf = (id: WritePlan["id"]) => results.find((result) => result.plan.id === id)?.runs;
-  const first = (id: WritePlan["id"], role: Contender["role"]) =>
-    runsOf(id)?.find((run) => run.role === role);
-  const telepace = results.flatMap(({ runs }) => runs.filter((run) => run.role === "telepace"));
-  const streamingTelepace = first("streaming", "telepace");
-  const fairPeer = first("streaming", "fair-peer");
-  const broadcast = first("broadcast", "telepace");
+  const roundsOf = (id: WritePlan["id"]) =>
+    results.find((result) => result.plan.id === id)?.rounds ?? [];
+  const first = (runs: readonly WriteRun[], role: Contender["role"]) =>
+    runs.find((run) => run.role === role);
+  const perRound = (id: WritePlan["id"], figure: (runs: readonly WriteRun[]) => number) => {
+    const figures = roundsOf(id).map(figure);
+    return figures.length === config.rounds ? figures : Array(config.rounds).fill(Number.NaN);
+  };
+  const telepace = results.flatMap(({ rounds }) =>
+    rounds.flatMap((runs) => runs.filter((run) => run.role === "telepace")),
+  );
   return {
-    rounds: 1,
-    finalP99VsFairPeer:
-      streamingTelepace === undefined || fairPeer === undefined
-        ? Number.NaN
-        : ratio(streamingTelepace.messageLatencyMs.p99.value, fairPeer.messageLatencyMs.p99.value),
-    broadcastVsIdeal:
-      broadcast === undefined
-        ? Number.NaN
-        : ratio(
-            broadcast.messageLatencyMs.max.value,
-            idealBroadcastMs(config.sizes.broadcastChats),
-          ),
+    ...roundSummary(config.rounds, {
+      finalP99VsFairPeer: perRound("streaming", (runs) => {
+        const ours = first(runs, "telepace");
+        const peer = first(runs, "fair-peer");
+        return ours === undefined || peer === undefined
+          ? Number.NaN
+          : ratio(ours.messageLatencyMs.p99.value, peer.messageLatencyMs.p99.value);
+      }),
+      broadcastVsIdeal: perRound("broadcast", (runs) => {
+        const ours = first(runs, "telepace");
+        return ours === undefined
+          ? Number.NaN
+          : ratio(ours.messageLatencyMs.max.value, idealBroadcastMs(config.sizes.broadcastChats));
+      }),
+    }),
     rateLimited: telepace.reduce((sum, run) => sum + run.tooManyRequests, 0),
-    duplicatesUnderFaults: (runsOf("faults") ?? [])
-      .filter((run) => run.role === "telepace")
+    duplicatesUnderFaults: roundsOf("faults")
+      .flatMap((runs) => runs.filter((run) => run.role === "telepace"))
       .reduce((sum, run) => sum + run.duplicates, 0),
+  };
+}
+
+/**
+ * Runs one workload: the summary's contenders in rounds (when the workload has them), then the
+ * other rows once on round 0's workload. The table shows round 0.
+ */
+async function runWorkload(
+  plan: WritePlan,
+  config: WritesConfig,
+): Promise<{ runs: WriteRun[]; rounds: WriteRun[][] }> {
+  const all = contenders(plan);
+  if (!ROUNDED_WORKLOADS.includes(plan.id)) {
+    const runs: WriteRun[] = [];
+    for (const contender of all) runs.push(await runOne(plan, contender, config));
+    return { runs, rounds: [runs] };
+  }
+  const headline = all.filter((contender) => contender.role !== "other");
+  const planOf = (seed: number) =>
+    writePlans({ ...config.sizes, seed }).find(
+      (candidate) => candidate.id === plan.id,
+    ) as WritePlan;
+  const rounds = await runRounds(
+    headline,
+    { rounds: config.rounds, seed: config.sizes.seed },
+    (contender, round) => runOne(planOf(round.seed), contender, config),
+  );
+  const runs: WriteRun[] = [];
+  for (const contender of all) {
+    runs.push(
+      contender.role === "other"
+        ? await runOne(plan, contender, config)
+        : rounds.get(0, contender.id),
+    );
+  }
+  return {
+    runs,
+    rounds: rounds.rounds.map((round) => headline.map(({ id }) => rounds.get(round.index, id))),
   };
 }
 
@@ -326,12 +391,11 @@ export async function runWrites(
 ): Promise<AreaResult> {
   const startedAt = performance.now();
   const plans = writePlans(config.sizes).filter((plan) => only?.includes(plan.id) ?? true);
-  const results: { plan: WritePlan; runs: WriteRun[]; pace: PaceCheck[] }[] = [];
+  const results: { plan: WritePlan; runs: WriteRun[]; rounds: WriteRun[][]; pace: PaceCheck[] }[] =
+    [];
   for (const plan of plans) {
     const pace = plan.faults === undefined ? await checkPace(config.scales[plan.id]) : [];
-    const runs: WriteRun[] = [];
-    for (const contender of contenders(plan)) runs.push(await runOne(plan, contender, config));
-    results.push({ plan, runs, pace });
+    results.push({ plan, pace, ...(await runWorkload(plan, config)) });
   }
   const summary = writesSummary(results, config);
   return {
@@ -347,7 +411,8 @@ export async function runWrites(
         columns: [{ header: "figure", align: "left" }, { header: "value" }],
         rows: Object.entries(summary).map(([key, value]) => [key, formatFixed(value, 3)]),
         notes: [
-          "finalP99VsFairPeer: (a), TelegramClient's final p99 ÷ throttler → auto-retry with latest-only edits; broadcastVsIdeal: (b), the last message ÷ (chats − 30) / 30 s; rateLimited and duplicatesUnderFaults: the telepace rows at their defaults (TelegramClient, grammY plugin)",
+          `finalP99VsFairPeer: (a), TelegramClient's final p99 ÷ throttler → auto-retry with latest-only edits; broadcastVsIdeal: (b), the last message ÷ (chats − 30) / 30 s; each the median of ${config.rounds} rounds (min and max beside it), a round being those contenders on that round's workload seed; the tables above are round 0`,
+          "rateLimited and duplicatesUnderFaults: the telepace rows at their defaults (TelegramClient, grammY plugin), summed over every run",
         ],
       },
     ],
@@ -355,12 +420,13 @@ export async function runWrites(
     figures: {
       summary,
       config,
-      workloads: results.map(({ plan, runs, pace }) => ({
+      workloads: results.map(({ plan, runs, rounds, pace }) => ({
         id: plan.id,
         title: plan.title,
         scale: config.scales[plan.id],
         paceCheck: pace,
         runs,
+        rounds: ROUNDED_WORKLOADS.includes(plan.id) ? rounds : undefined,
       })),
     },
   };
