@@ -128,23 +128,22 @@ export async function runStreamingHere(
         : Number.NaN,
     );
   const groupIdealMs = (run: StreamRun) => 60_000 / 20 + run.roundTripMs;
+  // 429s of telepace's private run under `profile` and of its group run.
+  const limited = (profile: StreamProfile["id"]) =>
+    perRound(
+      (r) =>
+        r(id("private", profile, TELEPACE)).tooManyRequests +
+        r(id("group", doc, TELEPACE)).tooManyRequests,
+    );
   const ours = all.filter((one) => one.id.endsWith(`/${TELEPACE}`)).map((one) => one.id);
   const summary = roundSummary(config.rounds, {
     privateStalenessP99Ms: perRound((r) => p99(r(id("private", sim, TELEPACE)))),
     groupStalenessP99Ms: perRound((r) => p99(r(id("group", doc, TELEPACE)))),
     stalenessVsPeer: peerRatio(sim),
-    rateLimited: perRound(
-      (r) =>
-        r(id("private", sim, TELEPACE)).tooManyRequests +
-        r(id("group", doc, TELEPACE)).tooManyRequests,
-    ),
+    rateLimited: limited(sim),
     privateStalenessP99MsDocumentedLimits: perRound((r) => p99(r(id("private", doc, TELEPACE)))),
     stalenessVsPeerDocumentedLimits: peerRatio(doc),
-    rateLimitedDocumentedLimits: perRound(
-      (r) =>
-        r(id("private", doc, TELEPACE)).tooManyRequests +
-        r(id("group", doc, TELEPACE)).tooManyRequests,
-    ),
+    rateLimitedDocumentedLimits: limited(doc),
     groupStalenessVsIdeal: perRound((r) => {
       const group = r(id("group", doc, TELEPACE));
       return ratio(p99(group), groupIdealMs(group));
