@@ -60,10 +60,14 @@ export interface RateLimitOptions {
   /**
    * Sustained sendMessageDraft calls per second into one chat. Telegram documents no limit for
    * drafts (and its open-source server applies none); this is the simulator's guard against a
-   * streamer that floods, not Telegram's number. Range > 0. @defaultValue 5
+   * streamer that floods, not Telegram's number. `false` lifts it: drafts then meet only the
+   * limits Telegram documents (none of which counts drafts). Range > 0, or false. @defaultValue 5
    */
-  readonly draftsPerSecond: number;
-  /** Drafts one chat accepts at once before `draftsPerSecond` applies. Integer >= 1. @defaultValue 5 */
+  readonly draftsPerSecond: number | false;
+  /**
+   * Drafts one chat accepts at once before `draftsPerSecond` applies (unused when it is false).
+   * Integer >= 1. @defaultValue 5
+   */
   readonly draftBurst: number;
 }
 
@@ -290,17 +294,24 @@ export function resolveRateLimits(
       min: 1,
     }),
     countEdits: checkBoolean(`${name}.countEdits`, given.countEdits, d.countEdits),
-    draftsPerSecond: checkOptionalNumber(
-      `${name}.draftsPerSecond`,
-      given.draftsPerSecond,
-      d.draftsPerSecond,
-      { greaterThan: 0 },
-    ),
+    draftsPerSecond: resolveDraftsPerSecond(`${name}.draftsPerSecond`, given.draftsPerSecond),
     draftBurst: checkOptionalNumber(`${name}.draftBurst`, given.draftBurst, d.draftBurst, {
       integer: true,
       min: 1,
     }),
   });
+}
+
+/** `draftsPerSecond`: a rate > 0, or false for no draft limit. */
+function resolveDraftsPerSecond(name: string, value: unknown): number | false {
+  if (value === undefined) return defaultRateLimits.draftsPerSecond;
+  if (value === false || (typeof value === "number" && Number.isFinite(value) && value > 0)) {
+    return value;
+  }
+  const ErrorType = typeof value === "number" ? RangeError : TypeError;
+  throw new ErrorType(
+    `Expected \`${name}\` to be a finite number > 0 or false, got ${describeValue(value)}`,
+  );
 }
 
 function resolveBots(given: Readonly<Record<string, unknown>>): readonly BotOptions[] {

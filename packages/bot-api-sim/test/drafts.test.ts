@@ -260,4 +260,20 @@ describe("the draft flood limit", () => {
     for (let i = 0; i < 100; i++)
       expect((await draft(chat.id, 1, { text: `${i}` })).status).toBe(200);
   });
+
+  it("lifts with draftsPerSecond: false while the documented limits stay", async () => {
+    const clock = new ManualClock();
+    const { chat } = await setup({ clock, rateLimits: { draftsPerSecond: false } });
+    for (let i = 0; i < 200; i++)
+      expect((await draft(chat.id, 1, { text: `${i}` })).status).toBe(200);
+    expect(sim.sendBudget(chat)).toMatchObject({ drafts: undefined });
+    for (let i = 0; i < 3; i++)
+      expect((await call(sim, "sendMessage", { chat_id: chat.id, text: `${i}` })).status).toBe(200);
+    expectTooManyRequests(await call(sim, "sendMessage", { chat_id: chat.id, text: "4th" }), 1);
+    expect(sim.counters().tooManyRequests).toBe(1);
+    const lifted = await control(sim, "/rate-limits", { drafts_per_second: false });
+    expect(lifted.body.result).toMatchObject({ draftsPerSecond: false });
+    const set = await control(sim, "/rate-limits", { drafts_per_second: 2 });
+    expect(set.body.result).toMatchObject({ draftsPerSecond: 2 });
+  });
 });

@@ -34,6 +34,14 @@ describe("options", () => {
       "Expected `rateLimits.globalPerSecond` to be a finite number > 0, got -1",
     ],
     [
+      { rateLimits: { draftsPerSecond: 0 } },
+      "Expected `rateLimits.draftsPerSecond` to be a finite number > 0 or false, got 0",
+    ],
+    [
+      { rateLimits: { draftsPerSecond: true as unknown as false } },
+      "Expected `rateLimits.draftsPerSecond` to be a finite number > 0 or false, got true",
+    ],
+    [
       { rangeRequests: "yes" as unknown as boolean },
       'Expected `rangeRequests` to be a boolean, got "yes"',
     ],

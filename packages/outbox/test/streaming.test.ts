@@ -203,6 +203,26 @@ describe("where drafts are refused", () => {
     expect(api.of("deleteMessage")).toHaveLength(1);
   });
 
+  it("spaces a group stream's edits evenly: no gap of seconds after a burst", async () => {
+    const { clock, api, streams } = setup();
+    const stream = streams.open(GROUP);
+    for (let i = 1; i <= 600; i++) {
+      stream.append(`${i} `);
+      await clock.advance(50);
+    }
+    stream.end();
+    await clock.runAll();
+    // 30 s of text: one request every 3.6 s (17 a minute) from the first on, never a burst of
+    // them followed by a gap of 10.8 s.
+    const starts = api.calls.filter((c) => c.method !== "deleteMessage").map((c) => c.startedAt);
+    expect(starts.length).toBeGreaterThanOrEqual(8);
+    for (let i = 1; i < starts.length - 1; i++) {
+      const gap = (starts[i] ?? 0) - (starts[i - 1] ?? 0);
+      expect(gap).toBeGreaterThanOrEqual(3_600);
+      expect(gap).toBeLessThanOrEqual(3_600 + 100);
+    }
+  });
+
   it("falls back to edits on TEXTDRAFT_PEER_INVALID and remembers the chat", async () => {
     const { clock, api, streams } = setup({ privateChatRps: 0 });
     api.rules.set("sendMessageDraft", () => apiError(400, "Bad Request: TEXTDRAFT_PEER_INVALID"));

@@ -1,12 +1,12 @@
-// The streaming comparison: a token stream at 50 Hz for 60 s (Telegram time) into a private chat
-// and into a supergroup of a fresh time-scaled sim, once per contender.
+// The streaming comparison: a token stream at 50 Hz into a private chat (under the sim's draft
+// limit, and under Telegram's documented limits only) and into a supergroup, each run on a fresh
+// time-scaled sim with a round trip, in interleaved rounds. The area runs on Node 24 (node24.ts).
 
-import { setMaxListeners } from "node:events";
-import { start } from "@telepace/bot-api-sim";
 import type { AreaResult } from "../report.js";
-import { formatCount, formatFixed, formatRatio, ratio } from "../stats.js";
-import type { Table } from "../table.js";
-import { analyseStream, type StreamRunFigures } from "./analysis.js";
+import { roundSummary, runRounds } from "../rounds.js";
+import { ratio, spread } from "../stats.js";
+import { findNode24, node24Cache, nodeMajor, runInChild } from "./node24.js";
+import { PROFILES, runStream, type StreamProfile, type StreamRun } from "./stream-run.js";
 import {
   grammyStreamPlugin,
   latestOnlyEdits,
@@ -14,165 +14,195 @@ import {
   type StreamTarget,
   telepaceStreamer,
 } from "./streamers.js";
-import { produce, tokenPlan } from "./tokens.js";
+import { streamTable } from "./tables.js";
+
+/** How one kind of chat is streamed into. */
+export interface ChatConfig {
+  /** How many times faster than real time the sim (and telepace's clock) run. */
+  readonly scale: number;
+  /** Telegram ms of tokens. */
+  readonly durationMs: number;
+}
 
 /** Sizes and timing of the streaming comparison. */
 export interface StreamingConfig {
-  /** How many times faster than real time the sim (and telepace's clock) run. */
-  readonly scale: number;
+  readonly rounds: number;
+  readonly seed: number;
   readonly tokensPerSecond: number;
-  /** Telegram ms of tokens. */
-  readonly durationMs: number;
+  /** Telegram ms the sim adds to every call: the round trip to Telegram. */
+  readonly roundTripMs: number;
   /** Telegram ms after the last token a contender may take before its final counts as lost. */
   readonly deadlineMs: number;
-  readonly seed: number;
+  readonly private: ChatConfig;
+  readonly group: ChatConfig;
 }
 
 /** The full-size configuration `pnpm bench streaming` uses. */
 export const streamingConfig: StreamingConfig = {
-  scale: 2,
-  tokensPerSecond: 50,
-  durationMs: 60_000,
-  deadlineMs: 30_000,
+  rounds: 5,
   seed: 16,
+  tokensPerSecond: 50,
+  roundTripMs: 30,
+  deadlineMs: 30_000,
+  // 16 s of tokens pass 4096 characters once; ×8 keeps the added round trip (3.75 real ms)
+  // well above loopback's own.
+  private: { scale: 8, durationMs: 16_000 },
+  // A group's pace is a minute's 20 messages: 60 s, where a real ms is noise at ×20.
+  group: { scale: 20, durationMs: 60_000 },
 };
 
-type Chat = "private" | "group";
-type StreamerFactory = (target: StreamTarget) => Streamer;
+type Make = (target: StreamTarget) => Streamer;
 
-const CONTENDERS: Readonly<Record<Chat, readonly StreamerFactory[]>> = {
-  private: [telepaceStreamer, grammyStreamPlugin, latestOnlyEdits],
-  group: [telepaceStreamer, latestOnlyEdits, grammyStreamPlugin],
-};
-
-/** One contender's run into one chat. */
-export interface StreamRun extends StreamRunFigures {
-  readonly contender: string;
-  readonly chat: Chat;
-  readonly settings: Readonly<Record<string, string | number>>;
-  readonly realDurationMs: number;
-  readonly hitDeadline: boolean;
+/** One contender into one chat under one profile: the unit the rounds interleave. */
+interface Case {
+  readonly id: string;
+  readonly chat: "private" | "group";
+  readonly profile: StreamProfile;
+  readonly make: Make;
 }
 
-async function runOne(
-  chat: Chat,
-  makeStreamer: StreamerFactory,
+const TELEPACE = "telepace";
+const PEER = "grammy-stream";
+const BY_HAND = "latest-only";
+
+function cases(withPeer: boolean): Case[] {
+  const contenders: [string, Make][] = [
+    [TELEPACE, telepaceStreamer],
+    ...(withPeer ? ([[PEER, grammyStreamPlugin]] as [string, Make][]) : []),
+  ];
+  const documented = PROFILES["documented-limits"];
+  const all: Case[] = [];
+  for (const profile of Object.values(PROFILES)) {
+    for (const [name, make] of contenders) {
+      all.push({ id: `private/${profile.id}/${name}`, chat: "private", profile, make });
+    }
+  }
+  // Edits meet the same limits under both profiles: one run each, under the documented ones.
+  all.push({
+    id: `private/${documented.id}/${BY_HAND}`,
+    chat: "private",
+    profile: documented,
+    make: latestOnlyEdits,
+  });
+  for (const [name, make] of [...contenders, [BY_HAND, latestOnlyEdits] as [string, Make]]) {
+    all.push({ id: `group/${documented.id}/${name}`, chat: "group", profile: documented, make });
+  }
+  return all;
+}
+
+/**
+ * Runs the comparison in this process. `peerMissing` says why `@grammyjs/stream` cannot run here
+ * (it is then left out); otherwise it runs beside the others.
+ */
+export async function runStreamingHere(
   config: StreamingConfig,
-): Promise<StreamRun> {
-  const { scale } = config;
-  const sim = await start({ timeScale: scale });
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
+  peerMissing = "",
+): Promise<AreaResult> {
   const startedAt = performance.now();
-  try {
-    const user = sim.users.create({ firstName: "Reader" });
-    const target =
-      chat === "private"
-        ? sim.chats.createPrivate(user)
-        : sim.chats.createSupergroup({ members: [user] });
-    const streamer = makeStreamer({
-      apiRoot: sim.apiRoot,
-      token: sim.token,
-      scale,
-      signal: controller.signal,
+  const all = cases(peerMissing === "");
+  const rounds = await runRounds(all, { rounds: config.rounds, seed: config.seed }, (one, round) =>
+    runStream(
+      {
+        chat: one.chat,
+        profile: one.profile,
+        ...config[one.chat],
+        tokensPerSecond: config.tokensPerSecond,
+        deadlineMs: config.deadlineMs,
+        roundTripMs: config.roundTripMs,
+        seed: round.seed,
+      },
+      one.make,
+    ),
+  );
+  const id = (chat: string, profile: StreamProfile["id"], name: string) =>
+    `${chat}/${profile}/${name}`;
+  const sim = PROFILES["sim-draft-limit"].id;
+  const doc = PROFILES["documented-limits"].id;
+  const p99 = (run: StreamRun) => run.stalenessMs.p99;
+  const perRound = (figure: (result: (id: string) => StreamRun) => number) =>
+    rounds.perRound(figure);
+  const peerRatio = (profile: StreamProfile["id"]) =>
+    perRound((r) =>
+      peerMissing === ""
+        ? ratio(p99(r(id("private", profile, TELEPACE))), p99(r(id("private", profile, PEER))))
+        : Number.NaN,
+    );
+  const groupIdealMs = (run: StreamRun) => 60_000 / 20 + run.roundTripMs;
+  // 429s of telepace's private run under `profile` and of its group run.
+  const limited = (profile: StreamProfile["id"]) =>
+    perRound(
+      (r) =>
+        r(id("private", profile, TELEPACE)).tooManyRequests +
+        r(id("group", doc, TELEPACE)).tooManyRequests,
+    );
+  const ours = all.filter((one) => one.id.endsWith(`/${TELEPACE}`)).map((one) => one.id);
+  const summary = roundSummary(config.rounds, {
+    privateStalenessP99Ms: perRound((r) => p99(r(id("private", sim, TELEPACE)))),
+    groupStalenessP99Ms: perRound((r) => p99(r(id("group", doc, TELEPACE)))),
+    stalenessVsPeer: peerRatio(sim),
+    rateLimited: limited(sim),
+    privateStalenessP99MsDocumentedLimits: perRound((r) => p99(r(id("private", doc, TELEPACE)))),
+    stalenessVsPeerDocumentedLimits: peerRatio(doc),
+    rateLimitedDocumentedLimits: limited(doc),
+    groupStalenessVsIdeal: perRound((r) => {
+      const group = r(id("group", doc, TELEPACE));
+      return ratio(p99(group), groupIdealMs(group));
+    }),
+    lostFinals: perRound((r) => ours.reduce((sum, one) => sum + r(one).lostFinals, 0)),
+    roundTripMs: perRound((r) => r(id("private", doc, TELEPACE)).roundTripMs),
+  });
+  const node = `Node ${process.versions.node}`;
+  const notes = [
+    `every contender and the sim ran on ${node}${peerMissing === "" ? "" : `; @grammyjs/stream did not run: ${peerMissing}`}`,
+    `round trip as run (getMe before each run, Telegram ms): ${spreadText(rounds, all, (run) => run.roundTripMs)}; the sim adds ${config.roundTripMs} ms to every call`,
+  ];
+  const table = (chat: "private" | "group", profile: StreamProfile) =>
+    streamTable({
+      title: `Streaming into a ${chat === "private" ? "private chat" : "supergroup"}, ${profile.title}: ${config.tokensPerSecond} tokens/s for ${config[chat].durationMs / 1000} s; limits ×${config[chat].scale} faster; ${config.rounds} rounds, medians`,
+      rounds,
+      ids: all.filter((one) => one.chat === chat && one.profile === profile).map((one) => one.id),
+      baseline: id(chat, profile.id, TELEPACE),
+      deadlineMs: config.deadlineMs,
+      notes:
+        chat === "group"
+          ? [...notes, "@grammyjs/stream streams drafts only: in a group its first draft fails"]
+          : notes,
     });
-    const plan = tokenPlan(config.tokensPerSecond, config.durationMs, config.seed);
-    const producedAt: number[] = [];
-    const streaming = streamer.stream(target.id, produce(plan, scale, producedAt));
-    const budgetMs = (config.durationMs + config.deadlineMs) / scale;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<"deadline">((resolve) => {
-      timer = setTimeout(() => resolve("deadline"), budgetMs);
-    });
-    const ending = await Promise.race([streaming.then(() => "done" as const), deadline]);
-    clearTimeout(timer);
-    // A replaced progress message is deleted just after the final: give that a moment.
-    await new Promise((resolve) => setTimeout(resolve, 3000 / scale));
-    const events = sim.transcript(target).events;
-    const counters = sim.counters();
-    controller.abort();
-    await streamer.close();
-    return {
-      contender: streamer.name,
-      chat,
-      settings: streamer.settings,
-      realDurationMs: performance.now() - startedAt,
-      hitDeadline: ending === "deadline",
-      ...analyseStream(events, counters, producedAt, plan.tokens.length, scale),
-    };
-  } finally {
-    controller.abort();
-    await sim.close({ timeoutMs: 500 });
-  }
-}
-
-function ms(value: number): string {
-  return Number.isFinite(value) ? `${formatCount(value)} ms` : "n/a";
-}
-
-function chatTable(chat: Chat, runs: readonly StreamRun[], config: StreamingConfig): Table {
-  const base = runs[0] as StreamRun;
-  return {
-    title: `Streaming into a ${chat === "private" ? "private chat" : "supergroup"}: ${config.tokensPerSecond} tokens/s for ${config.durationMs / 1000} s; limits ×${config.scale} faster`,
-    columns: [
-      { header: "contender", align: "left" },
-      { header: "API calls" },
-      { header: "429s" },
-      { header: "staleness p50" },
-      { header: "staleness p99" },
-      { header: "p99 ÷ telepace" },
-      { header: "final latency" },
-      { header: "lost finals" },
-      { header: "messages sent" },
-      { header: "draft frames" },
-    ],
-    rows: runs.map((run) => [
-      run.contender,
-      formatCount(run.apiCalls),
-      formatCount(run.tooManyRequests),
-      ms(run.stalenessMs.p50),
-      ms(run.stalenessMs.p99),
-      formatRatio(ratio(run.stalenessMs.p99, base.stalenessMs.p99)),
-      ms(run.finalLatencyMs),
-      formatCount(run.lostFinals),
-      formatCount(run.messages),
-      formatCount(run.draftFrames),
-    ]),
-    notes: [
-      "staleness = how long the text on screen had lagged the producer (the age of the oldest token not yet shown), sampled every 50 ms of Telegram time while tokens came",
-      `final latency = last token → a message holding it; lost = the chat's messages never held every token (deadline ${formatFixed(config.deadlineMs / 1000, 0)} s after the last token)`,
-      "@grammyjs/stream 1.1.0 declares Node >= 22 and throws `Promise.withResolvers is not a function` on Node 20; it ran here with that one function polyfilled. It streams drafts only (private chats): in a group its first draft fails",
-    ],
-  };
-}
-
-/** Runs the streaming comparison. */
-export async function runStreaming(config: StreamingConfig = streamingConfig): Promise<AreaResult> {
-  const startedAt = performance.now();
-  const runs: StreamRun[] = [];
-  for (const chat of ["private", "group"] as const) {
-    for (const make of CONTENDERS[chat]) runs.push(await runOne(chat, make, config));
-  }
-  const of = (chat: Chat) => runs.filter((run) => run.chat === chat);
-  const ours = (chat: Chat) => of(chat)[0] as StreamRun;
-  const peer = of("private").find((run) => run.contender.startsWith("@grammyjs/stream"));
   return {
     area: "streaming",
-    tables: [chatTable("private", of("private"), config), chatTable("group", of("group"), config)],
+    tables: [
+      table("private", PROFILES["documented-limits"]),
+      table("private", PROFILES["sim-draft-limit"]),
+      table("group", PROFILES["documented-limits"]),
+    ],
     durationMs: performance.now() - startedAt,
-    figures: {
-      config,
-      summary: {
-        privateStalenessP99Ms: ours("private").stalenessMs.p99,
-        groupStalenessP99Ms: ours("group").stalenessMs.p99,
-        stalenessVsPeer: ratio(
-          ours("private").stalenessMs.p99,
-          peer?.stalenessMs.p99 ?? Number.NaN,
-        ),
-        rateLimited: ours("private").tooManyRequests + ours("group").tooManyRequests,
-        lostFinals: ours("private").lostFinals + ours("group").lostFinals,
-      },
-      runs,
-    },
+    figures: { config, node: process.versions.node, peerMissing, summary, rounds },
   };
+}
+
+function spreadText(
+  rounds: { of(id: string): StreamRun[] },
+  all: readonly Case[],
+  figure: (run: StreamRun) => number,
+): string {
+  const { median, min, max } = spread(
+    all.filter((one) => one.chat === "private").flatMap((one) => rounds.of(one.id).map(figure)),
+  );
+  return `${median.toFixed(1)} (${min.toFixed(1)}–${max.toFixed(1)})`;
+}
+
+/**
+ * Runs the streaming comparison on Node 24: here when this process is on Node >= 22, else in a
+ * child on the Node 24 `.ci/run` fetches. Without one, it runs here and leaves the peer out.
+ */
+export async function runStreaming(config: StreamingConfig = streamingConfig): Promise<AreaResult> {
+  if (nodeMajor() >= 22) return runStreamingHere(config);
+  const node24 = findNode24();
+  if (node24 === undefined) {
+    const why = `it needs Node >= 22 (Promise.withResolvers) and no Node 24 was found in ${node24Cache()}/node-24.* (bash .ci/run installs it) or TELEPACE_NODE24`;
+    console.warn(`streaming: @grammyjs/stream is left out: ${why}`);
+    return runStreamingHere(config, why);
+  }
+  const text = await runInChild<string>(node24, config);
+  return JSON.parse(text) as AreaResult;
 }

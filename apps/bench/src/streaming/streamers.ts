@@ -52,24 +52,6 @@ export function telepaceStreamer(target: StreamTarget): Streamer {
   };
 }
 
-/**
- * Node 20 has no `Promise.withResolvers`, which @grammyjs/stream 1.1.0 calls (it declares Node
- * >= 22): without this it throws a TypeError at its first wait. The polyfill is the spec's.
- */
-function polyfillWithResolvers(): void {
-  const promise = Promise as unknown as { withResolvers?: unknown };
-  if (typeof promise.withResolvers === "function") return;
-  promise.withResolvers = <T>() => {
-    let resolve!: (value: T) => void;
-    let reject!: (reason: unknown) => void;
-    const created = new Promise<T>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    return { promise: created, resolve, reject };
-  };
-}
-
 function grammyApi(target: StreamTarget): Api {
   const api = new Api(target.token, { apiRoot: target.apiRoot });
   // auto-retry with its defaults, installed before the plugin as its README asks.
@@ -79,12 +61,11 @@ function grammyApi(target: StreamTarget): Api {
 
 /** @grammyjs/stream 1.1.0's `streamMessage` over grammY's Api with auto-retry. */
 export function grammyStreamPlugin(target: StreamTarget): Streamer {
-  polyfillWithResolvers();
   const api = grammyApi(target);
   const signal = target.signal as unknown as Parameters<Api["sendMessage"]>[3];
   return {
     name: "@grammyjs/stream + auto-retry",
-    settings: { plugin: "1.1.0", node: "Promise.withResolvers polyfilled (Node 20)" },
+    settings: { plugin: "1.1.0", node: process.versions.node },
     async stream(chatId, source) {
       await streamApi(api.raw)
         .streamMessage(chatId, 256, source, undefined, undefined, signal as never)

@@ -53,6 +53,12 @@ export class ControlInput {
     return number;
   }
 
+  /** A number, or `false` (JSON false or the string "false") for a limit that is off. */
+  numberOrFalse(name: string): number | false | undefined {
+    const value = this.#get(name);
+    return value === false || value === "false" ? false : this.number(name);
+  }
+
   int(name: string): number | undefined {
     const value = this.number(name);
     if (value !== undefined && !Number.isSafeInteger(value)) {

@@ -366,7 +366,7 @@ export const CONTROL_ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>
               globalPerSecond: input.number("global_per_second"),
               globalBurst: input.int("global_burst"),
               countEdits: input.bool("count_edits"),
-              draftsPerSecond: input.number("drafts_per_second"),
+              draftsPerSecond: input.numberOrFalse("drafts_per_second"),
               draftBurst: input.int("draft_burst"),
             }),
           );

@@ -127,7 +127,7 @@ export interface SendBudget {
   readonly group: WindowBudget | undefined;
   /** The bot's bucket over all chats. */
   readonly global: BucketBudget;
-  /** Private chats: the bucket of sendMessageDraft. */
+  /** Private chats: the bucket of sendMessageDraft (`undefined` when drafts have no limit). */
   readonly drafts: BucketBudget | undefined;
 }
 
@@ -182,6 +182,7 @@ export class RateLimiter {
     if (limits === false || (kind === "edit" && !limits.countEdits)) return ALLOWED;
     const now = nowMs * this.#timeScale;
     if (kind === "draft") {
+      if (limits.draftsPerSecond === false) return ALLOWED;
       const bucket = this.#bucket(
         this.#draftBuckets,
         chatKey,
@@ -252,9 +253,10 @@ export class RateLimiter {
           })
         : undefined,
       global: bucket(this.#global, limits.globalBurst, limits.globalPerSecond),
-      drafts: isGroup
-        ? undefined
-        : bucket(this.#draftBuckets.get(chatKey), limits.draftBurst, limits.draftsPerSecond),
+      drafts:
+        isGroup || limits.draftsPerSecond === false
+          ? undefined
+          : bucket(this.#draftBuckets.get(chatKey), limits.draftBurst, limits.draftsPerSecond),
     });
   }
 

@@ -1,27 +1,37 @@
-// A stream's own budget for progress edits: at most `burst` of its requests to the chat in any
-// `burst × intervalMs`, so a long stream spreads a group's 20 messages a minute over its length
-// instead of spending them in the first seconds and then showing nothing until the minute ends.
+// A stream's own budget for progress edits: a token bucket of `burst` requests that refills one
+// every `intervalMs`, so a long stream spreads a group's 20 messages a minute evenly over its
+// length instead of spending them in bursts and then showing nothing for seconds.
 
-/** The sliding window a stream's progress edits wait for (sends and finals never do). */
+/** The bucket a stream's progress edits wait for (sends and finals never do, but they count). */
 export class EditBudget {
   readonly #burst: number;
-  readonly #windowMs: number;
-  readonly #starts: number[] = [];
+  readonly #intervalMs: number;
+  #tokens: number;
+  #atMs: number | undefined;
 
   constructor(burst: number, intervalMs: number) {
     this.#burst = burst;
-    this.#windowMs = burst * intervalMs;
+    this.#intervalMs = intervalMs;
+    this.#tokens = burst;
   }
 
-  /** A request of the stream started (a send, an edit, a delete). */
+  #refill(nowMs: number): void {
+    if (this.#atMs !== undefined && this.#intervalMs > 0) {
+      const refilled = this.#tokens + (nowMs - this.#atMs) / this.#intervalMs;
+      this.#tokens = Math.min(this.#burst, refilled);
+    }
+    this.#atMs = nowMs;
+  }
+
+  /** A request of the stream started (a send, an edit, a delete); a send may leave a debt. */
   record(nowMs: number): void {
-    this.#starts.push(nowMs);
-    if (this.#starts.length > this.#burst) this.#starts.shift();
+    this.#refill(nowMs);
+    if (this.#intervalMs > 0) this.#tokens -= 1;
   }
 
-  /** Milliseconds until a progress edit fits the window; 0 when it does now. */
+  /** Milliseconds until a progress edit has a token; 0 when it has one now. */
   waitMs(nowMs: number): number {
-    if (this.#starts.length < this.#burst) return 0;
-    return Math.max(0, (this.#starts[0] as number) + this.#windowMs - nowMs);
+    this.#refill(nowMs);
+    return this.#tokens >= 1 ? 0 : (1 - this.#tokens) * this.#intervalMs;
   }
 }

@@ -39,15 +39,18 @@ export const streamDefaults = Object.freeze({
    */
   draftIntervalMs: 200,
   /**
-   * Progress edits of a stream in a group: at most `editBurst` of its requests in any
-   * `editBurst × editIntervalMs`, about 17 a minute spread over the stream — the 17 of a group's
-   * 20 a minute the outbox lets edits take, so its window never holds the stream back.
+   * Progress edits of a stream in a group: one of its requests per `editIntervalMs`, 17 a minute
+   * spread evenly over the stream — the 17 of a group's 20 a minute the outbox lets edits take, so
+   * its window never holds the stream back.
    */
   groupEditIntervalMs: 3_600,
   /** The same in a private chat that refuses drafts (Telegram's one message a second). */
   privateEditIntervalMs: 1_000,
-  /** Requests a stream may make in a row before its progress edits are spread out. */
-  editBurst: 4,
+  /**
+   * Requests a stream may make in a row before its progress edits are spread out. 1: a burst
+   * early is paid back by a gap of seconds later (4 left the text 11 s stale in a group).
+   */
+  editBurst: 1,
   /** A draft is a 30 s preview: a producer quiet for this long gets the same frame again. */
   draftRefreshMs: 20_000,
   /** Most UTF-16 units per message before the text continues in the next one. */
@@ -89,12 +92,13 @@ export interface StreamMessageOptions {
   /** Shortest ms between two draft frames. Range: >= 0. @defaultValue 200 */
   readonly draftIntervalMs?: number | undefined;
   /**
-   * Long-run ms between a stream's progress edits (edit mode): its requests to the chat are at
-   * most `editBurst` in any `editBurst × editIntervalMs`. Sends and the final never wait for it.
+   * Long-run ms between a stream's progress edits (edit mode): its requests to the chat draw on a
+   * bucket of `editBurst` that refills one per `editIntervalMs`. Sends and the final never wait
+   * for it, but they draw on it too.
    * Range: >= 0. @defaultValue 3600 in groups, 1000 in private chats
    */
   readonly editIntervalMs?: number | undefined;
-  /** Requests in a row before progress edits are spread out. Range: integer >= 1. @defaultValue 4 */
+  /** Requests in a row before progress edits are spread out. Range: integer >= 1. @defaultValue 1 */
   readonly editBurst?: number | undefined;
   /** Ms after which an unchanged draft is sent again. Range: >= 1000. @defaultValue 20000 */
   readonly draftRefreshMs?: number | undefined;
