@@ -45,8 +45,9 @@ function updateIdOf(update: unknown): number {
  * unfinished by a graceful shutdown are gone too. Use a durable journal when an update must
  * outlive the process.
  *
- * Bounds: unfinished updates are bounded by whoever appends (the intake's `maxUnfinished`); the
- * finished ids kept for duplicate detection by `dedupeWindow`; application state by what the
+ * Bounds: unfinished updates are bounded by whoever appends (the intake's `maxJournalUpdates`,
+ * 10,000 by default with this journal: its backlog is in memory, however few of its updates the
+ * intake holds in its own hand-over); the finished ids kept for duplicate detection by `dedupeWindow`; application state by what the
  * application puts. `compact()` has nothing to do: finished updates are dropped at `finish`.
  *
  * Application records are stored as JSON text, so what `state()` returns is a fresh copy with the
@@ -105,8 +106,14 @@ export class MemoryUpdateJournal implements UpdateJournal {
     return Object.freeze({ appended: Object.freeze(appended), duplicates });
   }
 
-  async finish(updateId: number): Promise<void> {
+  /** Marks one update or several finished; unknown and finished ids are a no-op. */
+  async finish(updateIds: number | readonly number[]): Promise<void> {
     this.#checkOpen();
+    if (typeof updateIds === "number") this.#finishOne(updateIds);
+    else for (const id of updateIds) this.#finishOne(id);
+  }
+
+  #finishOne(updateId: number): void {
     if (!this.#unfinished.delete(updateId) || this.#dedupeWindow === 0) return;
     const position = this.#finishes++;
     const slot = position % this.#dedupeWindow;
@@ -123,6 +130,26 @@ export class MemoryUpdateJournal implements UpdateJournal {
   async unfinished(): Promise<readonly Update[]> {
     this.#checkOpen();
     return Object.freeze([...this.#unfinished.values()]);
+  }
+
+  async unfinishedIds(): Promise<readonly number[]> {
+    this.#checkOpen();
+    return Object.freeze([...this.#unfinished.keys()]);
+  }
+
+  /** @returns rejects with a TypeError when `updateIds` is not an array. */
+  async read(updateIds: readonly number[]): Promise<readonly Update[]> {
+    this.#checkOpen();
+    if (!Array.isArray(updateIds)) throw new TypeError("Expected `updateIds` to be an array");
+    const found: Update[] = [];
+    const asked = new Set<number>();
+    for (const id of updateIds) {
+      const update = this.#unfinished.get(id);
+      if (update === undefined || asked.has(id)) continue;
+      asked.add(id);
+      found.push(update);
+    }
+    return Object.freeze(found);
   }
 
   async highestUpdateId(): Promise<number | undefined> {

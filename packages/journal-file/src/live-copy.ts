@@ -1,0 +1,89 @@
+// Writing a journal's live records into a new log (compaction, resuming after a failed write):
+// the base, the unfinished updates — their bytes copied from where they are in the old log, up to
+// 100 to a record — and the state. The updates' new places take over when the new log does.
+
+import { encodeAppendFrame } from "./append-frame.js";
+import type { JournalModel, StoredEntry } from "./journal-model.js";
+import { type LogFile, type LogSink, readLog } from "./log-file.js";
+import { readPlaces, StoredPlace } from "./place-reader.js";
+import { encodeRecord } from "./record-codec.js";
+
+/** At most this many updates, and about this many bytes, go in one append record. */
+const UPDATES_PER_RECORD = 100;
+const BYTES_PER_RECORD = 1024 * 1024;
+
+/** An unfinished update moved to the new log: what the model held, and its new place. */
+interface Move {
+  readonly id: number;
+  readonly from: StoredEntry;
+  readonly to: StoredPlace;
+}
+
+/** The JSON of each entry: new updates are stringified, stored ones read from `file`. */
+async function jsonOf(
+  entries: readonly StoredEntry[],
+  file: LogFile,
+): Promise<(string | Uint8Array)[]> {
+  const places: StoredPlace[] = [];
+  for (const entry of entries) if (entry instanceof StoredPlace) places.push(entry);
+  const bytes =
+    places.length === 0 ? [] : await readLog(file, (handle) => readPlaces(handle, places));
+  let next = 0;
+  return entries.map((entry) =>
+    entry instanceof StoredPlace ? (bytes[next++] as Buffer) : JSON.stringify(entry),
+  );
+}
+
+/**
+ * Adds the live records of `model()` to `sink`, reading stored updates from `file` (the log being
+ * replaced). Resolves with a function to call once the new log has taken the old one's place: it
+ * moves every update still unfinished to its place in the new log. The records describe the model
+ * when this was called; changes after that go to the new log as records of their own.
+ */
+export async function copyLive(
+  model: () => JournalModel,
+  file: LogFile,
+  sink: LogSink,
+): Promise<() => void> {
+  const current = model();
+  const base = encodeRecord(current.baseRecord());
+  const unfinished = [...current.unfinished];
+  const state = [...current.state];
+  await sink.add(base);
+  const moves: Move[] = [];
+  let chunk: [number, StoredEntry][] = [];
+  let chunkBytes = 0;
+  const flush = async (): Promise<void> => {
+    const parts = await jsonOf(
+      chunk.map(([, entry]) => entry),
+      file,
+    );
+    const { frame, starts, lengths } = encodeAppendFrame(parts);
+    const offset = await sink.add(frame);
+    chunk.forEach(([id, from], index) => {
+      const to = new StoredPlace(offset + (starts[index] as number), lengths[index] as number);
+      moves.push({ id, from, to });
+    });
+    chunk = [];
+    chunkBytes = 0;
+  };
+  for (const item of unfinished) {
+    const entry = item[1];
+    // A new update's size is not known before it is stringified; count it as 1 KiB.
+    const bytes = entry instanceof StoredPlace ? entry.length : 1024;
+    if (
+      chunk.length === UPDATES_PER_RECORD ||
+      (chunk.length > 0 && chunkBytes + bytes > BYTES_PER_RECORD)
+    ) {
+      await flush();
+    }
+    chunk.push(item);
+    chunkBytes += bytes;
+  }
+  if (chunk.length > 0) await flush();
+  for (const [key, value] of state) await sink.add(encodeRecord({ type: "put", key, value }));
+  return () => {
+    const { unfinished: now } = model();
+    for (const { id, from, to } of moves) if (now.get(id) === from) now.set(id, to);
+  };
+}
