@@ -17,7 +17,7 @@ import { checkPeerOptions } from "./peer-options.js";
 
 /**
  * Options of {@link webhookCallback}: the intake's (`journal`, `dispatcher`, `maxUnfinished`,
- * `stopTimeoutMs`, `clock`, `logger`) and the webhook handler's (`secretToken`,
+ * `maxJournalUpdates`, `stopTimeoutMs`, `clock`, `logger`) and the webhook handler's (`secretToken`,
  * `maxBodyBytes`, `retryAfterSeconds`, `timeoutMs`), checked whole.
  */
 export interface WebhookCallbackOptions

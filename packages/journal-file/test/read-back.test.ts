@@ -8,58 +8,84 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { Update } from "@grammyjs/types";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { FileUpdateJournal } from "../src/index.js";
 import { idsOf, journalRejection, logPath, temporaryDirectory, updates } from "./helpers.js";
 
 const HEAP_CHILD = fileURLToPath(new URL("./fixtures/open-heap-child.ts", import.meta.url));
 const PACKAGE = fileURLToPath(new URL("..", import.meta.url));
 
-function textUpdate(id: number, text: string): Update {
+function textUpdate(id: number, text: string, userId = 7): Update {
   return {
     update_id: id,
     message: {
       message_id: id,
       date: 1_700_000_000,
-      chat: { id: 7, type: "private", first_name: "read" },
-      from: { id: 7, is_bot: false, first_name: "read" },
+      chat: { id: userId, type: "private", first_name: "read" },
+      from: { id: userId, is_bot: false, first_name: "read" },
       text,
     },
   };
 }
 
 describe("FileUpdateJournal read-back", () => {
-  it("opens a journal of 100,000 unfinished updates without loading them", async () => {
-    const directory = await temporaryDirectory();
-    const journal = await FileUpdateJournal.open(directory, {
-      compactAfterBytes: Number.POSITIVE_INFINITY,
-    });
-    const text = "x".repeat(400);
-    for (let first = 1; first <= 100_000; first += 2_000) {
-      await journal.append(
-        Array.from({ length: 2_000 }, (_, index) =>
-          textUpdate(first + index, `${first + index} ${text}`),
-        ),
+  describe("a journal of 100,000 unfinished updates", () => {
+    let directory = "";
+    const openInChild = async (mode: "journal" | "intake") => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          "--expose-gc",
+          "--conditions=@telepace/source",
+          "--import",
+          "tsx",
+          HEAP_CHILD,
+          directory,
+          mode,
+        ],
+        { cwd: PACKAGE },
       );
-    }
-    await journal.close();
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ["--expose-gc", "--conditions=@telepace/source", "--import", "tsx", HEAP_CHILD, directory],
-      { cwd: PACKAGE },
-    );
-    const report = JSON.parse(stdout) as {
-      heapGrowthBytes: number;
-      unfinished: number;
-      readIds: number[];
-      firstIds: number[];
+      return JSON.parse(stdout) as {
+        heapGrowthBytes: number;
+        unfinished: number;
+        readIds: number[];
+        intake: { accepted: string; inMemory: number; backlog: number } | null;
+      };
     };
-    expect(report.unfinished).toBe(100_000);
-    expect(report.readIds).toEqual(Array.from({ length: 100 }, (_, index) => index + 1));
-    // Their content is about 50 MB of JSON (several times that as objects); the index of ids and
-    // places is a few MB.
-    expect(report.heapGrowthBytes).toBeLessThan(16 * 1024 * 1024);
-  }, 60_000);
+
+    beforeAll(async () => {
+      directory = await temporaryDirectory();
+      const journal = await FileUpdateJournal.open(directory, {
+        compactAfterBytes: Number.POSITIVE_INFINITY,
+      });
+      const text = "x".repeat(400);
+      for (let first = 1; first <= 100_000; first += 2_000) {
+        await journal.append(
+          Array.from({ length: 2_000 }, (_, index) =>
+            textUpdate(first + index, `${first + index} ${text}`, 1 + (index % 50)),
+          ),
+        );
+      }
+      await journal.close();
+    }, 60_000);
+
+    it("opens without loading them", async () => {
+      const report = await openInChild("journal");
+      expect(report.unfinished).toBe(100_000);
+      expect(report.readIds).toEqual(Array.from({ length: 100 }, (_, index) => index + 1));
+      // Their content is 57 MB of JSON, 66 MB of heap when it was loaded; the index of ids and
+      // places is about 8 MB.
+      expect(report.heapGrowthBytes).toBeLessThan(16 * 1024 * 1024);
+    }, 60_000);
+
+    it("is replayed by an intake within maxUnfinished, the rest left in the journal", async () => {
+      const report = await openInChild("intake");
+      expect(report.unfinished).toBe(100_001);
+      expect(report.intake).toEqual({ accepted: "stored", inMemory: 1_000, backlog: 99_001 });
+      // The journal's index, the intake's ids of what waits, and 1,000 updates in memory.
+      expect(report.heapGrowthBytes).toBeLessThan(24 * 1024 * 1024);
+    }, 60_000);
+  });
 
   it("reads back any update text whole, after a compaction and a reopen", async () => {
     await fc.assert(

@@ -1,10 +1,12 @@
-// The dispatcher's internal finished hook, which the intake marks journal entries finished by:
-// once per update whose processing ended for good, with its outcome, and never for one that
-// close() interrupted.
+// The intake's internal access to its dispatcher: the finished hook it marks journal entries
+// finished by (once per update whose processing ended for good, with its outcome and principal,
+// never for one that close() interrupted), and the hand-over without a promise per update.
 
 import { createDeferred, ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
-import { type FinishedOutcome, onFinished } from "../src/dispatcher/update-dispatcher.js";
+import { dispatchKeyOf } from "../src/dispatcher/dispatch-key.js";
+import { dispatcherAccess } from "../src/dispatcher/dispatcher-access.js";
+import type { FinishedOutcome } from "../src/dispatcher/run-outcomes.js";
 import { UpdateDispatcher, type UpdateProcessor } from "../src/index.js";
 import { privateMessage } from "./fixtures.js";
 import { settle } from "./harness.js";
@@ -13,8 +15,12 @@ function hooked(processor: UpdateProcessor, options: { timeoutMs?: number } = {}
   const clock = new ManualClock();
   const dispatcher = new UpdateDispatcher(processor, { clock, ...options });
   const ended: [number, FinishedOutcome][] = [];
-  onFinished(dispatcher, (updateId, outcome) => ended.push([updateId, outcome]));
-  return { dispatcher, ended, clock };
+  const principals: unknown[] = [];
+  dispatcherAccess(dispatcher).onFinished((updateId, outcome, keyId) => {
+    ended.push([updateId, outcome]);
+    principals.push(keyId);
+  });
+  return { dispatcher, ended, principals, clock };
 }
 
 describe("the finished hook", () => {
@@ -82,5 +88,47 @@ describe("the finished hook", () => {
     await settle();
     expect(ended).toEqual([[2, "succeeded"]]);
     await dispatcher.close();
+  });
+
+  it("names the principal the update ran for", async () => {
+    const { dispatcher, principals } = hooked(() => {});
+    await dispatcher.enqueue(privateMessage(1, 77));
+    await settle();
+    expect(principals).toEqual([dispatchKeyOf(privateMessage(1, 77)).id]);
+    await dispatcher.close();
+  });
+});
+
+describe("the hand-over", () => {
+  it("takes an update at once, or says why not, without taking it", async () => {
+    const hang = createDeferred<void>();
+    const dispatcher = new UpdateDispatcher(() => hang.promise, {
+      maxQueuedPerPrincipal: 1,
+      maxActivePrincipals: 1,
+      maxWaitingEnqueues: 1,
+    });
+    const access = dispatcherAccess(dispatcher);
+    const give = (id: number, userId: number) => {
+      const update = privateMessage(id, userId);
+      return access.handOver(update, dispatchKeyOf(update));
+    };
+    expect(access.roomFor(10)).toBe(2); // maxQueuedPerPrincipal + the running one
+    expect(give(1, 10)).toBe("accepted");
+    expect(give(1, 10)).toBe("duplicate");
+    expect(give(2, 10)).toBe("accepted");
+    await settle();
+    expect(access.roomFor(10)).toBe(0); // 1 runs, 2 waits
+    expect(give(3, 10)).toBe("full"); // not waiting: the intake keeps it in its journal
+    const waiting = give(4, 20); // user 20 waits to become active
+    expect(waiting).toBeInstanceOf(Promise);
+    expect(access.roomFor(20)).toBe(1);
+    expect(give(5, 30)).toBe("waiting-full");
+    expect(dispatcher.snapshot()).toMatchObject({ accepted: 2, waiting: 1, queued: 1 });
+    expect(Object.values(dispatcher.snapshot().rejected)).toEqual([0, 0, 0, 0]);
+    const closing = dispatcher.close({ timeoutMs: 0 });
+    expect(await waiting).toEqual({ status: "rejected", reason: "closed" });
+    expect(give(6, 10)).toBe("closed");
+    hang.resolve();
+    await closing;
   });
 });
