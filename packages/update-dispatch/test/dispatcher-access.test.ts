@@ -131,4 +131,48 @@ describe("the hand-over", () => {
     hang.resolve();
     await closing;
   });
+
+  it("keeps no record of ids once left to the journal", async () => {
+    const dispatcher = new UpdateDispatcher(() => {});
+    const access = dispatcherAccess(dispatcher);
+    access.leaveIdsToJournal();
+    const update = privateMessage(1, 10);
+    expect(access.handOver(update, dispatchKeyOf(update))).toBe("accepted");
+    await settle();
+    expect(access.handOver(update, dispatchKeyOf(update))).toBe("accepted"); // the journal's job
+    await settle();
+    expect(dispatcher.snapshot()).toMatchObject({ succeeded: 2, duplicates: 0 });
+    expect(dispatcher.watermark).toBeUndefined();
+    await dispatcher.close();
+  });
+});
+
+describe("principal records used again", () => {
+  it("a run abandoned at its timeout that settles later does not touch the record's next principal", async () => {
+    const clock = new ManualClock();
+    const late = createDeferred<void>();
+    const second = createDeferred<void>();
+    const started: number[] = [];
+    const dispatcher = new UpdateDispatcher(
+      (update) => {
+        started.push(update.update_id);
+        return update.update_id === 1 ? late.promise : second.promise;
+      },
+      { clock, timeoutMs: 100, maxConcurrency: 4 },
+    );
+    await dispatcher.enqueue(privateMessage(1, 10));
+    await settle();
+    await clock.advance(100); // 1 times out: user 10 retires, its record is kept for the next
+    await dispatcher.enqueue(privateMessage(2, 20)); // user 20 gets that record
+    await dispatcher.enqueue(privateMessage(3, 20)); // queued behind 2
+    await settle();
+    late.resolve(); // the abandoned run of user 10 settles now
+    await settle();
+    expect(started).toEqual([1, 2]); // 3 still waits for 2: user 20's order holds
+    expect(dispatcher.snapshot()).toMatchObject({ inFlight: 1, queued: 1, abandoned: 0 });
+    second.resolve();
+    await settle();
+    expect(started).toEqual([1, 2, 3]);
+    await dispatcher.close();
+  });
 });

@@ -34,6 +34,13 @@ export interface DispatcherAccess {
    * interrupted, which is not done. `hook` must not throw.
    */
   onFinished(hook: FinishedHook): void;
+  /**
+   * Makes the dispatcher keep no record of update ids (call it before the first update): the
+   * intake's journal stores each id once and the intake hands each stored one over once, so the
+   * dispatcher's duplicate check and watermark would only repeat it. `duplicate` never comes, and
+   * `watermark` stays `undefined`.
+   */
+  leaveIdsToJournal(): void;
   /** Offers an update with its key, computed by the caller; see {@link HandOver}. */
   handOver(update: Update, key: DispatchKey): HandOver;
   /**

@@ -7,7 +7,7 @@ import { channels } from "./diagnostics.js";
 import type { PrincipalId } from "./dispatch-key.js";
 import type { Entry } from "./entry.js";
 import type { ProcessOutcome, RejectReason } from "./results.js";
-import type { UpdateLedger } from "./update-ledger.js";
+import type { IdLedger } from "./update-ledger.js";
 
 /** Fixed log text: the error and the update are never formatted into a log line. */
 export const LOG = Object.freeze({
@@ -43,7 +43,8 @@ export function logUpdate(
 
 /** The outcome counters of a dispatcher and what each ended run records. */
 export class RunOutcomes {
-  readonly #ledger: UpdateLedger;
+  /** Where ids settle or are held (the dispatcher's, swapped for the intake's; see there). */
+  ledger: IdLedger;
   readonly #logger: Logger;
   readonly #clock: Clock;
   /** The intake's hook, when the dispatcher is an intake's (see `dispatcher-access.ts`). */
@@ -53,8 +54,8 @@ export class RunOutcomes {
   timedOut = 0;
   interrupted = 0;
 
-  constructor(ledger: UpdateLedger, logger: Logger, clock: Clock) {
-    this.#ledger = ledger;
+  constructor(ledger: IdLedger, logger: Logger, clock: Clock) {
+    this.ledger = ledger;
     this.#logger = logger;
     this.#clock = clock;
   }
@@ -85,9 +86,9 @@ export class RunOutcomes {
     }
     if (updateId !== undefined) {
       if (outcome === "interrupted") {
-        this.#ledger.hold(updateId);
+        this.ledger.hold(updateId);
       } else {
-        this.#ledger.finish(updateId);
+        this.ledger.finish(updateId);
         this.onFinished?.(updateId, outcome, entry.keyId);
       }
     }

@@ -41,7 +41,7 @@ import {
 import { LOG, logUpdate, RunOutcomes } from "./run-outcomes.js";
 import { SignalPool } from "./signal-pool.js";
 import type { UpdateDispatchSnapshot } from "./snapshot.js";
-import { UpdateLedger } from "./update-ledger.js";
+import { type IdLedger, UNTRACKED_IDS, UpdateLedger } from "./update-ledger.js";
 
 const IDLE: DrainResult = Object.freeze({ status: "idle" });
 const DRAIN_TIMED_OUT: DrainResult = Object.freeze({ status: "timed-out" });
@@ -87,7 +87,7 @@ export class UpdateDispatcher implements AsyncDisposable {
   readonly #processor: UpdateProcessor;
   readonly #options: ResolvedOptions;
   readonly #clock: Clock;
-  readonly #ledger: UpdateLedger;
+  #ledger: IdLedger;
   readonly #principals: PrincipalTable;
   readonly #ready = new ReadyQueue();
   // Abort listeners of callers' signals: one per signal, however many calls wait under it.
@@ -119,6 +119,9 @@ export class UpdateDispatcher implements AsyncDisposable {
   #closing: Promise<CloseResult> | undefined;
   #isPastGrace = false;
   readonly #outcomes: RunOutcomes;
+  // The latest run, kept so one run (and its entry) is always alive: with none alive, a full
+  // collection drops their hidden classes and the code that runs updates is compiled again.
+  #lastRun: ProcessorRun<Principal> | undefined;
 
   static {
     grantAccess((given) => {
@@ -127,6 +130,10 @@ export class UpdateDispatcher implements AsyncDisposable {
       return {
         onFinished: (hook) => {
           dispatcher.#outcomes.onFinished = hook;
+        },
+        leaveIdsToJournal: () => {
+          dispatcher.#ledger = UNTRACKED_IDS;
+          dispatcher.#outcomes.ledger = UNTRACKED_IDS;
         },
         handOver: (update, key) => dispatcher.#handOver(update, key),
         roomFor: (keyId) => dispatcher.#roomFor(keyId),
@@ -475,6 +482,7 @@ export class UpdateDispatcher implements AsyncDisposable {
     }
     const run = new ProcessorRun(entry, principal, startedAt, this.#runHost, this.#signals);
     principal.run = run;
+    this.#lastRun = run;
     run.start(this.#processor, this.#options.timeoutMs, this.#clock);
   }
 

@@ -7,7 +7,7 @@ import type { Update } from "@grammyjs/types";
 import { abortReason, type Clock, type Logger, onAbort, safeLog, type Timer } from "@telepace/core";
 import type { PrincipalId } from "../dispatcher/dispatch-key.js";
 import type { DispatcherAccess } from "../dispatcher/dispatcher-access.js";
-import { validUpdateId } from "../journal/update-id.js";
+import { withValidIds } from "../journal/update-id.js";
 import type { UpdateJournal } from "../journal/update-journal.js";
 import { publishIntakeEvent } from "./diagnostics.js";
 import { DispatchFeed, type FeedJournal } from "./dispatch-feed.js";
@@ -248,7 +248,6 @@ export class IntakeStore implements PollingStore {
    */
   ended(id: number, keyId: PrincipalId): void {
     this.#feed.ended(keyId);
-    if (!this.#unfinished.has(id)) return;
     this.#ending.push(id);
     if (this.#ending.length === 1) queueMicrotask(this.#finishTask);
   }
@@ -376,8 +375,7 @@ export class IntakeStore implements PollingStore {
     const finishing = call
       .then(
         () => {
-          for (const id of ids) this.#unfinished.delete(id);
-          this.#finished += ids.length;
+          for (const id of ids) if (this.#unfinished.delete(id)) this.#finished++;
           this.#journalWorked();
           this.#wake();
         },
@@ -442,11 +440,11 @@ export class IntakeStore implements PollingStore {
     }
   }
 
-  #keepValid(updates: readonly Update[]): Update[] {
-    const valid = updates.filter((update) => validUpdateId(update) !== undefined);
-    if (valid.length < updates.length) {
-      this.#invalid += updates.length - valid.length;
-      safeLog(this.#logger, "warn", { count: updates.length - valid.length }, LOG.invalid);
+  #keepValid(updates: readonly Update[]): readonly Update[] {
+    const { valid, invalid } = withValidIds(updates);
+    if (invalid > 0) {
+      this.#invalid += invalid;
+      safeLog(this.#logger, "warn", { count: invalid }, LOG.invalid);
     }
     return valid;
   }
@@ -466,6 +464,6 @@ export class IntakeStore implements PollingStore {
   }
 
   #wake(): void {
-    for (const wake of [...this.#waiters]) wake();
+    if (this.#waiters.size > 0) for (const wake of [...this.#waiters]) wake();
   }
 }

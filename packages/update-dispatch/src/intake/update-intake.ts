@@ -121,6 +121,7 @@ export class UpdateIntake implements AsyncDisposable {
       logger: this.#logger,
     });
     const access = dispatcherAccess(this.#dispatcher);
+    access.leaveIdsToJournal();
     const maxQueued = given.maxQueuedPerPrincipal ?? updateDispatcherDefaults.maxQueuedPerPrincipal;
     this.#store = new IntakeStore({
       journal,

@@ -16,8 +16,11 @@ import type {
 export interface MemoryUpdateJournalOptions {
   /**
    * How many finished update ids are remembered, so an update Telegram delivers again (a webhook
-   * retry, a batch fetched again before its offset was confirmed) is a duplicate. Unfinished ids
-   * are always remembered. Integer >= 0; 0 remembers no finished id.
+   * retry, a batch fetched again before its offset was confirmed) is a duplicate: a finished id
+   * is kept in the slot `update_id` mod `dedupeWindow` until another id of that slot finishes, so
+   * with Telegram's consecutive ids the last `dedupeWindow` ids are. Unfinished ids are always
+   * remembered. Integer >= 0 and <= 1048576 (8 bytes a slot, allocated up front); 0 remembers no
+   * finished id.
    * @defaultValue 10000
    */
   readonly dedupeWindow?: number | undefined;
@@ -28,11 +31,13 @@ export const memoryUpdateJournalDefaults = Object.freeze({ dedupeWindow: 10_000 
 
 const OPTION_NAMES = Object.freeze(Object.keys(memoryUpdateJournalDefaults));
 
-function updateIdOf(update: unknown): number {
-  const id = validUpdateId(update);
-  if (id === undefined)
+/** The largest `dedupeWindow`: its slots are allocated up front. */
+const MAX_DEDUPE_WINDOW = 1_048_576;
+
+function checkUpdateId(update: unknown): void {
+  if (validUpdateId(update) === undefined) {
     throw new TypeError("Expected an update with an `update_id` that is an integer >= 0");
-  return id;
+  }
 }
 
 /**
@@ -61,11 +66,9 @@ export class MemoryUpdateJournal implements UpdateJournal {
   readonly #dedupeWindow: number;
   // Insertion order is arrival order, which is what unfinished() must return.
   readonly #unfinished = new Map<number, Update>();
-  // Finished ids: a ring of the last `dedupeWindow` finishes, and each remembered id's latest
-  // position in it (an id is forgotten only when its latest finish leaves the ring).
-  readonly #finished = new Map<number, number>();
-  readonly #ring: number[] = [];
-  #finishes = 0;
+  // Finished ids by slot (`update_id` mod the window): an array write per finish and a read per
+  // check; NaN marks a slot never written.
+  readonly #finished: Float64Array;
   #highest: number | undefined;
   readonly #state = new Map<string, string>();
   #isClosed = false;
@@ -80,8 +83,9 @@ export class MemoryUpdateJournal implements UpdateJournal {
       "dedupeWindow",
       given.dedupeWindow,
       memoryUpdateJournalDefaults.dedupeWindow,
-      { integer: true, min: 0 },
+      { integer: true, min: 0, max: MAX_DEDUPE_WINDOW },
     );
+    this.#finished = new Float64Array(this.#dedupeWindow).fill(Number.NaN);
   }
 
   /**
@@ -90,19 +94,19 @@ export class MemoryUpdateJournal implements UpdateJournal {
    */
   async append(updates: readonly Update[]): Promise<AppendResult> {
     this.#checkOpen();
-    const ids = updates.map(updateIdOf);
+    for (const update of updates) checkUpdateId(update); // a bad batch stores nothing
     const appended: Update[] = [];
     let duplicates = 0;
-    ids.forEach((id, index) => {
-      if (this.#unfinished.has(id) || this.#finished.has(id)) {
+    for (const update of updates) {
+      const id = update.update_id;
+      if (this.#unfinished.has(id) || this.#isFinished(id)) {
         duplicates++;
-        return;
+        continue;
       }
-      const update = updates[index] as Update;
       this.#unfinished.set(id, update);
       appended.push(update);
       if (this.#highest === undefined || id > this.#highest) this.#highest = id;
-    });
+    }
     return Object.freeze({ appended: Object.freeze(appended), duplicates });
   }
 
@@ -114,17 +118,13 @@ export class MemoryUpdateJournal implements UpdateJournal {
   }
 
   #finishOne(updateId: number): void {
-    if (!this.#unfinished.delete(updateId) || this.#dedupeWindow === 0) return;
-    const position = this.#finishes++;
-    const slot = position % this.#dedupeWindow;
-    if (position >= this.#dedupeWindow) {
-      const evicted = this.#ring[slot] as number;
-      if (this.#finished.get(evicted) === position - this.#dedupeWindow) {
-        this.#finished.delete(evicted);
-      }
+    if (this.#unfinished.delete(updateId) && this.#dedupeWindow > 0) {
+      this.#finished[updateId % this.#dedupeWindow] = updateId;
     }
-    this.#ring[slot] = updateId;
-    this.#finished.set(updateId, position);
+  }
+
+  #isFinished(id: number): boolean {
+    return this.#dedupeWindow > 0 && this.#finished[id % this.#dedupeWindow] === id;
   }
 
   async unfinished(): Promise<readonly Update[]> {
@@ -169,9 +169,7 @@ export class MemoryUpdateJournal implements UpdateJournal {
         `Cannot restart update ids while ${this.#unfinished.size} stored updates are unfinished`,
       );
     }
-    this.#finished.clear();
-    this.#ring.length = 0;
-    this.#finishes = 0;
+    this.#finished.fill(Number.NaN);
     this.#highest = undefined;
   }
 
