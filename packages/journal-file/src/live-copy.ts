@@ -47,40 +47,37 @@ export async function copyLive(
 ): Promise<() => void> {
   const current = model();
   const base = encodeRecord(current.baseRecord());
-  const unfinished = [...current.unfinished];
+  const ids = [...current.unfinished.keys()];
+  const entries = [...current.unfinished.values()];
   const state = [...current.state];
   await sink.add(base);
   const moves: Move[] = [];
-  let chunk: [number, StoredEntry][] = [];
-  let chunkBytes = 0;
-  const flush = async (): Promise<void> => {
-    const parts = await jsonOf(
-      chunk.map(([, entry]) => entry),
-      file,
-    );
-    const { frame, starts, lengths } = encodeAppendFrame(parts);
+  const chunks: [number, number][] = [];
+  // The unfinished updates from `first` (inclusive) to `end`, as one append record.
+  const flush = async (first: number, end: number): Promise<void> => {
+    const chunk = entries.slice(first, end);
+    const { frame, starts, lengths } = encodeAppendFrame(await jsonOf(chunk, file));
     const offset = await sink.add(frame);
-    chunk.forEach(([id, from], index) => {
+    chunk.forEach((from, index) => {
       const to = new StoredPlace(offset + (starts[index] as number), lengths[index] as number);
-      moves.push({ id, from, to });
+      moves.push({ id: ids[first + index] as number, from, to });
     });
-    chunk = [];
-    chunkBytes = 0;
   };
-  for (const item of unfinished) {
-    const entry = item[1];
+  let first = 0;
+  let chunkBytes = 0;
+  entries.forEach((entry, index) => {
     // A new update's size is not known before it is stringified; count it as 1 KiB.
     const bytes = entry instanceof StoredPlace ? entry.length : 1024;
-    if (
-      chunk.length === UPDATES_PER_RECORD ||
-      (chunk.length > 0 && chunkBytes + bytes > BYTES_PER_RECORD)
-    ) {
-      await flush();
+    const count = index - first;
+    if (count === UPDATES_PER_RECORD || (count > 0 && chunkBytes + bytes > BYTES_PER_RECORD)) {
+      chunks.push([first, index]);
+      first = index;
+      chunkBytes = 0;
     }
-    chunk.push(item);
     chunkBytes += bytes;
-  }
-  if (chunk.length > 0) await flush();
+  });
+  if (first < entries.length) chunks.push([first, entries.length]);
+  for (const [from, to] of chunks) await flush(from, to);
   for (const [key, value] of state) await sink.add(encodeRecord({ type: "put", key, value }));
   return () => {
     const { unfinished: now } = model();

@@ -81,6 +81,10 @@ export interface EndToEndResult {
   readonly orderViolations: number;
   /** Updates the intake lost over the crash. */
   readonly lostAfterCrash: number;
+  /** The intake's flood drain rate (memory journal, largest flood) ÷ the runner's at equal concurrency. */
+  readonly floodVsRunner: number;
+  /** The same with the intake over a FileUpdateJournal. */
+  readonly floodFileVsRunner: number;
 }
 
 function pollers(concurrency: number): PollerContender[] {
@@ -226,7 +230,7 @@ function floodTable(config: EndToEndConfig, runs: readonly FloodRun[][]): Table 
     notes: [
       "live heap = the highest heap in use right after a full collection (every 100 ms), above the baseline; sampled peak = every 5 ms without collecting (includes garbage)",
       `live growth = live heap at ${formatCount(largest)} ÷ at ${formatCount(smallest)}: about 1× is flat; updates/s is each row ÷ the telepace row`,
-      "the intake stores every update in its (memory) journal and stops fetching at maxUnfinished (1000); the runner holds at most its concurrency",
+      "the intake stores every update in its journal (memory, or a file synced before each poll confirms the batch) and holds at most maxUnfinished (1000) in memory; the runner holds at most its concurrency",
     ],
   };
 }
@@ -278,12 +282,18 @@ export async function runEndToEnd(
     );
   }
 
-  const flood: FloodRun[][] = [[], [], []];
+  const flood: FloodRun[][] = [[], [], [], []];
   for (const size of config.floodSizes) {
     flood[0]?.push(await floodIntake(size, concurrency));
     flood[1]?.push(await floodRunner(size, concurrency));
     flood[2]?.push(await floodRunner(size, 500, ", its default"));
+    flood[3]?.push(await floodIntake(size, concurrency, "file"));
   }
+  const floodRate = (row: number): number => {
+    const runs = flood[row] as FloodRun[];
+    const run = runs[runs.length - 1] as FloodRun;
+    return (run.finished * 1000) / run.durationMs;
+  };
 
   const intakePolling = polling[0] as PollingRun;
   const runnerPolling = polling[1] as PollingRun;
@@ -306,5 +316,7 @@ export async function runEndToEnd(
     hotPrincipalOthersP99Ms: intakeHot.othersQueueingMs.p99,
     orderViolations: violations(intakePolling) + violations(intakeHot),
     lostAfterCrash: (crash[0] as CrashRun).lost,
+    floodVsRunner: ratio(floodRate(0), floodRate(1)),
+    floodFileVsRunner: ratio(floodRate(3), floodRate(1)),
   };
 }
