@@ -60,7 +60,9 @@ function noop(): void {}
  * stored in an {@link UpdateJournal} first, the next `getUpdates` confirms it (offset = highest
  * stored `update_id` + 1), and each update is marked finished in the journal when its processing
  * ends (succeeded, failed or timed out). At start the journal's unfinished updates are dispatched
- * first, in arrival order. A bound on stored-but-unfinished updates (`maxUnfinished`) stops
+ * first, in arrival order. At most `maxUnfinished` updates are held in memory, and of one
+ * principal at most its dispatcher queue's worth: the rest wait in the journal and are read back
+ * in order. A bound on stored-but-unfinished updates (`maxJournalUpdates`) stops
  * fetching instead of dropping. Polling runs on a {@link PollingLoop}.
  *
  * @example
@@ -217,7 +219,7 @@ export class UpdateIntake implements AsyncDisposable {
   /**
    * The webhook entry point: stores one update and resolves once the journal holds it, so the
    * handler answers Telegram 200 only then. Updates are dispatched in the order they were
-   * stored; a repeated `update_id` is `duplicate`; at `maxUnfinished` it is `busy` and nothing is
+   * stored; a repeated `update_id` is `duplicate`; at `maxJournalUpdates` it is `busy` and nothing is
    * stored (answer 503 so Telegram retries). The journal's unfinished updates are dispatched
    * before the first accepted one. An update that starts a new numbering of update ids (see the
    * README) is `busy` until the old numbering's unfinished updates have finished.
