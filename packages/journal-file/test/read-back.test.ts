@@ -7,6 +7,7 @@ import { open } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { Update } from "@grammyjs/types";
+import { contractUpdate } from "@telepace/testing";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FileUpdateJournal } from "../src/index.js";
@@ -15,18 +16,8 @@ import { idsOf, journalRejection, logPath, temporaryDirectory, updates } from ".
 const HEAP_CHILD = fileURLToPath(new URL("./fixtures/open-heap-child.ts", import.meta.url));
 const PACKAGE = fileURLToPath(new URL("..", import.meta.url));
 
-function textUpdate(id: number, text: string, userId = 7): Update {
-  return {
-    update_id: id,
-    message: {
-      message_id: id,
-      date: 1_700_000_000,
-      chat: { id: userId, type: "private", first_name: "read" },
-      from: { id: userId, is_bot: false, first_name: "read" },
-      text,
-    },
-  };
-}
+const textUpdate = (id: number, text: string, userId?: number): Update =>
+  contractUpdate(id, userId === undefined ? { text } : { text, userId });
 
 describe("FileUpdateJournal read-back", () => {
   describe("a journal of 100,000 unfinished updates", () => {

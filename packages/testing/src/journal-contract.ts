@@ -55,21 +55,28 @@ export interface JournalContractTarget<Journal extends ContractJournal = Contrac
   readonly propertyRuns?: number;
 }
 
-/** A private-chat text update whose text names its id, so a mixed-up payload shows. */
-export function contractUpdate(updateId: number): Update {
+/**
+ * A private-chat text update whose text names its id, so a mixed-up payload shows; `text` and
+ * `userId` (7) change its text and its user.
+ */
+export function contractUpdate(
+  updateId: number,
+  options: { readonly text?: string; readonly userId?: number } = {},
+): Update {
+  const userId = options.userId ?? 7;
   return {
     update_id: updateId,
     message: {
       message_id: updateId,
       date: 1_700_000_000,
-      chat: { id: 7, type: "private", first_name: "contract" },
-      from: { id: 7, is_bot: false, first_name: "contract" },
-      text: `update ${updateId}`,
+      chat: { id: userId, type: "private", first_name: "contract" },
+      from: { id: userId, is_bot: false, first_name: "contract" },
+      text: options.text ?? `update ${updateId}`,
     },
   };
 }
 
-const updates = (...ids: number[]): Update[] => ids.map(contractUpdate);
+const updates = (...ids: number[]): Update[] => ids.map((id) => contractUpdate(id));
 /** The code every implementation's `restartIds()` rejects with while an update is unfinished. */
 const isUnfinishedCode = "ERR_JOURNAL_UNFINISHED";
 const idsOf = (list: readonly Update[]): number[] => list.map((update) => update.update_id);

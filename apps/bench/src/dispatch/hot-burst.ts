@@ -4,8 +4,9 @@
 // whether the hot principal's whole backlog is processed, in order, once the burst is over.
 
 import { collectGarbage } from "../heap.js";
-import { formatCount, formatFixed, formatRatio, ratio, type Summary, summarize } from "../stats.js";
+import { formatCount, formatFixed, type Summary, summarize } from "../stats.js";
 import type { Table } from "../table.js";
+import { QUEUEING_COLUMNS, queueingCells } from "./end-to-end.js";
 import { intakePoller, type PollerContender, runnerPoller } from "./pollers.js";
 import { ReplayRecorder } from "./replay.js";
 import { openSimLink, sendArrivals, simIndexOf } from "./sim-link.js";
@@ -199,11 +200,7 @@ function hotBurstTable(config: HotBurstConfig, stream: UpdateStream, runs: HotBu
     title: `Dispatch, a long hot burst: ${formatCount(stream.updates.length)} updates over ${config.burstSeconds} s, one private chat sending ${formatCount(hotRate)}/s (${config.hotFactor}× the ${formatCount(2000 / (config.ioMs[0] + config.ioMs[1]))}/s it is served at, I/O ${config.ioMs[0]}–${config.ioMs[1]} ms) while ${formatCount(config.others)} others send ${config.otherPerSecond}/s each, +${config.latencyMs} ms per call`,
     columns: [
       { header: "contender", align: "left" },
-      { header: "others p50" },
-      { header: "others p99" },
-      { header: "others p99 vs telepace" },
-      { header: "hot p99" },
-      { header: "rejected" },
+      ...QUEUEING_COLUMNS,
       { header: "peak held" },
       { header: "heap growth" },
       { header: "hot lost" },
@@ -213,11 +210,7 @@ function hotBurstTable(config: HotBurstConfig, stream: UpdateStream, runs: HotBu
     ],
     rows: runs.map((run) => [
       run.contender,
-      ms(run.othersQueueingMs.p50),
-      ms(run.othersQueueingMs.p99),
-      formatRatio(ratio(run.othersQueueingMs.p99, base.othersQueueingMs.p99)),
-      ms(run.hotQueueingMs.p99),
-      formatCount(run.rejected),
+      ...queueingCells(run, base, ms),
       formatCount(run.peakHeld),
       mb(run.heapGrowthBytes),
       formatCount(run.hotLost),
