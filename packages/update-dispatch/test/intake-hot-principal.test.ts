@@ -52,6 +52,48 @@ describe("UpdateIntake with a hot principal", () => {
     await intake.close();
   });
 
+  it.each([
+    ["the memory journal", false, 10_000],
+    ["a durable journal", true, 10_100],
+  ])("bounds the backlog with %s by maxJournalUpdates' default", async (_, isDurable, stored) => {
+    const clock = new ManualClock();
+    const telegram = new FakeTelegram(clock);
+    const rec = recorder();
+    const held = rec.gate(1);
+    const journal = new MemoryUpdateJournal();
+    const snapshot = journal.snapshot.bind(journal);
+    journal.snapshot = () => ({ ...snapshot(), isDurable });
+    telegram.push(...Array.from({ length: 10_100 }, (_, index) => privateMessage(index + 1, HOT)));
+    const intake = new UpdateIntake(rec.processor, {
+      getUpdates: telegram.getUpdates,
+      clock,
+      journal,
+    });
+    const stop = new AbortController();
+    const running = intake.run({ signal: stop.signal });
+    await until(() => intake.snapshot().fetched === stored, 20_000);
+    // Paused at the bound, or polling on (the next call confirms the last batch and waits).
+    await until(
+      () => (isDurable ? telegram.calls.length > 101 : intake.snapshot().state === "paused"),
+      20_000,
+    );
+    // The backlog is one principal's: 33 in memory, the rest in the journal only.
+    expect(intake.snapshot()).toMatchObject({
+      unfinished: stored,
+      inMemory: 33,
+      backlog: stored - 33,
+      pauses: isDurable ? 0 : 1,
+    });
+    // Paused: the last batch is stored and confirmed by the next poll, 100 were never fetched.
+    expect(telegram.pending).toBe(isDurable ? 0 : 200);
+    held.resolve();
+    await until(() => rec.finished.length === 10_100, 20_000);
+    expect(rec.started).toEqual(Array.from({ length: 10_100 }, (_, index) => index + 1));
+    stop.abort();
+    await running;
+    await intake.close();
+  });
+
   it("replays a large journal a page at a time, in order, within maxUnfinished", async () => {
     const journal = new MemoryUpdateJournal();
     const updates = burst(1, 3_000);

@@ -52,8 +52,9 @@ function checkUpdateId(update: unknown): void {
  *
  * Bounds: unfinished updates are bounded by whoever appends (the intake's `maxJournalUpdates`,
  * 10,000 by default with this journal: its backlog is in memory, however few of its updates the
- * intake holds in its own hand-over); the finished ids kept for duplicate detection by `dedupeWindow`; application state by what the
- * application puts. `compact()` has nothing to do: finished updates are dropped at `finish`.
+ * intake holds in its own hand-over); the finished ids kept for duplicate detection by
+ * `dedupeWindow`; application state by what the application puts. `compact()` has nothing to
+ * do: finished updates are dropped at `finish`.
  *
  * Application records are stored as JSON text, so what `state()` returns is a fresh copy with the
  * same JSON semantics a file journal has (`undefined` members dropped, `NaN` becomes `null`).
