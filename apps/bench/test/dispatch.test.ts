@@ -94,6 +94,16 @@ describe("runDispatch (tiny)", () => {
         floodSizes: [2_000, 5_000],
         deadlineMs: 10_000,
       },
+      hotBurst: {
+        burstSeconds: 1.5,
+        others: 20,
+        otherPerSecond: 2,
+        hotFactor: 10,
+        ioMs: [8, 12],
+        latencyMs: 2,
+        drainMs: 10_000,
+        seed: 14,
+      },
     };
     const result = await runDispatch(config);
     const figures = result.figures as {
@@ -116,13 +126,14 @@ describe("runDispatch (tiny)", () => {
       expect(run.lost).toBe(0);
       expect(run.updatesPerSecond).toBeGreaterThan(0);
     }
-    expect(result.tables.map((table) => table.rows.length)).toEqual([3, 3, 4, 4, 3, 3, 3, 3]);
+    expect(result.tables.map((table) => table.rows.length)).toEqual([3, 3, 4, 4, 3, 3, 3, 4, 4]);
     const area = result.figures as {
       summary: Record<string, number>;
       polling: { finished: number; updates: number; late: number }[];
       hotPrincipal: { late: number; rejected: number }[];
       crash: { kind: string; lost: number; finishedBeforeKill: number }[];
       flood: { finished: number; updates: number }[][];
+      hotBurst: { othersLost: number }[];
     };
     expect(Object.keys(area.summary).sort()).toEqual(
       [
@@ -136,6 +147,13 @@ describe("runDispatch (tiny)", () => {
         "hotPrincipalOthersP99Ms",
         "orderViolations",
         "lostAfterCrash",
+        "floodVsRunner",
+        "floodFileVsRunner",
+        "hotBurstSeconds",
+        "hotBurstOthersP99Ms",
+        "hotBurstRejected",
+        "hotBurstHotLost",
+        "hotBurstHeapGrowthMB",
       ].sort(),
     );
     for (const run of area.polling) {
@@ -157,5 +175,12 @@ describe("runDispatch (tiny)", () => {
     expect(area.crash[0]?.finishedBeforeKill).toBeGreaterThanOrEqual(50);
     expect(area.summary.lostAfterCrash).toBe(0);
     for (const run of area.flood.flat()) expect(run.finished).toBe(run.updates);
-  }, 60_000);
+    expect(area.summary.floodVsRunner).toBeGreaterThan(0);
+    expect(area.summary.floodFileVsRunner).toBeGreaterThan(0);
+    // The hot burst: nothing refused or lost, everything in order, over the whole burst.
+    expect(area.summary.hotBurstSeconds).toBeGreaterThanOrEqual(1.4);
+    expect(area.summary.hotBurstRejected).toBe(0);
+    expect(area.summary.hotBurstHotLost).toBe(0);
+    expect(area.hotBurst[0]?.othersLost).toBe(0);
+  }, 120_000);
 });

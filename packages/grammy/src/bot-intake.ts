@@ -27,11 +27,17 @@ export interface BotIntakeOptions {
    */
   readonly dispatcher?: IntakeDispatcherOptions | undefined;
   /**
-   * Stored updates not finished yet; at the bound polling pauses (a webhook answers 503).
+   * Unfinished updates held in memory; the rest wait in the journal and are read back in order.
    * Integer >= 1.
    * @defaultValue 1000
    */
   readonly maxUnfinished?: number | undefined;
+  /**
+   * Stored updates not finished yet, in memory or in the journal; at the bound polling pauses (a
+   * webhook answers 503). Integer >= 1.
+   * @defaultValue 100000, or 10000 with a journal that is not durable (the default)
+   */
+  readonly maxJournalUpdates?: number | undefined;
   /**
    * How long `stop()` lets running updates finish (ms) before it aborts them and leaves the rest
    * in the journal. Integer 0–2147483647. @defaultValue 10000
@@ -48,6 +54,7 @@ export const BOT_INTAKE_OPTION_NAMES = [
   "journal",
   "dispatcher",
   "maxUnfinished",
+  "maxJournalUpdates",
   "stopTimeoutMs",
   "clock",
   "logger",
@@ -101,6 +108,7 @@ export function botIntake<C extends Context>(
     journal: given.journal,
     dispatcher: dispatcherOptions(given.dispatcher) as IntakeDispatcherOptions | undefined,
     maxUnfinished: given.maxUnfinished,
+    maxJournalUpdates: given.maxJournalUpdates,
     closeTimeoutMs: given.stopTimeoutMs,
     clock: given.clock,
     logger: given.logger,

@@ -60,7 +60,7 @@ const PEER_OPTIONS: Readonly<Record<string, string>> = Object.freeze({
   drop_pending_updates:
     "`await bot.api.deleteWebhook({ drop_pending_updates: true })` before `run()`",
   onStart: "`await bot.init()` before `run()`, then `bot.botInfo`",
-  source: "`pollLimit`, `pollTimeoutSeconds` and `maxUnfinished`",
+  source: "`pollLimit`, `pollTimeoutSeconds` and `maxJournalUpdates`",
   runner: "`pollTimeoutSeconds` and `allowedUpdates`",
   sink: "`dispatcher` (`maxConcurrency`, `timeoutMs`, per-principal bounds)",
 });

@@ -18,7 +18,7 @@ import { stopRouterOf } from "./telepace-marker.js";
 
 /**
  * Options of {@link webhookCallback}: the intake's (`journal`, `dispatcher`, `maxUnfinished`,
- * `stopTimeoutMs`, `clock`, `logger`) and the webhook handler's (`secretToken`,
+ * `maxJournalUpdates`, `stopTimeoutMs`, `clock`, `logger`) and the webhook handler's (`secretToken`,
  * `maxBodyBytes`, `retryAfterSeconds`, `timeoutMs`), checked whole.
  */
 export interface WebhookCallbackOptions

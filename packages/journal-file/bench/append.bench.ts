@@ -1,5 +1,6 @@
 // Throughput of FileUpdateJournal on this machine's disk: appends with one fdatasync each, group
-// commit under concurrent appends, finishes, and reopening (replaying) a full-size log.
+// commit under concurrent appends, finishes, reads of stored updates by id, and reopening
+// (replaying) a full-size log.
 // Run: pnpm --filter @telepace/journal-file bench
 
 import { mkdtemp, rm } from "node:fs/promises";
@@ -91,6 +92,58 @@ async function finishes(): Promise<Row> {
   });
 }
 
+/** Finishes 100 updates per call, as the intake does with what ended in one turn. */
+async function batchedFinishes(): Promise<Row> {
+  return withJournal(async (journal) => {
+    const total = 50_000;
+    for (let id = 1; id <= total; id += 100) {
+      await journal.append(Array.from({ length: 100 }, (_, index) => textUpdate(id + index)));
+    }
+    const start = performance.now();
+    for (let id = 1; id <= total; id += 100) {
+      await journal.finish(Array.from({ length: 100 }, (_, index) => id + index));
+    }
+    const seconds = (performance.now() - start) / 1000;
+    return {
+      scenario: "finish 100 in one call",
+      "updates/s": Math.round(total / seconds),
+      "syncs/s": 0,
+      "updates per sync": Number.NaN,
+      "µs per update": Math.round((seconds * 1e6) / total),
+    };
+  });
+}
+
+/**
+ * Reads stored updates back by id for DURATION_MS, `count` per call, every `stride`-th id of
+ * 20,000 unfinished ones: 1 is a replay page, 6 one principal's updates among others'.
+ */
+async function reads(scenario: string, count: number, stride: number): Promise<Row> {
+  return withJournal(async (journal) => {
+    const stored = 20_000;
+    for (let id = 1; id <= stored; id += 1_000) {
+      await journal.append(Array.from({ length: 1_000 }, (_, index) => textUpdate(id + index)));
+    }
+    let read = 0;
+    let first = 1;
+    const start = performance.now();
+    while (performance.now() - start < DURATION_MS) {
+      if (first + count * stride > stored) first = 1;
+      const ids = Array.from({ length: count }, (_, index) => first + index * stride);
+      read += (await journal.read(ids)).length;
+      first += count * stride;
+    }
+    const seconds = (performance.now() - start) / 1000;
+    return {
+      scenario,
+      "updates/s": Math.round(read / seconds),
+      "syncs/s": 0,
+      "updates per sync": Number.NaN,
+      "µs per update": Math.round(((seconds * 1e6) / read) * 10) / 10,
+    };
+  });
+}
+
 /** Opens a 16 MiB log (the default compaction size): replay time. */
 async function reopen(): Promise<{ bytes: number; records: number; ms: number }> {
   const directory = await mkdtemp(join(tmpdir(), "journal-bench-"));
@@ -123,6 +176,9 @@ rows.push(await appends("append 1 update, sequential", 1, 1));
 rows.push(await appends("append 100 updates, sequential", 100, 1));
 rows.push(await appends("append 1 update, 16 concurrent", 1, 16));
 rows.push(await finishes());
+rows.push(await batchedFinishes());
+rows.push(await reads("read 256 consecutive ids", 256, 1));
+rows.push(await reads("read 17 ids, every 6th", 17, 6));
 console.log(`Node ${process.version}, ${process.platform} ${process.arch}, ${tmpdir()}`);
 console.table(rows);
 console.log("reopen of a full log:", await reopen());

@@ -10,6 +10,17 @@ export function checkUpdateId(name: string, value: unknown): number {
   return checkNumber(name, value, { integer: true, min: 0 });
 }
 
+/** A list of update ids. */
+export function checkUpdateIds(value: unknown): readonly number[] {
+  if (!Array.isArray(value)) {
+    throw new TypeError(`Expected \`updateIds\` to be an array, got ${describeValue(value)}`);
+  }
+  value.forEach((id: unknown, index) => {
+    checkUpdateId(`updateIds[${index}]`, id);
+  });
+  return value as readonly number[];
+}
+
 /** A batch: an array of objects with a valid `update_id`. */
 export function checkUpdates(value: unknown): readonly Update[] {
   if (!Array.isArray(value)) {

@@ -10,16 +10,25 @@ import type {
   JournalStateValue,
   UpdateJournal,
 } from "@telepace/update-dispatch";
-import { checkStateKey, checkStateValue, checkUpdateId, checkUpdates } from "./arguments.js";
+import { encodeAppendFrame } from "./append-frame.js";
+import {
+  checkStateKey,
+  checkStateValue,
+  checkUpdateId,
+  checkUpdateIds,
+  checkUpdates,
+} from "./arguments.js";
 import { publish } from "./diagnostics.js";
 import { acquireLock, type DirectoryLock } from "./directory-lock.js";
 import { ioError, JournalError } from "./errors.js";
 import { JournalModel } from "./journal-model.js";
-import { type JournalPaths, journalPaths } from "./log-file.js";
+import { copyLive } from "./live-copy.js";
+import { type JournalPaths, journalPaths, readLog } from "./log-file.js";
 import { LogOutage } from "./log-outage.js";
 import { type Recovery, recoverLog } from "./log-recovery.js";
 import { LogWriter } from "./log-writer.js";
 import { type FileUpdateJournalOptions, type ResolvedOptions, resolveOptions } from "./options.js";
+import { readPlaces, StoredPlace } from "./place-reader.js";
 import { encodeRecord, type JournalRecord } from "./record-codec.js";
 import { UpdateIdSet } from "./update-id-set.js";
 
@@ -96,6 +105,8 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
   readonly #logger: Logger;
   readonly #recoveredTailBytes: number;
   readonly #counters: Counters = { appended: 0, duplicates: 0, finished: 0 };
+  // Reads of stored updates under way: close() lets them finish first.
+  readonly #reads = new Set<Promise<unknown>>();
   #closing: Promise<void> | undefined;
 
   /**
@@ -192,7 +203,7 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
       isCoveredToEnd: recovery.endsCovered,
       compactAfterBytes: options.compactAfterBytes,
       hooks: {
-        liveFrames: () => this.#model.liveRecords().map(encodeRecord),
+        writeLive: (sink, from) => copyLive(() => this.#model, from, sink),
         onFailure: (error) => {
           const cause = (error.cause as { code?: unknown } | undefined)?.code;
           const systemCode = typeof cause === "string" ? cause : null;
@@ -291,32 +302,108 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
     }
     const duplicates = updates.length - fresh.length;
     if (fresh.length === 0) await this.#writer.settled();
-    else await this.#change({ type: "append", updates: fresh }, true);
+    else await this.#appendFresh(fresh);
     this.#counters.duplicates += duplicates;
     this.#counters.appended += fresh.length;
     return Object.freeze({ appended: Object.freeze(fresh), duplicates });
   }
 
-  /** Marks a stored update finished; unknown and finished ids are a no-op. */
-  async finish(updateId: number): Promise<void> {
+  /**
+   * Stores a batch as one append record and applies it; once the record is written, the journal
+   * keeps where each update is in the log instead of the update.
+   */
+  #appendFresh(fresh: readonly Update[]): Promise<void> {
+    const { frame, starts, lengths } = encodeAppendFrame(
+      fresh.map((update) => JSON.stringify(update)),
+    );
+    this.#model.apply({ type: "append", updates: fresh });
+    return this.#writer.write(frame, true, (offset) => {
+      const model = this.#model;
+      fresh.forEach((update, index) => {
+        const place = new StoredPlace(offset + (starts[index] as number), lengths[index] as number);
+        model.place(update, place);
+      });
+    });
+  }
+
+  /** Marks one stored update or several finished; unknown and finished ids are a no-op. */
+  async finish(updateIds: number | readonly number[]): Promise<void> {
     this.#assertOpen();
-    checkUpdateId("updateId", updateId);
+    const ids = Array.isArray(updateIds)
+      ? checkUpdateIds(updateIds)
+      : [checkUpdateId("updateId", updateIds)];
     const writable = this.#writable();
     if (writable !== undefined) {
       // Kept in memory even when resuming fails: the log the journal resumes with says it.
-      if (this.#model.unfinished.delete(updateId)) this.#counters.finished += 1;
+      for (const id of ids) if (this.#model.unfinished.delete(id)) this.#counters.finished += 1;
       return writable;
     }
-    if (!this.#model.unfinished.delete(updateId)) return;
-    this.#counters.finished += 1;
-    await this.#writer.finish(updateId);
+    let written: Promise<void> | undefined;
+    for (const id of ids) {
+      if (!this.#model.unfinished.delete(id)) continue;
+      this.#counters.finished += 1;
+      written = this.#writer.finish(id); // one write for all of them
+    }
+    await written;
   }
 
-  /** Stored, unfinished updates in arrival order. */
+  /** Stored, unfinished updates in arrival order, read from the log (all of them). */
   async unfinished(): Promise<readonly Update[]> {
     this.#assertOpen();
     await this.#outage.settled();
-    return Object.freeze([...this.#model.unfinished.values()]);
+    return this.read([...this.#model.unfinished.keys()]);
+  }
+
+  /** The ids of the stored, unfinished updates, in arrival order. */
+  async unfinishedIds(): Promise<readonly number[]> {
+    this.#assertOpen();
+    await this.#outage.settled();
+    return Object.freeze([...this.#model.unfinished.keys()]);
+  }
+
+  /**
+   * The stored, unfinished updates with these ids, in the order asked (each once), read from
+   * where they are in the log: positional reads, beside the appends and finishes that go on.
+   *
+   * @returns rejects with `ERR_JOURNAL_CORRUPT` when the log does not hold the update its index
+   *   says it does, `ERR_JOURNAL_IO` when reading fails, a TypeError for a bad argument.
+   */
+  async read(updateIds: readonly number[]): Promise<readonly Update[]> {
+    this.#assertOpen();
+    checkUpdateIds(updateIds);
+    await this.#outage.settled();
+    const found: Update[] = [];
+    const places: StoredPlace[] = [];
+    const placed: { readonly slot: number; readonly id: number }[] = [];
+    const asked = new Set<number>();
+    for (const id of updateIds) {
+      const entry = this.#model.unfinished.get(id);
+      if (entry === undefined || asked.has(id)) continue;
+      asked.add(id);
+      if (entry instanceof StoredPlace) {
+        placed.push({ slot: found.length, id });
+        places.push(entry);
+      }
+      found.push(entry as Update); // a place is replaced by its update below
+    }
+    if (places.length === 0) return Object.freeze(found);
+    // Taken in the same turn as the places: a compaction replaces both at once.
+    const reading = readLog(this.#writer.file, (handle) => readPlaces(handle, places));
+    this.#reads.add(reading);
+    let bytes: Buffer[];
+    try {
+      bytes = await reading;
+    } catch (error) {
+      throw (error as { code?: unknown }).code === undefined
+        ? this.#corrupt(`reading stored updates: ${(error as Error).message}`)
+        : ioError(`read stored updates from the journal log ${this.#paths.log}`, error);
+    } finally {
+      this.#reads.delete(reading);
+    }
+    placed.forEach(({ slot, id }, index) => {
+      found[slot] = this.#parseStored(bytes[index] as Buffer, id, places[index] as StoredPlace);
+    });
+    return Object.freeze(found);
   }
 
   /** The highest `update_id` ever stored, or `undefined` before the first append. */
@@ -400,6 +487,29 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
     return new Map(this.#model.state);
   }
 
+  /** The update stored at `place`, which must be the one with `id`. */
+  #parseStored(bytes: Buffer, id: number, place: StoredPlace): Update {
+    let update: unknown;
+    try {
+      update = JSON.parse(bytes.toString("utf8"));
+    } catch {
+      update = undefined;
+    }
+    if ((update as { update_id?: unknown } | undefined)?.update_id !== id) {
+      throw this.#corrupt(
+        `the update ${id} stored at byte ${place.offset} (${place.length} bytes) cannot be read back`,
+      );
+    }
+    return update as Update;
+  }
+
+  #corrupt(detail: string): JournalError {
+    return new JournalError(
+      "ERR_JOURNAL_CORRUPT",
+      `The journal log ${this.#paths.log} is damaged: ${detail}`,
+    );
+  }
+
   /** A fresh frozen view; works after `close()` too. */
   snapshot(): FileJournalSnapshot {
     return Object.freeze({
@@ -431,6 +541,7 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
   }
 
   async #close(): Promise<void> {
+    await Promise.allSettled([...this.#reads]);
     // One more try to write what an outage held back (finishes), whatever the back-off says.
     if (this.#writer.isFailed) await this.#outage.resume(true).catch(() => {});
     try {

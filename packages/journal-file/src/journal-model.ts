@@ -1,14 +1,18 @@
-// What a journal's log means: unfinished updates, stored ids, application state and the highest
-// id. Replaying the records rebuilds it; compaction writes it back out as a few records.
+// What a journal's log means: unfinished updates (by where they are in the log, not their
+// content), stored ids, application state and the highest id. Replaying the records rebuilds it;
+// compaction writes it back out as a few records.
 
 import type { Update } from "@grammyjs/types";
 import type { JournalStateValue } from "@telepace/update-dispatch";
-import type { JournalRecord } from "./record-codec.js";
+import type { StoredPlace } from "./place-reader.js";
+import type { IdRanges, JournalRecord } from "./record-codec.js";
 import { UpdateIdSet } from "./update-id-set.js";
 
-/** At most this many updates, and about this many bytes, go in one append record when compacting. */
-const UPDATES_PER_RECORD = 100;
-const BYTES_PER_RECORD = 1024 * 1024;
+/**
+ * An unfinished update as the journal holds it: the update itself while its record waits to be
+ * written, then only its place in the log.
+ */
+export type StoredEntry = Update | StoredPlace;
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
@@ -21,7 +25,7 @@ function deepFreeze<T>(value: T): T {
 /** The in-memory state of a journal; every change to it is one {@link JournalRecord}. */
 export class JournalModel {
   /** Stored, unfinished updates by id, in arrival order (a Map keeps insertion order). */
-  readonly unfinished = new Map<number, Update>();
+  readonly unfinished = new Map<number, StoredEntry>();
   /** Application records, values deep-frozen. */
   readonly state = new Map<string, JournalStateValue>();
   /** Every stored id within the dedupe horizon, and a floor below it. */
@@ -40,16 +44,8 @@ export class JournalModel {
         this.highestUpdateId = record.highestUpdateId;
         break;
       case "append":
-        for (const update of record.updates) {
-          this.seen.add(update.update_id);
-          this.unfinished.set(update.update_id, update);
-          if (this.highestUpdateId === undefined || update.update_id > this.highestUpdateId) {
-            this.highestUpdateId = update.update_id;
-          }
-        }
-        if (this.highestUpdateId !== undefined) {
-          this.seen.raiseFloor(this.highestUpdateId - this.dedupeHorizon);
-        }
+        for (const update of record.updates) this.#stored(update.update_id, update);
+        this.#raiseFloor();
         break;
       case "finish":
         for (const id of record.updateIds) this.unfinished.delete(id);
@@ -65,28 +61,34 @@ export class JournalModel {
     }
   }
 
-  /** The fewest records that rebuild this state: a base, the unfinished updates, the state. */
-  liveRecords(): JournalRecord[] {
-    const records: JournalRecord[] = [
-      { type: "base", highestUpdateId: this.highestUpdateId, seen: this.seen.ranges() },
-    ];
-    let chunk: Update[] = [];
-    let chunkBytes = 0;
-    for (const update of this.unfinished.values()) {
-      const bytes = JSON.stringify(update).length;
-      if (
-        chunk.length === UPDATES_PER_RECORD ||
-        (chunk.length > 0 && chunkBytes + bytes > BYTES_PER_RECORD)
-      ) {
-        records.push({ type: "append", updates: chunk });
-        chunk = [];
-        chunkBytes = 0;
-      }
-      chunk.push(update);
-      chunkBytes += bytes;
+  /** A replayed append record: its updates' ids and where each one is in the log. */
+  applyPlaced(ids: readonly number[], places: readonly StoredPlace[]): void {
+    ids.forEach((id, index) => {
+      this.#stored(id, places[index] as StoredPlace);
+    });
+    this.#raiseFloor();
+  }
+
+  /** The record of `update` was written at `place`: keep that instead, unless it finished. */
+  place(update: Update, place: StoredPlace): void {
+    if (this.unfinished.get(update.update_id) === update)
+      this.unfinished.set(update.update_id, place);
+  }
+
+  /** What a rewritten log starts with: what the records dropped by compaction still imply. */
+  baseRecord(): JournalRecord & { readonly seen: IdRanges } {
+    return { type: "base", highestUpdateId: this.highestUpdateId, seen: this.seen.ranges() };
+  }
+
+  #stored(id: number, entry: StoredEntry): void {
+    this.seen.add(id);
+    this.unfinished.set(id, entry);
+    if (this.highestUpdateId === undefined || id > this.highestUpdateId) this.highestUpdateId = id;
+  }
+
+  #raiseFloor(): void {
+    if (this.highestUpdateId !== undefined) {
+      this.seen.raiseFloor(this.highestUpdateId - this.dedupeHorizon);
     }
-    if (chunk.length > 0) records.push({ type: "append", updates: chunk });
-    for (const [key, value] of this.state) records.push({ type: "put", key, value });
-    return records;
   }
 }

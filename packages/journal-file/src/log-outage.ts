@@ -4,7 +4,9 @@
 // and the journal goes on. No timer runs meanwhile: an idle journal costs nothing while it waits.
 
 import type { Clock } from "@telepace/core";
+import { JournalError } from "./errors.js";
 import type { JournalModel } from "./journal-model.js";
+import { readLog } from "./log-file.js";
 import { durableModel } from "./log-recovery.js";
 import type { LogWriter } from "./log-writer.js";
 
@@ -88,9 +90,17 @@ export class LogOutage {
   }
 
   async #rollBack(): Promise<void> {
-    const host = this.#host;
-    const bytes = await host.writer.durableBytes();
-    host.replaceModel(durableModel(bytes, host.logPath, host.model(), host.dedupeHorizon));
+    const { writer, logPath, dedupeHorizon } = this.#host;
+    const file = writer.file;
+    let model: JournalModel;
+    try {
+      model = await readLog(file, () =>
+        durableModel(file, writer.durableEnd, logPath, this.#host.model(), dedupeHorizon),
+      );
+    } catch (error) {
+      throw error instanceof JournalError ? error : writer.readFailed(error);
+    }
+    this.#host.replaceModel(model);
     this.#isRolledBack = true;
   }
 

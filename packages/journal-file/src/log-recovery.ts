@@ -1,11 +1,14 @@
 // Reading a log back on open: replay every intact record, cut a torn tail (what a crash left of
 // writes no sync had covered), and refuse damage to synced records rather than silently lose them.
+// The log is read a piece at a time, and updates are kept by their place: opening a journal of
+// many unfinished updates does not load them.
 
 import { type FileHandle, open } from "node:fs/promises";
 import { ioError, JournalError } from "./errors.js";
 import { JournalModel } from "./journal-model.js";
-import { type JournalPaths, type LogFile, replaceLog } from "./log-file.js";
-import { encodeRecord, FILE_HEADER, findSyncCovering, readRecord } from "./record-codec.js";
+import { type JournalPaths, type LogFile, logFile, replaceLog } from "./log-file.js";
+import { LogReader } from "./log-reader.js";
+import { encodeRecord, FILE_HEADER, findSyncCovering } from "./record-codec.js";
 
 /** What {@link recoverLog} found. */
 export interface Recovery {
@@ -34,15 +37,16 @@ async function openOrCreate(
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  const base = model.liveRecords().map(encodeRecord);
-  const { handle } = await replaceLog(paths, base);
+  const { handle } = await replaceLog(paths, async (sink) => {
+    await sink.add(encodeRecord(model.baseRecord()));
+  });
   await handle.close();
   return { handle: await open(paths.log, "r+"), isNew: true };
 }
 
-/** How far {@link replayRecords} got. */
+/** How far {@link replayLog} got. */
 interface Replay {
-  /** Where the intact records end (the whole buffer unless its tail is torn). */
+  /** Where the intact records end (the end of the log unless its tail is torn). */
   readonly end: number;
   readonly records: number;
   /** Whether the last record is a `synced` record covering everything before it. */
@@ -50,33 +54,41 @@ interface Replay {
 }
 
 /**
- * Replays the records of a log (`bytes`, header included) into `model`, up to the first damaged
- * one that no later `synced` record covers. Damage a `synced` record covers, a record this
+ * Replays the first `end` bytes of a log (header included) into `model`, up to the first damaged
+ * record that no later `synced` record covers. Damage a `synced` record covers, a record this
  * version cannot read and a missing header are `ERR_JOURNAL_CORRUPT`.
  */
-function replayRecords(bytes: Buffer, model: JournalModel, path: string): Replay {
-  if (
-    bytes.length < FILE_HEADER.length ||
-    !bytes.subarray(0, FILE_HEADER.length).equals(FILE_HEADER)
-  ) {
+async function replayLog(
+  handle: FileHandle,
+  end: number,
+  model: JournalModel,
+  path: string,
+): Promise<Replay> {
+  const reader = new LogReader(handle, end);
+  const header = await reader.head(FILE_HEADER.length);
+  if (header.length < FILE_HEADER.length || !header.equals(FILE_HEADER)) {
     throw corrupt(path, "it does not start with a telepace journal header (version 1)");
   }
   let offset = FILE_HEADER.length;
   let records = 0;
   let endsCovered = false;
-  while (offset < bytes.length) {
-    const step = readRecord(bytes, offset);
-    if (step.ok) {
-      model.apply(step.record);
+  while (offset < end) {
+    const step = await reader.step(offset);
+    if (step.kind !== "damage") {
+      if (step.kind === "append") model.applyPlaced(step.ids, step.places);
+      else model.apply(step.record);
       records += 1;
-      endsCovered = step.record.type === "synced" && step.record.durableEnd === offset;
+      endsCovered =
+        step.kind === "record" &&
+        step.record.type === "synced" &&
+        step.record.durableEnd === offset;
       offset = step.end;
       continue;
     }
     if (step.damage === "unreadable") {
       throw corrupt(path, `the record at byte ${offset} has a valid checksum but cannot be read`);
     }
-    const covering = findSyncCovering(bytes, offset);
+    const covering = findSyncCovering(await reader.rest(offset), offset, offset);
     if (covering !== undefined) {
       throw corrupt(
         path,
@@ -105,18 +117,17 @@ export async function recoverLog(paths: JournalPaths, model: JournalModel): Prom
   }
   const { handle, isNew } = opened;
   try {
-    const bytes = await handle.readFile();
-    const { end, records, endsCovered } = replayRecords(bytes, model, paths.log);
+    const { size } = await handle.stat();
+    const { end, records, endsCovered } = await replayLog(handle, size, model, paths.log);
     try {
-      if (end < bytes.length) await handle.truncate(end);
+      if (end < size) await handle.truncate(end);
       // What a crashed process wrote may still be only in the page cache: sync it before
       // this process's records say it is durable.
       await handle.datasync();
     } catch (error) {
       throw ioError(`sync the journal log ${paths.log}`, error);
     }
-    const cutBytes = bytes.length - end;
-    return { file: { handle, size: end, records }, cutBytes, isNew, endsCovered };
+    return { file: logFile(handle, end, records), cutBytes: size - end, isNew, endsCovered };
   } catch (error) {
     await handle.close().catch(() => {});
     throw error instanceof JournalError
@@ -126,20 +137,21 @@ export async function recoverLog(paths: JournalPaths, model: JournalModel): Prom
 }
 
 /**
- * What the journal holds after a failed write, for resuming: the synced part of its log
- * (`durable`, every byte a completed sync covered, so the page cache cannot show it otherwise),
- * replayed into a fresh model — without what was never acknowledged — plus the finishes
- * `current` has that it lacks (asked for since the last sync, or during the outage).
+ * What the journal holds after a failed write, for resuming: the synced part of its log (the
+ * first `durableEnd` bytes, every byte a completed sync covered, so the page cache cannot show
+ * it otherwise), replayed into a fresh model — without what was never acknowledged — less the
+ * updates `current` has finished since (asked for since the last sync, or during the outage).
  */
-export function durableModel(
-  durable: Buffer,
+export async function durableModel(
+  file: LogFile,
+  durableEnd: number,
   path: string,
   current: JournalModel,
   dedupeHorizon: number,
-): JournalModel {
+): Promise<JournalModel> {
   const model = new JournalModel(dedupeHorizon);
-  const { end } = replayRecords(durable, model, path);
-  if (end < durable.length) {
+  const { end } = await replayLog(file.handle, durableEnd, model, path);
+  if (end < durableEnd) {
     throw corrupt(
       path,
       `the record at byte ${end} is damaged although a completed sync covered it`,

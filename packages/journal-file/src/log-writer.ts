@@ -6,7 +6,14 @@
 
 import { createDeferred, type Deferred } from "@telepace/core";
 import { ioError, JournalError } from "./errors.js";
-import { type JournalPaths, type LogFile, readPrefix, replaceLog, writeFully } from "./log-file.js";
+import {
+  type JournalPaths,
+  type LogFile,
+  type LogSink,
+  replaceLog,
+  retireLog,
+  writeFully,
+} from "./log-file.js";
 import { encodeRecord } from "./record-codec.js";
 
 function failedError(cause: JournalError): JournalError {
@@ -17,9 +24,14 @@ function failedError(cause: JournalError): JournalError {
   );
 }
 
+/** Told the file offset a frame was written at. */
+export type Placed = (offset: number) => void;
+
 /** Records that go out in one write. */
 interface Group {
   readonly frames: Buffer[];
+  /** Frames that want to hear where they were written, by where they start in the group. */
+  readonly placements: { readonly at: number; readonly placed: Placed }[];
   /** Finished ids of the group, written as one record at its end. */
   readonly finishedIds: number[];
   bytes: number;
@@ -28,16 +40,25 @@ interface Group {
 }
 
 function newGroup(): Group {
-  return { frames: [], finishedIds: [], bytes: 0, needsSync: false, done: createDeferred() };
+  return {
+    frames: [],
+    placements: [],
+    finishedIds: [],
+    bytes: 0,
+    needsSync: false,
+    done: createDeferred(),
+  };
 }
 
 /** What the writer needs from the journal it writes for. */
 export interface LogWriterHooks {
   /**
-   * The live records, framed, for a compaction. Called synchronously with nothing queued or in
-   * flight, so it describes exactly what is on disk plus the group compaction takes over.
+   * Adds the live records to `sink` (a new log), reading stored updates from `from` (the log it
+   * replaces); resolves with a function the writer calls as the new log takes over. Called with
+   * nothing queued or in flight, so it starts from what is on disk plus the group compaction
+   * takes over; what changes meanwhile is queued behind it and written to the new log.
    */
-  liveFrames(): Buffer[];
+  writeLive(sink: LogSink, from: LogFile): Promise<() => void>;
   /** Told about each failed write, sync, compaction or resumption (its `ERR_JOURNAL_IO`). */
   onFailure(error: JournalError): void;
   /** Told about each finished compaction. */
@@ -124,16 +145,22 @@ export class LogWriter {
     return this.#failure;
   }
 
+  /** The log appended to now (stored updates are read from it). */
+  get file(): LogFile {
+    return this.#file;
+  }
+
   /**
-   * The part of the log a completed sync covered, read back after a failure. Bytes past it may
-   * be in the page cache only, or not even there, so nothing else is trusted.
+   * How much of the log a completed sync covered: after a failure only that part is trusted.
+   * Bytes past it may be in the page cache only, or not even there.
    */
-  async durableBytes(): Promise<Buffer> {
-    try {
-      return await readPrefix(this.#file.handle, this.#durableEnd);
-    } catch (error) {
-      throw this.#refail(ioError(`read back the journal log ${this.#paths.log}`, error));
-    }
+  get durableEnd(): number {
+    return this.#durableEnd;
+  }
+
+  /** A failure to read back the synced part of the log after a failed write. */
+  readFailed(error: unknown): JournalError {
+    return this.#refail(ioError(`read back the journal log ${this.#paths.log}`, error));
   }
 
   /**
@@ -146,19 +173,23 @@ export class LogWriter {
     if (this.#failure === undefined) return;
     const before = this.#file;
     try {
-      this.#adopt(await replaceLog(this.#paths, this.#hooks.liveFrames()));
+      await this.#replace();
     } catch (error) {
       throw this.#refail(ioError(`write a new journal log ${this.#paths.log}`, error));
     }
     this.#failure = undefined;
-    await before.handle.close().catch(() => {});
+    await retireLog(before);
   }
 
-  /** Queues a framed record; resolves once written (and synced, with `needsSync`). */
-  write(frame: Buffer, needsSync: boolean): Promise<void> {
+  /**
+   * Queues a framed record; resolves once written (and synced, with `needsSync`). `placed` is
+   * told where it was written, unless a compaction writes what it holds instead.
+   */
+  write(frame: Buffer, needsSync: boolean, placed?: Placed): Promise<void> {
     // Appending past a failure would trust bytes the page cache may not hold: resume first.
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     const group = this.#group();
+    if (placed !== undefined) group.placements.push({ at: group.bytes, placed });
     group.frames.push(frame);
     group.bytes += frame.length;
     group.needsSync ||= needsSync;
@@ -270,7 +301,9 @@ export class LogWriter {
       group.frames.length === 1
         ? (group.frames[0] as Buffer)
         : Buffer.concat(group.frames, group.bytes);
-    await writeFully(file.handle, buffer, file.size);
+    const start = file.size;
+    await writeFully(file.handle, buffer, start);
+    this.#place(group, start + (mark?.length ?? 0));
     this.counters.writes += 1;
     if (group.needsSync) {
       await file.handle.datasync();
@@ -287,6 +320,22 @@ export class LogWriter {
     }
   }
 
+  /** Tells each placement of `group` where its frame went; the group's frames start at `offset`. */
+  #place(group: Group, offset: number): void {
+    for (const { at, placed } of group.placements) placed(offset + at);
+  }
+
+  /** Writes the live records to a new log and takes it as the one to append to. */
+  async #replace(): Promise<void> {
+    let commit: (() => void) | undefined;
+    const from = this.#file;
+    const file = await replaceLog(this.#paths, async (sink) => {
+      commit = await this.#hooks.writeLive(sink, from);
+    });
+    this.#adopt(file);
+    commit?.();
+  }
+
   async #compact(): Promise<void> {
     // The queued group's changes are already in the journal's state, so the new log holds them:
     // compaction writes them instead of the group.
@@ -297,10 +346,10 @@ export class LogWriter {
     this.#compactionRequests = [];
     this.#isCompactionDue = false;
     const before = this.#file;
-    this.#adopt(await replaceLog(this.#paths, this.#hooks.liveFrames()));
+    await this.#replace();
     this.counters.compactions += 1;
     this.#inFlight = undefined;
-    await before.handle.close().catch(() => {});
+    await retireLog(before);
     group?.done.resolve();
     for (const request of this.#compactionInFlight) request.resolve();
     this.#compactionInFlight = [];

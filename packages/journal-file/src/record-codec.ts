@@ -37,6 +37,9 @@ export type JournalRecord =
 
 const typeCodes = { base: 1, append: 2, finish: 3, put: 4, delete: 5, synced: 6 } as const;
 
+/** The type byte of an append record (see `append-frame.ts`). */
+export const APPEND_TYPE = typeCodes.append;
+
 function bodyOf(record: JournalRecord): unknown {
   switch (record.type) {
     case "base":
@@ -61,12 +64,11 @@ function checksum(frame: Buffer, payloadLength: number): number {
 }
 
 /**
- * Frames one record. Throws a `RangeError` when it is larger than {@link MAX_RECORD_BYTES}, and
- * whatever `JSON.stringify` throws (a BigInt, a cycle) — before anything is written.
+ * A frame for a payload of `payloadLength` bytes (its type byte included), with the header and
+ * the type written; the caller writes the body after the type byte, then {@link sealFrame}s it.
+ * Throws a `RangeError` when the payload is larger than {@link MAX_RECORD_BYTES}.
  */
-export function encodeRecord(record: JournalRecord): Buffer {
-  const body = JSON.stringify(bodyOf(record));
-  const payloadLength = 1 + Buffer.byteLength(body);
+export function allocateFrame(type: number, payloadLength: number): Buffer {
   if (payloadLength > MAX_RECORD_BYTES) {
     throw new RangeError(
       `Expected a journal record of at most ${MAX_RECORD_BYTES} bytes, got ${payloadLength}`,
@@ -74,10 +76,25 @@ export function encodeRecord(record: JournalRecord): Buffer {
   }
   const frame = Buffer.allocUnsafe(RECORD_HEADER_BYTES + payloadLength);
   frame.writeUInt32LE(payloadLength, 0);
-  frame.writeUInt8(typeCodes[record.type], RECORD_HEADER_BYTES);
-  frame.write(body, RECORD_HEADER_BYTES + 1, "utf8");
-  frame.writeUInt32LE(checksum(frame, payloadLength), 4);
+  frame.writeUInt8(type, RECORD_HEADER_BYTES);
   return frame;
+}
+
+/** Writes the checksum of a frame whose body is complete. */
+export function sealFrame(frame: Buffer): Buffer {
+  frame.writeUInt32LE(checksum(frame, frame.readUInt32LE(0)), 4);
+  return frame;
+}
+
+/**
+ * Frames one record. Throws a `RangeError` when it is larger than {@link MAX_RECORD_BYTES}, and
+ * whatever `JSON.stringify` throws (a BigInt, a cycle) — before anything is written.
+ */
+export function encodeRecord(record: JournalRecord): Buffer {
+  const body = JSON.stringify(bodyOf(record));
+  const frame = allocateFrame(typeCodes[record.type], 1 + Buffer.byteLength(body));
+  frame.write(body, RECORD_HEADER_BYTES + 1, "utf8");
+  return sealFrame(frame);
 }
 
 /** Why the bytes at an offset are not a record. */
@@ -96,7 +113,8 @@ export type ReadStep =
   | { readonly ok: true; readonly record: JournalRecord; readonly end: number }
   | { readonly ok: false; readonly damage: DamageKind };
 
-function isNonNegativeInteger(value: unknown): value is number {
+/** Whether `value` is a safe integer >= 0 (an update id, an offset). */
+export function isNonNegativeInteger(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
@@ -152,7 +170,7 @@ function decodeBody(type: number, body: unknown): JournalRecord | undefined {
 }
 
 /** Whether a frame with a plausible length and a matching checksum starts at `offset`. */
-function frameAt(bytes: Buffer, offset: number): ReadStep | { readonly ok: "frame" } {
+export function frameAt(bytes: Buffer, offset: number): ReadStep | { readonly ok: "frame" } {
   if (bytes.length - offset < RECORD_HEADER_BYTES) return { ok: false, damage: "incomplete" };
   const payloadLength = bytes.readUInt32LE(offset);
   if (payloadLength === 0 || payloadLength > MAX_RECORD_BYTES) {
@@ -196,17 +214,18 @@ export function findIntactFrameAfter(bytes: Buffer, from: number): number | unde
 /**
  * Whether an intact record after the damage at `damagedAt` says a completed sync covered it, and
  * where. A crash can only damage bytes no sync had covered yet; damage a sync had covered is
- * corruption of synced data.
+ * corruption of synced data. `bytes` starts at file offset `origin` (offsets in and out are
+ * file offsets).
  */
-export function findSyncCovering(bytes: Buffer, damagedAt: number): number | undefined {
-  let offset = findIntactFrameAfter(bytes, damagedAt);
+export function findSyncCovering(bytes: Buffer, damagedAt: number, origin = 0): number | undefined {
+  let offset = findIntactFrameAfter(bytes, damagedAt - origin);
   while (offset !== undefined) {
     const step = readRecord(bytes, offset);
     if (!step.ok) {
       offset = findIntactFrameAfter(bytes, offset);
       continue;
     }
-    if (step.record.type === "synced" && step.record.durableEnd > damagedAt) return offset;
+    if (step.record.type === "synced" && step.record.durableEnd > damagedAt) return origin + offset;
     offset = step.end;
   }
   return undefined;

@@ -27,7 +27,7 @@ export async function temporaryDirectory(): Promise<string> {
 export const logPath = (directory: string): string => join(directory, "journal.log");
 
 /** The contract suite's updates with these ids. */
-export const updates = (...ids: number[]): Update[] => ids.map(contractUpdate);
+export const updates = (...ids: number[]): Update[] => ids.map((id) => contractUpdate(id));
 
 /** The ids of a list of updates, in order. */
 export const idsOf = (list: readonly Update[]): number[] => list.map((update) => update.update_id);

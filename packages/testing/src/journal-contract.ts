@@ -21,8 +21,10 @@ export interface ContractJournal {
   append(
     updates: readonly Update[],
   ): Promise<{ readonly appended: readonly Update[]; readonly duplicates: number }>;
-  finish(updateId: number): Promise<void>;
+  finish(updateIds: number | readonly number[]): Promise<void>;
   unfinished(): Promise<readonly Update[]>;
+  unfinishedIds(): Promise<readonly number[]>;
+  read(updateIds: readonly number[]): Promise<readonly Update[]>;
   highestUpdateId(): Promise<number | undefined>;
   restartIds(): Promise<void>;
   compact(): Promise<void>;
@@ -53,21 +55,28 @@ export interface JournalContractTarget<Journal extends ContractJournal = Contrac
   readonly propertyRuns?: number;
 }
 
-/** A private-chat text update whose text names its id, so a mixed-up payload shows. */
-export function contractUpdate(updateId: number): Update {
+/**
+ * A private-chat text update whose text names its id, so a mixed-up payload shows; `text` and
+ * `userId` (7) change its text and its user.
+ */
+export function contractUpdate(
+  updateId: number,
+  options: { readonly text?: string; readonly userId?: number } = {},
+): Update {
+  const userId = options.userId ?? 7;
   return {
     update_id: updateId,
     message: {
       message_id: updateId,
       date: 1_700_000_000,
-      chat: { id: 7, type: "private", first_name: "contract" },
-      from: { id: 7, is_bot: false, first_name: "contract" },
-      text: `update ${updateId}`,
+      chat: { id: userId, type: "private", first_name: "contract" },
+      from: { id: userId, is_bot: false, first_name: "contract" },
+      text: options.text ?? `update ${updateId}`,
     },
   };
 }
 
-const updates = (...ids: number[]): Update[] => ids.map(contractUpdate);
+const updates = (...ids: number[]): Update[] => ids.map((id) => contractUpdate(id));
 /** The code every implementation's `restartIds()` rejects with while an update is unfinished. */
 const isUnfinishedCode = "ERR_JOURNAL_UNFINISHED";
 const idsOf = (list: readonly Update[]): number[] => list.map((update) => update.update_id);
@@ -100,6 +109,18 @@ class ReferenceJournal {
     this.unfinished = this.unfinished.filter((other) => other !== id);
   }
 
+  /** What `read(ids)` returns: the unfinished ones, in the order asked, each once. */
+  read(ids: readonly number[]): number[] {
+    const unfinished = new Set(this.unfinished);
+    const found: number[] = [];
+    for (const id of ids) {
+      if (!unfinished.has(id)) continue;
+      unfinished.delete(id);
+      found.push(id);
+    }
+    return found;
+  }
+
   /** Whether a restart is allowed; if so, forgets every stored id. */
   restartIds(): boolean {
     if (this.unfinished.length > 0) return false;
@@ -111,7 +132,8 @@ class ReferenceJournal {
 
 type Operation =
   | { readonly op: "append"; readonly ids: number[] }
-  | { readonly op: "finish"; readonly id: number }
+  | { readonly op: "finish"; readonly ids: number[] }
+  | { readonly op: "read"; readonly ids: number[] }
   | { readonly op: "compact" }
   | { readonly op: "restartIds" }
   | { readonly op: "put"; readonly key: string; readonly value: StateValue }
@@ -132,7 +154,11 @@ function operations(isDurable: boolean): fc.Arbitrary<Operation[]> {
   const key = fc.constantFrom("a", "b", "c");
   const choices: fc.Arbitrary<Operation>[] = [
     fc.record({ op: fc.constant("append" as const), ids: fc.array(id, { maxLength: 5 }) }),
-    fc.record({ op: fc.constant("finish" as const), id }),
+    fc.record({
+      op: fc.constant("finish" as const),
+      ids: fc.array(id, { minLength: 1, maxLength: 3 }),
+    }),
+    fc.record({ op: fc.constant("read" as const), ids: fc.array(id, { maxLength: 6 }) }),
     fc.constant({ op: "compact" as const }),
     fc.constant({ op: "restartIds" as const }),
     fc.record({ op: fc.constant("put" as const), key, value: stateValue }),
@@ -231,6 +257,59 @@ export function describeJournalContract<Journal extends ContractJournal>(
       await journal.append(updates(1));
       expect(idsOf(await journal.unfinished())).toEqual([5, 3, 4, 1]);
       expect(await journal.highestUpdateId()).toBe(5);
+    });
+
+    it("lists unfinished ids in arrival order and reads updates back by id", async () => {
+      const journal = await fresh();
+      await journal.append(updates(5));
+      await journal.append(updates(3, 4));
+      await journal.append(updates(1));
+      await journal.finish(4);
+      expect(await journal.unfinishedIds()).toEqual([5, 3, 1]);
+      // The order asked, each once; finished, unknown and repeated ids are left out.
+      const read = await journal.read([1, 4, 99, 5, 1, 3]);
+      expect(read).toEqual(updates(1, 5, 3));
+      expect(Object.isFrozen(read)).toBe(true);
+      expect(await journal.read([])).toEqual([]);
+    });
+
+    it("finishes several updates in one call", async () => {
+      const journal = await fresh();
+      await journal.append(updates(1, 2, 3, 4));
+      await journal.finish([3, 1, 99, 3]);
+      await journal.finish([]);
+      expect(idsOf(await journal.unfinished())).toEqual([2, 4]);
+      expect(journal.snapshot().unfinished).toBe(2);
+      expect((await journal.append(updates(1, 3))).duplicates).toBe(2);
+    });
+
+    it("reads what a compaction kept", async () => {
+      const journal = await fresh();
+      await journal.append(updates(1, 2, 3, 4, 5, 6));
+      await journal.finish([2, 5]);
+      await journal.compact();
+      expect(await journal.read([6, 1, 2, 4])).toEqual(updates(6, 1, 4));
+      await journal.append(updates(7));
+      await journal.compact();
+      expect(await journal.read([7, 3])).toEqual(updates(7, 3));
+      expect(await journal.unfinishedIds()).toEqual([1, 3, 4, 6, 7]);
+    });
+
+    it("reads while appends, finishes and compactions are under way", async () => {
+      const journal = await fresh();
+      await journal.append(updates(1, 2, 3));
+      const [read, , , again] = await Promise.all([
+        journal.read([3, 1, 2]),
+        journal.append(updates(4, 5)),
+        journal.finish(2),
+        journal.read([4, 5, 1]),
+        journal.compact(),
+      ]);
+      // A read sees each update whole: as stored, or not (yet, or any more).
+      for (const update of [...read, ...again]) {
+        expect(update).toEqual(contractUpdate(update.update_id));
+      }
+      expect(await journal.read([5, 4, 3, 2, 1])).toEqual(updates(5, 4, 3, 1));
     });
 
     it("keeps highestUpdateId through compaction when everything is finished", async () => {
@@ -334,6 +413,8 @@ export function describeJournalContract<Journal extends ContractJournal>(
         () => journal.append(updates(2)),
         () => journal.finish(1),
         () => journal.unfinished(),
+        () => journal.unfinishedIds(),
+        () => journal.read([1]),
         () => journal.highestUpdateId(),
         () => journal.compact(),
         () => journal.restartIds(),
@@ -363,6 +444,19 @@ export function describeJournalContract<Journal extends ContractJournal>(
         const result = await journal.append(updates(5, 6, 7, 8));
         expect(idsOf(result.appended)).toEqual([8]);
         expect(result.duplicates).toBe(3);
+      });
+
+      it("reads updates back by id after a reopen, also after a compaction", async () => {
+        let journal = await fresh();
+        await journal.append(updates(1, 2, 3));
+        await journal.append(updates(4));
+        await journal.finish(2);
+        journal = await again(journal);
+        expect(await journal.unfinishedIds()).toEqual([1, 3, 4]);
+        expect(await journal.read([4, 1, 2])).toEqual(updates(4, 1));
+        await journal.compact();
+        journal = await again(journal);
+        expect(await journal.read([3, 4, 1])).toEqual(updates(3, 4, 1));
       });
 
       it("keeps a restart of the ids across a reopen", async () => {
@@ -406,8 +500,11 @@ export function describeJournalContract<Journal extends ContractJournal>(
                 break;
               }
               case "finish":
-                await journal.finish(step.id);
-                model.finish(step.id);
+                await journal.finish(step.ids.length === 1 ? (step.ids[0] as number) : step.ids);
+                for (const finished of step.ids) model.finish(finished);
+                break;
+              case "read":
+                expect(idsOf(await journal.read(step.ids))).toEqual(model.read(step.ids));
                 break;
               case "compact":
                 await journal.compact();
@@ -434,6 +531,7 @@ export function describeJournalContract<Journal extends ContractJournal>(
                 break;
             }
             expect(idsOf(await journal.unfinished())).toEqual(model.unfinished);
+            expect(await journal.unfinishedIds()).toEqual(model.unfinished);
             expect(await journal.highestUpdateId()).toBe(model.highest);
             expect(journal.snapshot().unfinished).toBe(model.unfinished.length);
           }

@@ -1,4 +1,4 @@
-// The bound on stored-but-unfinished updates: fetching stops at maxUnfinished and resumes below
+// The bound on stored-but-unfinished updates: fetching stops at maxJournalUpdates and resumes below
 // it, nothing is dropped, and the hand-over to the dispatcher never meets a rejection.
 
 import type { Update } from "@grammyjs/types";
@@ -10,7 +10,7 @@ import { recorder } from "./harness.js";
 import { FakeTelegram, until } from "./intake-harness.js";
 
 describe("UpdateIntake bound", () => {
-  it("stops fetching at maxUnfinished and resumes when processing frees room", async () => {
+  it("stops fetching at maxJournalUpdates and resumes when processing frees room", async () => {
     const clock = new ManualClock();
     const telegram = new FakeTelegram(clock);
     const rec = recorder();
@@ -19,7 +19,7 @@ describe("UpdateIntake bound", () => {
     const intake = new UpdateIntake(rec.processor, {
       getUpdates: telegram.getUpdates,
       clock,
-      maxUnfinished: 5,
+      maxJournalUpdates: 5,
       pollLimit: 3,
     });
     const stop = new AbortController();

@@ -26,8 +26,8 @@ function flakyJournal() {
   const finish = journal.finish.bind(journal);
   journal.append = (updates: readonly Update[]) =>
     state.appendsToFail-- > 0 ? Promise.reject(diskFull()) : append(updates);
-  journal.finish = (updateId: number) =>
-    state.finishesToFail-- > 0 ? Promise.reject(diskFull()) : finish(updateId);
+  journal.finish = (updateIds: number | readonly number[]) =>
+    state.finishesToFail-- > 0 ? Promise.reject(diskFull()) : finish(updateIds);
   return { journal, state };
 }
 
@@ -95,7 +95,7 @@ describe("a journal outage", () => {
       getUpdates: telegram.getUpdates,
       clock,
       journal,
-      maxUnfinished: 1,
+      maxJournalUpdates: 1,
     });
     state.finishesToFail = 2;
     telegram.push(privateMessage(1, 1), privateMessage(2, 2));

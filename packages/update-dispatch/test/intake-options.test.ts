@@ -21,6 +21,7 @@ describe("UpdateIntake options", () => {
     expect(updateIntakeDefaults).toEqual({
       journalFailure: "retry",
       maxUnfinished: 1000,
+      maxJournalUpdates: 100_000,
       pollLimit: 100,
       pollTimeoutSeconds: 30,
       maxRetryAfterMs: 60_000,
@@ -35,6 +36,8 @@ describe("UpdateIntake options", () => {
       "Unknown option `maxUnfinshed` in `options` (did you mean `maxUnfinished`?)",
     ],
     [{ maxUnfinished: 0 }, "Expected `maxUnfinished` to be an integer >= 1, got 0"],
+    [{ maxJournalUpdates: 0.5 }, "Expected `maxJournalUpdates` to be an integer >= 1, got 0.5"],
+    [{ maxJournalUpdates: null }, "Expected `maxJournalUpdates` to be an integer >= 1, got null"],
     [{ pollLimit: 101 }, "Expected `pollLimit` to be an integer >= 1 and <= 100, got 101"],
     [
       { pollTimeoutSeconds: 51 },
@@ -107,7 +110,7 @@ describe("UpdateIntake snapshot and diagnostics", () => {
     const intake = new UpdateIntake(() => new Promise(() => {}), {
       getUpdates: telegram.getUpdates,
       clock,
-      maxUnfinished: 2,
+      maxJournalUpdates: 2,
     });
     telegram.failures.push({ error_code: 502 });
     const stop = new AbortController();
@@ -146,6 +149,9 @@ describe("UpdateIntake snapshot and diagnostics", () => {
       fetched: 2,
       appended: 2,
       unfinished: 2,
+      inMemory: 2,
+      backlog: 0,
+      readBack: 0,
       backoffs: 1,
       pauses: 1,
       confirmedOffset: 3,

@@ -2,7 +2,7 @@
 // times, redeliveries, restarts on the same journal, tiny bounds, processors that succeed,
 // reject, throw or hang past their timeout. Invariants: no update is lost; without a restart in
 // the middle of its processing an update runs exactly once; per-principal order is arrival
-// order; the bound on unfinished updates holds; the journal ends empty.
+// order; the bounds on updates in memory and on unfinished updates hold; the journal ends empty.
 
 import type { Update } from "@grammyjs/types";
 import { ManualClock } from "@telepace/core";
@@ -37,7 +37,8 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 );
 
 const optionsArb = fc.record({
-  maxUnfinished: fc.integer({ min: 1, max: 12 }),
+  maxUnfinished: fc.integer({ min: 1, max: 6 }),
+  maxJournalUpdates: fc.integer({ min: 1, max: 12 }),
   pollLimit: fc.integer({ min: 1, max: 10 }),
   maxConcurrency: fc.integer({ min: 1, max: 4 }),
   maxQueuedPerPrincipal: fc.integer({ min: 1, max: 3 }),
@@ -93,13 +94,14 @@ describe("UpdateIntake under random schedules", () => {
               if (behaviour === "reject") throw new Error("rejected");
             });
           };
-          const { maxUnfinished, pollLimit, ...dispatcher } = options;
+          const { maxUnfinished, maxJournalUpdates, pollLimit, ...dispatcher } = options;
           const start = () => {
             const intake = new UpdateIntake(processor, {
               getUpdates: telegram.getUpdates,
               clock,
               journal,
               maxUnfinished,
+              maxJournalUpdates,
               pollLimit,
               pollTimeoutSeconds: 1,
               dispatcher: { ...dispatcher, timeoutMs: TIMEOUT_MS },
@@ -109,8 +111,12 @@ describe("UpdateIntake under random schedules", () => {
           let current = start();
           const sent: Update[] = [];
           let nextId = 1;
-          const checkBound = () =>
-            expect(current.intake.snapshot().unfinished).toBeLessThanOrEqual(maxUnfinished);
+          const checkBound = () => {
+            const snapshot = current.intake.snapshot();
+            expect(snapshot.unfinished).toBeLessThanOrEqual(maxJournalUpdates);
+            expect(snapshot.inMemory).toBeLessThanOrEqual(maxUnfinished);
+            expect(snapshot.inMemory + snapshot.backlog).toBeLessThanOrEqual(snapshot.unfinished);
+          };
 
           for (const step of steps) {
             if (step.type === "arrive") {

@@ -148,7 +148,7 @@ describe("UpdateIntake restart", () => {
     const intake = new UpdateIntake(rec.processor, {
       getUpdates: telegram.getUpdates,
       clock,
-      maxUnfinished: 2,
+      maxJournalUpdates: 2,
     });
     const running = intake.run();
     await until(() => intake.snapshot().state === "paused");
@@ -169,10 +169,10 @@ describe("UpdateIntake restart", () => {
     const telegram = new FakeTelegram(clock);
     const journal = new MemoryUpdateJournal();
     await journal.append([privateMessage(1, 1)]);
-    const unfinished = journal.unfinished.bind(journal);
+    const unfinishedIds = journal.unfinishedIds.bind(journal);
     let failures = 1;
-    journal.unfinished = () =>
-      failures-- > 0 ? Promise.reject(new Error("cannot read")) : unfinished();
+    journal.unfinishedIds = () =>
+      failures-- > 0 ? Promise.reject(new Error("cannot read")) : unfinishedIds();
     const rec = recorder();
     const intake = new UpdateIntake(rec.processor, {
       getUpdates: telegram.getUpdates,

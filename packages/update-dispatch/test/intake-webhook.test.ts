@@ -69,13 +69,13 @@ describe("UpdateIntake.accept", () => {
     await intake.close();
   });
 
-  it("answers `busy` at maxUnfinished, storing nothing, and takes it once there is room", async () => {
+  it("answers `busy` at maxJournalUpdates, storing nothing, and takes it once there is room", async () => {
     const clock = new ManualClock();
     const journal = new MemoryUpdateJournal();
     const rec = recorder();
     const gate = rec.gate(1);
     rec.gate(2);
-    const intake = new UpdateIntake(rec.processor, { clock, journal, maxUnfinished: 2 });
+    const intake = new UpdateIntake(rec.processor, { clock, journal, maxJournalUpdates: 2 });
     expect(await intake.accept(privateMessage(1, 1))).toEqual({ status: "stored" });
     expect(await intake.accept(privateMessage(2, 2))).toEqual({ status: "stored" });
     expect(await intake.accept(privateMessage(3, 3))).toEqual({ status: "busy" });
@@ -89,7 +89,7 @@ describe("UpdateIntake.accept", () => {
 
   it("counts appends in flight against the bound", async () => {
     const clock = new ManualClock();
-    const intake = new UpdateIntake(() => new Promise(() => {}), { clock, maxUnfinished: 1 });
+    const intake = new UpdateIntake(() => new Promise(() => {}), { clock, maxJournalUpdates: 1 });
     const [first, second] = await Promise.all([
       intake.accept(privateMessage(1, 1)),
       intake.accept(privateMessage(2, 2)),

@@ -127,7 +127,8 @@ describe("MemoryUpdateJournal", () => {
       "Unknown option `dedupeWindw` in `options` (did you mean `dedupeWindow`?)",
     );
     expect(() => new MemoryUpdateJournal({ dedupeWindow: -1 })).toThrow(
-      "Expected `dedupeWindow` to be an integer >= 0, got -1",
+      "Expected `dedupeWindow` to be an integer >= 0 and <= 1048576, got -1",
     );
+    expect(() => new MemoryUpdateJournal({ dedupeWindow: 1_048_577 })).toThrow(RangeError);
   });
 });

@@ -1,5 +1,5 @@
 // webhookHandler under a real server of each framework, fed by the sim's webhook delivery as
-// Telegram feeds a bot: several chats at once, one chat in order, 503s at maxUnfinished that
+// Telegram feeds a bot: several chats at once, one chat in order, 503s at maxJournalUpdates that
 // the sim retries. Every update is processed once, in per-chat order, and none is lost. And
 // each framework's answers to a wrong secret, a body that is not JSON and one over the bound.
 
@@ -47,7 +47,7 @@ describe.each(WEBHOOK_FRAMEWORKS)("webhookHandler on %s, fed by the sim", (frame
         await held.promise; // until the intake has refused something at its bound
         processed.push(update);
       },
-      { maxUnfinished: 4 },
+      { maxJournalUpdates: 4 },
     );
     const webhook = webhookHandler(intake, { secretToken: SECRET });
     server = await serveWebhook(framework, webhook);
@@ -63,7 +63,7 @@ describe.each(WEBHOOK_FRAMEWORKS)("webhookHandler on %s, fed by the sim", (frame
         sent.set(i, [...(sent.get(i) ?? []), text]);
       }
     }
-    await eventually("a 503 at maxUnfinished", () => webhook.snapshot().answered.busy > 0);
+    await eventually("a 503 at maxJournalUpdates", () => webhook.snapshot().answered.busy > 0);
     held.resolve();
     await eventually("all 30 processed", () => expect(processed).toHaveLength(30), {
       timeoutMs: 15_000,

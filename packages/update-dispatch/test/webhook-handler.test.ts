@@ -210,8 +210,8 @@ describe("webhookHandler over node:http", () => {
     expect((await post(url, { headers: authorized, body: fits })).status).toBe(200);
   });
 
-  it("answers 503 with Retry-After at maxUnfinished, then 200 once there is room", async () => {
-    const { url, rec } = await serve({ retryAfterSeconds: 7 }, { maxUnfinished: 1 });
+  it("answers 503 with Retry-After at maxJournalUpdates, then 200 once there is room", async () => {
+    const { url, rec } = await serve({ retryAfterSeconds: 7 }, { maxJournalUpdates: 1 });
     const gate = rec.gate(1);
     expect((await post(url, { headers: authorized, body: update(1) })).status).toBe(200);
     const busy = await post(url, { headers: authorized, body: update(2, 2) });

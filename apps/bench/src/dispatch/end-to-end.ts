@@ -2,8 +2,8 @@
 // hot principal), a crash and restart, and a flood far beyond every bound — telepace's
 // UpdateIntake against grammY runner at equal concurrency and at its default, in the same run.
 
-import { formatCount, formatFixed, formatRatio, ratio } from "../stats.js";
-import type { Table } from "../table.js";
+import { formatCount, formatFixed, formatRatio, ratio, type Summary } from "../stats.js";
+import type { Column, Table } from "../table.js";
 import { type CrashRun, runCrash } from "./crash.js";
 import { type FloodRun, floodIntake, floodRunner } from "./flood.js";
 import { intakePoller, type PollerContender, runnerPoller } from "./pollers.js";
@@ -81,6 +81,10 @@ export interface EndToEndResult {
   readonly orderViolations: number;
   /** Updates the intake lost over the crash. */
   readonly lostAfterCrash: number;
+  /** The intake's flood drain rate (memory journal, largest flood) ÷ the runner's at equal concurrency. */
+  readonly floodVsRunner: number;
+  /** The same with the intake over a FileUpdateJournal. */
+  readonly floodFileVsRunner: number;
 }
 
 function pollers(concurrency: number): PollerContender[] {
@@ -135,6 +139,40 @@ function pollingTable(config: EndToEndConfig, runs: readonly PollingRun[]): Tabl
   };
 }
 
+/** What a run with a hot principal reports about queueing. */
+export interface QueueingFigures {
+  /** Processor start − send, of everybody but the hot principal, ms. */
+  readonly othersQueueingMs: Summary;
+  /** The same for the hot principal. */
+  readonly hotQueueingMs: Summary;
+  /** Updates a bound refused. */
+  readonly rejected: number;
+}
+
+/** The columns of {@link queueingCells}. */
+export const QUEUEING_COLUMNS: readonly Column[] = [
+  { header: "others p50" },
+  { header: "others p99" },
+  { header: "others p99 vs telepace" },
+  { header: "hot p99" },
+  { header: "rejected" },
+];
+
+/** Everybody else's queueing, ÷ the first row's at p99, the hot principal's p99, refusals. */
+export function queueingCells(
+  run: QueueingFigures,
+  base: QueueingFigures,
+  ms: (value: number) => string,
+): string[] {
+  return [
+    ms(run.othersQueueingMs.p50),
+    ms(run.othersQueueingMs.p99),
+    formatRatio(ratio(run.othersQueueingMs.p99, base.othersQueueingMs.p99)),
+    ms(run.hotQueueingMs.p99),
+    formatCount(run.rejected),
+  ];
+}
+
 function hotTable(config: EndToEndConfig, runs: readonly PollingRun[]): Table {
   const base = runs[0] as PollingRun;
   const hotRate = config.hot.arrivalsPerSecond * (config.hot.hotShare ?? 0);
@@ -143,22 +181,14 @@ function hotTable(config: EndToEndConfig, runs: readonly PollingRun[]): Table {
     title: `Dispatch, a hot principal: ${formatCount(config.hot.count)} updates at ${formatCount(config.hot.arrivalsPerSecond)}/s over ${formatCount(config.hot.principals)} private chats, one of them sending ${Math.round((config.hot.hotShare ?? 0) * 100)}% (${formatCount(hotRate)}/s against about ${formatCount(2000 / (config.hot.ioMs[0] + config.hot.ioMs[1]))}/s served), +${config.latencyMs} ms per call`,
     columns: [
       { header: "contender", align: "left" },
-      { header: "others p50" },
-      { header: "others p99" },
-      { header: "others p99 vs telepace" },
-      { header: "hot p99" },
-      { header: "rejected" },
+      ...QUEUEING_COLUMNS,
       { header: "others late" },
       { header: "peak held" },
       { header: "order violations" },
     ],
     rows: runs.map((run) => [
       run.contender,
-      ms(run.othersQueueingMs.p50),
-      ms(run.othersQueueingMs.p99),
-      formatRatio(ratio(run.othersQueueingMs.p99, base.othersQueueingMs.p99)),
-      ms(run.hotQueueingMs.p99),
-      formatCount(run.rejected),
+      ...queueingCells(run, base, ms),
       formatCount(run.late),
       formatCount(run.peakHeld),
       formatCount(violations(run)),
@@ -226,7 +256,7 @@ function floodTable(config: EndToEndConfig, runs: readonly FloodRun[][]): Table 
     notes: [
       "live heap = the highest heap in use right after a full collection (every 100 ms), above the baseline; sampled peak = every 5 ms without collecting (includes garbage)",
       `live growth = live heap at ${formatCount(largest)} ÷ at ${formatCount(smallest)}: about 1× is flat; updates/s is each row ÷ the telepace row`,
-      "the intake stores every update in its (memory) journal and stops fetching at maxUnfinished (1000); the runner holds at most its concurrency",
+      "the intake stores every update in its journal (memory, or a file synced before each poll confirms the batch) and holds at most maxUnfinished (1000) in memory; the runner holds at most its concurrency",
     ],
   };
 }
@@ -278,12 +308,18 @@ export async function runEndToEnd(
     );
   }
 
-  const flood: FloodRun[][] = [[], [], []];
+  const flood: FloodRun[][] = [[], [], [], []];
   for (const size of config.floodSizes) {
     flood[0]?.push(await floodIntake(size, concurrency));
     flood[1]?.push(await floodRunner(size, concurrency));
     flood[2]?.push(await floodRunner(size, 500, ", its default"));
+    flood[3]?.push(await floodIntake(size, concurrency, "file"));
   }
+  const floodRate = (row: number): number => {
+    const runs = flood[row] as FloodRun[];
+    const run = runs[runs.length - 1] as FloodRun;
+    return (run.finished * 1000) / run.durationMs;
+  };
 
   const intakePolling = polling[0] as PollingRun;
   const runnerPolling = polling[1] as PollingRun;
@@ -306,5 +342,7 @@ export async function runEndToEnd(
     hotPrincipalOthersP99Ms: intakeHot.othersQueueingMs.p99,
     orderViolations: violations(intakePolling) + violations(intakeHot),
     lostAfterCrash: (crash[0] as CrashRun).lost,
+    floodVsRunner: ratio(floodRate(0), floodRate(1)),
+    floodFileVsRunner: ratio(floodRate(3), floodRate(1)),
   };
 }

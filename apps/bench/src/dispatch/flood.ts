@@ -1,11 +1,13 @@
 // A flood: far more updates waiting than any bound, made on demand so the workload itself holds
-// no memory, through the intake (getUpdates with offsets) and through grammY runner's source;
-// the peak heap shows whether memory stays flat as the flood grows.
+// no memory, through the intake (getUpdates with offsets; its memory journal, or a file journal)
+// and through grammY runner's source; the drain rate is each side's cost per update, and the peak
+// heap shows whether memory stays flat as the flood grows.
 
 import { createConcurrentSink, createRunner, createSource, sequentialize } from "@grammyjs/runner";
 import type { Update } from "@grammyjs/types";
 import { UpdateIntake } from "@telepace/update-dispatch";
 import { collectGarbage, HeapSampler } from "../heap.js";
+import { type RunJournal, temporaryFileJournal } from "./temporary-journal.js";
 import { principalConstraint } from "./workload.js";
 
 const PRINCIPALS = 2_000;
@@ -111,12 +113,23 @@ async function measure(
   };
 }
 
-/** The intake with its defaults and `maxConcurrency`, an `async () => {}`-like processor. */
-export function floodIntake(total: number, maxConcurrency: number): Promise<FloodRun> {
+/**
+ * The intake with its defaults and `maxConcurrency`, an `async () => {}`-like processor; with
+ * `journal: "file"`, over a FileUpdateJournal in a temporary directory (every batch is synced
+ * before the next poll confirms it).
+ */
+export function floodIntake(
+  total: number,
+  maxConcurrency: number,
+  journal: "memory" | "file" = "memory",
+): Promise<FloodRun> {
+  const label = journal === "file" ? " + FileUpdateJournal" : "";
   return measure(
-    `telepace UpdateIntake (maxConcurrency ${maxConcurrency})`,
+    `telepace UpdateIntake${label} (maxConcurrency ${maxConcurrency})`,
     total,
     async (flood, finish, done) => {
+      const opened: RunJournal | undefined =
+        journal === "file" ? await temporaryFileJournal() : undefined;
       const intake = new UpdateIntake(
         async () => {
           finish();
@@ -127,6 +140,7 @@ export function floodIntake(total: number, maxConcurrency: number): Promise<Floo
             return batch.length > 0 ? batch : idle(signal);
           },
           dispatcher: { maxConcurrency },
+          journal: opened?.journal,
         },
       );
       const stopping = new AbortController();
@@ -135,6 +149,7 @@ export function floodIntake(total: number, maxConcurrency: number): Promise<Floo
       stopping.abort();
       await polling;
       await intake.close({ timeoutMs: 0 });
+      await opened?.dispose();
     },
   );
 }

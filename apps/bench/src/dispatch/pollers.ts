@@ -8,6 +8,7 @@ import type { Update } from "@grammyjs/types";
 import { UpdateIntake } from "@telepace/update-dispatch";
 import { Bot, type Context } from "grammy";
 import type { SimLink } from "./sim-link.js";
+import type { RunJournal } from "./temporary-journal.js";
 import { principalConstraint } from "./workload.js";
 
 /** grammY's Node build types the signal with the `abort-controller` shim. */
@@ -59,20 +60,34 @@ function peakOf(gauge: () => number): { stop(): number } {
   };
 }
 
-/** UpdateIntake with its defaults (memory journal, maxUnfinished 1000) and `maxConcurrency`. */
-export function intakePoller(options: { maxConcurrency: number }): PollerContender {
+/**
+ * UpdateIntake with its defaults (memory journal, maxUnfinished 1000) and `maxConcurrency`, or
+ * with the journal `journal` opens for the run.
+ */
+export function intakePoller(options: {
+  maxConcurrency: number;
+  journal?: { readonly name: string; open(): Promise<RunJournal> };
+}): PollerContender {
+  const journalName = options.journal?.name ?? "MemoryUpdateJournal";
   return {
-    name: `telepace UpdateIntake (maxConcurrency ${options.maxConcurrency})`,
-    settings: { maxConcurrency: options.maxConcurrency, maxUnfinished: 1000, pollLimit: 100 },
+    name: `telepace UpdateIntake${options.journal === undefined ? "" : ` + ${journalName}`} (maxConcurrency ${options.maxConcurrency})`,
+    settings: {
+      maxConcurrency: options.maxConcurrency,
+      maxUnfinished: 1000,
+      pollLimit: 100,
+      journal: journalName,
+    },
     slots: options.maxConcurrency,
     isConfirmedAfterStore: true,
     async start(link, process) {
       const bot = await botFor(link);
       bot.use((ctx: Context) => process(ctx.update));
+      const opened = await options.journal?.open();
       const intake = new UpdateIntake((update) => bot.handleUpdate(update), {
         getUpdates: (params, { signal }) =>
           bot.api.getUpdates({ ...params } as GrammyGetUpdatesParams, signal as GrammySignal),
         dispatcher: { maxConcurrency: options.maxConcurrency },
+        journal: opened?.journal,
       });
       const stopping = new AbortController();
       const polling = intake.run({ signal: stopping.signal });
@@ -83,6 +98,7 @@ export function intakePoller(options: { maxConcurrency: number }): PollerContend
           await polling;
           const snapshot = intake.snapshot();
           await intake.close({ timeoutMs: 0 });
+          await opened?.dispose();
           const rejected = Object.values(snapshot.dispatcher.rejected).reduce((a, b) => a + b, 0);
           return { rejected: rejected + snapshot.busy, peakHeld: held.stop() };
         },

@@ -13,6 +13,12 @@ import {
   telepaceDispatcher,
 } from "./contenders.js";
 import { type EndToEndConfig, endToEndConfig, runEndToEnd } from "./end-to-end.js";
+import {
+  type HotBurstConfig,
+  hotBurstConfig,
+  hotBurstViolations,
+  runHotBurst,
+} from "./hot-burst.js";
 import { type RecorderOptions, ReplayRecorder, UpdateFeed } from "./replay.js";
 import { makeUpdateStream, type StreamOptions, type UpdateStream } from "./workload.js";
 
@@ -27,6 +33,8 @@ export interface DispatchConfig {
   readonly overheadRepeats: number;
   /** The end-to-end scenarios against the simulator and the flood. */
   readonly endToEnd: EndToEndConfig;
+  /** One principal sending ten times faster than it is served, for half a minute. */
+  readonly hotBurst: HotBurstConfig;
 }
 
 const PRINCIPALS = { principals: 2_000, skew: 0.5, groupShare: 0.3, groups: 50 } as const;
@@ -57,6 +65,7 @@ export const dispatchConfig: DispatchConfig = {
   },
   overheadRepeats: 11,
   endToEnd: endToEndConfig,
+  hotBurst: hotBurstConfig,
 };
 
 /** Everything measured for one contender in one scenario. */
@@ -207,6 +216,7 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
   const overheadSync = await measureOverhead(config, overheadStream, false);
   const overheadAsync = await measureOverhead(config, overheadStream, true);
   const endToEnd = await runEndToEnd(config.endToEnd, config.concurrency);
+  const hotBurst = await runHotBurst(config.hotBurst, config.concurrency);
 
   const backlogVsRunner = ratio(
     (backlog[0] as DispatchRun).updatesPerSecond,
@@ -222,11 +232,15 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
     overheadTable(config, overheadSync, "a synchronous processor (returns undefined)"),
     overheadTable(config, overheadAsync, "an `async () => {}` processor"),
     ...endToEnd.tables,
+    hotBurst.table,
   ];
   // telepace's rows only (each table shows every contender's own count).
   const telepaceViolations = [steady, backlog, overheadSync.runs, overheadAsync.runs]
     .map((runs) => violations(runs[runs === steady || runs === backlog ? 0 : 1] as DispatchRun))
-    .reduce((sum, count) => sum + count, endToEnd.orderViolations);
+    .reduce(
+      (sum, count) => sum + count,
+      endToEnd.orderViolations + hotBurstViolations(hotBurst.headline),
+    );
   return {
     area: "dispatch",
     tables,
@@ -243,12 +257,20 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
         hotPrincipalOthersP99Ms: endToEnd.hotPrincipalOthersP99Ms,
         orderViolations: telepaceViolations,
         lostAfterCrash: endToEnd.lostAfterCrash,
+        floodVsRunner: endToEnd.floodVsRunner,
+        floodFileVsRunner: endToEnd.floodFileVsRunner,
+        hotBurstSeconds: hotBurst.headline.burstSeconds,
+        hotBurstOthersP99Ms: hotBurst.headline.othersQueueingMs.p99,
+        hotBurstRejected: hotBurst.headline.rejected,
+        hotBurstHotLost: hotBurst.headline.hotLost,
+        hotBurstHeapGrowthMB: hotBurst.headline.heapGrowthBytes / 1_048_576,
       },
       config: { ...config, pollLimit: POLL_LIMIT },
       steady,
       backlog,
       overhead: { sync: overheadSync, async: overheadAsync },
       ...endToEnd.figures,
+      hotBurst: hotBurst.runs,
     },
   };
 }

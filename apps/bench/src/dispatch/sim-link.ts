@@ -3,7 +3,7 @@
 // is a text message carrying its position in the stream.
 
 import type { Chat, Update, User } from "@grammyjs/types";
-import { type BotApiSim, start } from "@telepace/bot-api-sim";
+import { type BotApiSim, type BotApiSimOptions, start } from "@telepace/bot-api-sim";
 import type { UpdateStream } from "./workload.js";
 
 /** A simulator populated with a stream's principals. */
@@ -21,10 +21,14 @@ export function simIndexOf(update: Update): number {
 
 /**
  * Starts a simulator with flood limits off (the bots only read), `latencyMs` added to every Bot
- * API call, and one user with a private chat per principal of `stream`.
+ * API call, and one user with a private chat per principal of `stream`; `options` go to the sim.
  */
-export async function openSimLink(stream: UpdateStream, latencyMs: number): Promise<SimLink> {
-  const sim = await start({ rateLimits: false, maxPendingUpdates: 1_000_000 });
+export async function openSimLink(
+  stream: UpdateStream,
+  latencyMs: number,
+  options: BotApiSimOptions = {},
+): Promise<SimLink> {
+  const sim = await start({ rateLimits: false, maxPendingUpdates: 1_000_000, ...options });
   if (latencyMs > 0) sim.faults.setLatency(latencyMs, { methods: ["*"] });
   const users: User[] = [];
   const chats: Chat[] = [];

@@ -7,7 +7,8 @@ import type { ProcessorRun } from "./processor-run.js";
 
 /** An active principal: accepted updates not yet started, its running update, and waiters. */
 export interface Principal {
-  readonly id: PrincipalId;
+  /** Set when it becomes active (a retired principal's record is used again). */
+  id: PrincipalId;
   /** Accepted, not started, oldest first. */
   readonly queue: Entry[];
   /**
@@ -19,9 +20,15 @@ export interface Principal {
   run: ProcessorRun<Principal> | undefined;
 }
 
+/** Records of retired principals kept for the next ones, at most (their queues are empty). */
+const SPARE_RECORDS = 1024;
+
 /** Active principals and the principals waiting to become active. */
 export class PrincipalTable {
   readonly #active = new Map<PrincipalId, Principal>();
+  // Most principals of a busy bot hold one update at a time, so one becomes active and retires
+  // per update: their records (and queue arrays) are used again instead of made anew.
+  readonly #spare: Principal[] = [];
   // Insertion-ordered: the first entry is the principal that has waited longest to be admitted.
   readonly #admissions = new Map<PrincipalId, WaiterGroup>();
   readonly #maxQueued: number;
@@ -72,7 +79,13 @@ export class PrincipalTable {
   }
 
   activate(id: PrincipalId, waiters?: WaiterGroup): Principal {
-    const principal: Principal = { id, queue: [], waiters, run: undefined };
+    let principal = this.#spare.pop();
+    if (principal === undefined) {
+      principal = { id, queue: [], waiters, run: undefined };
+    } else {
+      principal.id = id;
+      principal.waiters = waiters;
+    }
     this.#active.set(id, principal);
     return principal;
   }
@@ -83,6 +96,13 @@ export class PrincipalTable {
    */
   retire(principal: Principal): Principal | undefined {
     this.#active.delete(principal.id);
+    if (this.#spare.length < SPARE_RECORDS) {
+      // Nothing refers to a retired record: runs that outlive their principal (abandoned at a
+      // timeout) no longer report to it.
+      principal.waiters = undefined;
+      principal.run = undefined;
+      this.#spare.push(principal);
+    }
     if (this.#admissions.size === 0) return undefined;
     const oldest = this.#admissions.entries().next();
     if (oldest.done === true) return undefined;

@@ -4,6 +4,32 @@
 
 import { BinaryHeap } from "@telepace/core";
 
+/** What the dispatcher does with update ids: an {@link UpdateLedger}, or {@link UNTRACKED_IDS}. */
+export interface IdLedger {
+  isDuplicate(id: number): boolean;
+  open(id: number): void;
+  finish(id: number): void;
+  release(id: number): void;
+  hold(id: number): void;
+  readonly watermark: number | undefined;
+}
+
+function ignore(): void {}
+
+/**
+ * A ledger that keeps nothing, for the intake's dispatcher: its journal is the record of ids (it
+ * stores each once and hands each stored one over once), and the intake confirms offsets by what
+ * it stored, not by a watermark.
+ */
+export const UNTRACKED_IDS: IdLedger = Object.freeze({
+  isDuplicate: () => false,
+  open: ignore,
+  finish: ignore,
+  release: ignore,
+  hold: ignore,
+  watermark: undefined,
+});
+
 /**
  * Tracks update ids for duplicate suppression and the offset watermark. An id is:
  * - open: waiting for capacity, queued, or running;
@@ -11,7 +37,7 @@ import { BinaryHeap } from "@telepace/core";
  *   the watermark below it until the same id is opened or released again;
  * - settled: processed to any outcome, or rejected at a bound (the caller owns it then).
  */
-export class UpdateLedger {
+export class UpdateLedger implements IdLedger {
   readonly #open = new Set<number>();
   readonly #held = new Set<number>();
   // Finished ids by slot (`update_id` mod the window): an array write per finish and a read per

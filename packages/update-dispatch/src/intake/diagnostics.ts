@@ -28,7 +28,7 @@ export type UpdateIntakeEvent =
       readonly count: number;
     }
   | {
-      /** `maxUnfinished` was reached: fetching stops until processing frees room. */
+      /** `maxJournalUpdates` was reached: fetching stops until processing frees room. */
       readonly type: "intake-paused";
       readonly unfinished: number;
     }

@@ -1,14 +1,16 @@
 // The intake's store side: the journal behind the polling loop and accept(), and what the intake
-// keeps beside it — the unfinished ids that count against maxUnfinished, one append chain so
-// updates reach the dispatcher in the journal's order, finishes retried through a journal outage,
-// and the restart of update ids.
+// keeps beside it — the unfinished ids that count against maxJournalUpdates, one append chain so
+// updates reach the hand-over in the journal's order, a replay that reads the journal in pages,
+// finishes batched per turn and retried through a journal outage, and the restart of update ids.
 
 import type { Update } from "@grammyjs/types";
 import { abortReason, type Clock, type Logger, onAbort, safeLog, type Timer } from "@telepace/core";
-import { validUpdateId } from "../journal/update-id.js";
+import type { PrincipalId } from "../dispatcher/dispatch-key.js";
+import type { DispatcherAccess } from "../dispatcher/dispatcher-access.js";
+import { withValidIds } from "../journal/update-id.js";
 import type { UpdateJournal } from "../journal/update-journal.js";
 import { publishIntakeEvent } from "./diagnostics.js";
-import type { DispatchFeed } from "./dispatch-feed.js";
+import { DispatchFeed, type FeedJournal } from "./dispatch-feed.js";
 import { safeCodeOf } from "./polling-failure.js";
 import type { PollingStore } from "./polling-loop.js";
 import { BACKOFF_MAX_MS, BACKOFF_START_MS } from "./polling-options.js";
@@ -21,10 +23,14 @@ export const ID_RESTART_QUIET_MS = 7 * 24 * 60 * 60 * 1000;
  */
 export const WEBHOOK_RESTART_GAP = 100_000;
 
+/** Unfinished updates read from the journal at once during replay. */
+const REPLAY_PAGE = 256;
+
 // Fixed log text: no update content, no error message (a journal's may name a path).
 const LOG = Object.freeze({
   invalid: "Skipped an update without an integer update_id",
   replayed: "Dispatching unfinished updates from the journal",
+  missing: "The journal no longer holds unfinished updates it listed; they cannot be processed",
   failing:
     "The journal failed; the intake keeps trying it with backoff (nothing is confirmed meanwhile)",
   recovered: "The journal works again",
@@ -35,29 +41,46 @@ function noop(): void {}
 /** What {@link IntakeStore} needs from the intake. */
 export interface IntakeStoreParts {
   readonly journal: UpdateJournal;
-  readonly feed: DispatchFeed;
+  /** The intake's access to its dispatcher, for the hand-over. */
+  readonly access: DispatcherAccess;
+  /** Updates in memory at most (`maxUnfinished`). */
   readonly maxUnfinished: number;
+  /** Stored, unfinished updates at most (`maxJournalUpdates`). */
+  readonly maxJournalUpdates: number;
+  /** What one principal takes in the dispatcher (`maxQueuedPerPrincipal` + 1). */
+  readonly principalCapacity: number;
   readonly clock: Clock;
   readonly logger: Logger;
 }
 
 /**
- * The journal as the intake uses it. Updates are dispatched in the order the journal stored them,
- * and each counts against `maxUnfinished` from its append until the journal has marked it
- * finished: a finish the journal fails is retried (0.5 s doubling to 30 s, and at once when the
- * journal next works), so an outage holds room instead of leaving updates to run again.
+ * The journal as the intake uses it. Updates are handed to the dispatcher in the order the
+ * journal stored them (through a {@link DispatchFeed}, which leaves what memory does not take in
+ * the journal), and each counts against `maxJournalUpdates` from its append until the journal
+ * has marked it finished: a finish the journal fails is retried (0.5 s doubling to 30 s, and at
+ * once when the journal next works), so an outage holds room instead of leaving updates to run
+ * again.
  */
 export class IntakeStore implements PollingStore {
   readonly #journal: UpdateJournal;
   readonly #feed: DispatchFeed;
-  readonly #maxUnfinished: number;
+  readonly #maxJournalUpdates: number;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  // Stored updates the journal has not marked finished, by id: what counts against maxUnfinished.
+  // Stored updates the journal has not marked finished, by id: what counts against the bound.
   readonly #unfinished = new Set<number>();
   // Of those, the ones whose processing ended but whose finish the journal failed.
   readonly #unmarked = new Set<number>();
   readonly #finishing = new Set<Promise<void>>();
+  // Processing ended this turn; finished in the journal together, in one call.
+  #ending: number[] = [];
+  readonly #finishTask = (): void => {
+    const ids = this.#ending;
+    this.#ending = [];
+    if (ids.length > 0) this.#markFinished(ids);
+  };
+  // The lowest unfinished id seen by the last offsetLag, kept while it stays unfinished.
+  #lowest: number | undefined;
   // Woken whenever an update leaves #unfinished or an append settles; each re-checks its condition.
   readonly #waiters = new Set<() => void>();
   #reserved = 0;
@@ -81,11 +104,16 @@ export class IntakeStore implements PollingStore {
 
   constructor(parts: IntakeStoreParts) {
     this.#journal = parts.journal;
-    this.#feed = parts.feed;
-    this.#maxUnfinished = parts.maxUnfinished;
+    this.#maxJournalUpdates = parts.maxJournalUpdates;
     this.#clock = parts.clock;
     this.#logger = parts.logger;
     this.#lastStoredAt = this.#clock.now();
+    this.#feed = new DispatchFeed(
+      parts.access,
+      this.#feedJournal(),
+      parts.maxUnfinished,
+      parts.principalCapacity,
+    );
   }
 
   /** Counters and gauges for the intake's snapshot. */
@@ -97,6 +125,9 @@ export class IntakeStore implements PollingStore {
       finished: this.#finished,
       invalid: this.#invalid,
       unfinished: this.#unfinished.size,
+      inMemory: this.#feed.inMemory,
+      backlog: this.#feed.waiting,
+      readBack: this.#feed.readBack,
       journalFailures: this.#journalFailures,
       journalOutageMs:
         this.#outageStartedAt === undefined ? 0 : this.#clock.now() - this.#outageStartedAt,
@@ -118,8 +149,9 @@ export class IntakeStore implements PollingStore {
     return this.#unfinished.has(id);
   }
 
+  /** Room under `maxJournalUpdates`: what the journal may take now. */
   room(): number {
-    return this.#maxUnfinished - this.#unfinished.size - this.#reserved;
+    return this.#maxJournalUpdates - this.#unfinished.size - this.#reserved;
   }
 
   waitForRoom(signal: AbortSignal): Promise<void> {
@@ -210,9 +242,19 @@ export class IntakeStore implements PollingStore {
     return this.#restarting;
   }
 
-  /** The dispatcher's finished hook: `id`'s processing ended for good. */
-  ended(id: number): void {
-    if (this.#unfinished.has(id)) this.#markFinished(id);
+  /**
+   * The dispatcher's finished hook: `id`'s processing (for principal `keyId`) ended for good.
+   * What ends in one turn is marked finished in one journal call.
+   */
+  ended(id: number, keyId: PrincipalId): void {
+    this.#feed.ended(keyId);
+    this.#ending.push(id);
+    if (this.#ending.length === 1) queueMicrotask(this.#finishTask);
+  }
+
+  /** Stops handing stored updates to the dispatcher; the rest stays in the journal. */
+  stopFeed(): void {
+    this.#feed.stop();
   }
 
   /** Reads the journal once: its highest id for the offset, its unfinished updates to replay. */
@@ -230,6 +272,7 @@ export class IntakeStore implements PollingStore {
    * stops retrying. What is still unmarked stays unfinished in the journal.
    */
   async settle(): Promise<void> {
+    this.#finishTask();
     await Promise.allSettled([...this.#finishing]);
     this.#isSettled = true;
     this.#retryTimer?.cancel();
@@ -246,8 +289,13 @@ export class IntakeStore implements PollingStore {
    */
   offsetLag(sentOffset: number | undefined): number {
     if (sentOffset === undefined || this.#unfinished.size === 0) return 0;
-    let lowest = Number.POSITIVE_INFINITY;
-    for (const id of this.#unfinished) if (id < lowest) lowest = id;
+    // The scan runs again only once the lowest it found has finished.
+    let lowest = this.#lowest;
+    if (lowest === undefined || !this.#unfinished.has(lowest)) {
+      lowest = Number.POSITIVE_INFINITY;
+      for (const id of this.#unfinished) if (id < lowest) lowest = id;
+      this.#lowest = lowest;
+    }
     return Math.max(0, sentOffset - lowest);
   }
 
@@ -264,49 +312,76 @@ export class IntakeStore implements PollingStore {
     this.#highest = undefined;
   }
 
+  /**
+   * Hands the journal's unfinished updates to the feed in arrival order, a page at a time, so a
+   * large journal is never read into memory at once (the feed keeps only the ids of what memory
+   * does not take). Each page counts as unfinished once it is handed over, so a replay that
+   * fails halfway goes on from there at the next attempt.
+   */
   async #replay(): Promise<void> {
     this.#isReplaying = true;
     try {
-      const [updates, highest] = await Promise.all([
-        this.#journal.unfinished(),
+      const [ids, highest] = await Promise.all([
+        this.#journal.unfinishedIds(),
         this.#journal.highestUpdateId(),
       ]);
       if (highest !== undefined && (this.#highest === undefined || highest > this.#highest)) {
         this.#highest = highest;
       }
-      const replay = this.#keepValid(updates).filter((update) => {
-        if (this.#unfinished.has(update.update_id)) return false;
-        this.#unfinished.add(update.update_id);
-        return true;
-      });
-      this.#replayed += replay.length;
-      if (replay.length > 0) {
-        safeLog(this.#logger, "info", { count: replay.length }, LOG.replayed);
+      const fresh = ids.filter((id) => !this.#unfinished.has(id));
+      if (fresh.length > 0) {
+        safeLog(this.#logger, "info", { count: fresh.length }, LOG.replayed);
         publishIntakeEvent("intake-replayed", () => ({
           type: "intake-replayed",
-          count: replay.length,
+          count: fresh.length,
         }));
       }
-      this.#feed.push(replay);
+      for (let start = 0; start < fresh.length; start += REPLAY_PAGE) {
+        const page = this.#keepValid(
+          await this.#journal.read(fresh.slice(start, start + REPLAY_PAGE)),
+        ).filter((update) => !this.#unfinished.has(update.update_id));
+        for (const update of page) this.#unfinished.add(update.update_id);
+        this.#replayed += page.length;
+        this.#feed.push(page);
+      }
     } finally {
       this.#isReplaying = false;
     }
   }
 
-  #markFinished(id: number): void {
-    const finishing = Promise.resolve()
-      .then(() => this.#journal.finish(id))
+  /** What the feed reads backlogs with, and tells of failures and of updates gone missing. */
+  #feedJournal(): FeedJournal {
+    return {
+      read: (updateIds) => this.#journal.read(updateIds),
+      readFailed: (error) => this.#journalFailed(error),
+      missing: (updateIds) => {
+        for (const id of updateIds) this.#unfinished.delete(id);
+        safeLog(this.#logger, "error", { count: updateIds.length }, LOG.missing);
+        this.#wake();
+      },
+      later: (retry, delayMs) => {
+        this.#clock.setTimer(retry, delayMs);
+      },
+    };
+  }
+
+  #markFinished(ids: readonly number[]): void {
+    let call: Promise<void>;
+    try {
+      call = this.#journal.finish(ids);
+    } catch (error) {
+      call = Promise.reject(error);
+    }
+    const finishing = call
       .then(
         () => {
-          this.#unfinished.delete(id);
-          this.#finished++;
+          for (const id of ids) if (this.#unfinished.delete(id)) this.#finished++;
           this.#journalWorked();
-          this.#feed.poke();
           this.#wake();
         },
         (error: unknown) => {
           this.#journalFailed(error);
-          this.#unmarked.add(id);
+          for (const id of ids) this.#unmarked.add(id);
           this.#scheduleRetry();
         },
       )
@@ -319,7 +394,7 @@ export class IntakeStore implements PollingStore {
   #retryFinishes(): void {
     const ids = [...this.#unmarked];
     this.#unmarked.clear();
-    for (const id of ids) this.#markFinished(id);
+    this.#markFinished(ids);
   }
 
   #scheduleRetry(): void {
@@ -365,11 +440,11 @@ export class IntakeStore implements PollingStore {
     }
   }
 
-  #keepValid(updates: readonly Update[]): Update[] {
-    const valid = updates.filter((update) => validUpdateId(update) !== undefined);
-    if (valid.length < updates.length) {
-      this.#invalid += updates.length - valid.length;
-      safeLog(this.#logger, "warn", { count: updates.length - valid.length }, LOG.invalid);
+  #keepValid(updates: readonly Update[]): readonly Update[] {
+    const { valid, invalid } = withValidIds(updates);
+    if (invalid > 0) {
+      this.#invalid += invalid;
+      safeLog(this.#logger, "warn", { count: invalid }, LOG.invalid);
     }
     return valid;
   }
@@ -389,6 +464,6 @@ export class IntakeStore implements PollingStore {
   }
 
   #wake(): void {
-    for (const wake of [...this.#waiters]) wake();
+    if (this.#waiters.size > 0) for (const wake of [...this.#waiters]) wake();
   }
 }

@@ -6,6 +6,7 @@ import {
   checkClock,
   checkLogger,
   checkMethods,
+  checkNumber,
   checkObject,
   checkOptionalNumber,
   checkOptions,
@@ -48,12 +49,24 @@ export interface UpdateIntakeOptions extends PollingOptions {
   /** Bounds and timeout of the dispatcher the intake builds; see {@link UpdateDispatcherOptions}. */
   readonly dispatcher?: IntakeDispatcherOptions | undefined;
   /**
-   * How many stored updates may be unfinished at once. At the bound the intake stops fetching
-   * (and `accept` answers `busy`) until processing brings it below; nothing is dropped. Memory
-   * is bounded by this many updates (in the journal and the dispatcher). Integer >= 1.
+   * How many unfinished updates the intake holds in memory at once: handed to the dispatcher
+   * (queued or running) or being read back from the journal. Beyond it, and beyond what one
+   * principal's queue takes (`maxQueuedPerPrincipal` + 1), stored updates wait in the journal
+   * and are read back in order when their turn comes: a principal that sends faster than it is
+   * served never holds back anybody else's updates. Integer >= 1.
    * @defaultValue 1000
    */
   readonly maxUnfinished?: number | undefined;
+  /**
+   * How many stored updates may be unfinished at once, in memory or in the journal. At the bound
+   * the intake stops fetching and `accept` answers `busy` (a webhook: 503) until processing
+   * brings it below; nothing is dropped, Telegram keeps the rest (up to 24 hours). Each costs
+   * memory for its id (and a durable journal's index), not its content; with a journal that is
+   * not durable (the default `MemoryUpdateJournal`) the content is in memory too, so the default
+   * is lower there. Integer >= 1.
+   * @defaultValue 100000, or 10000 with a journal whose `snapshot().isDurable` is false
+   */
+  readonly maxJournalUpdates?: number | undefined;
   /**
    * Milliseconds `close()` (and `[Symbol.asyncDispose]`) lets running updates finish when no
    * `timeoutMs` is passed to it. Integer 0–2147483647.
@@ -94,14 +107,19 @@ export interface IntakeCloseOptions {
 export const updateIntakeDefaults = Object.freeze({
   ...pollingDefaults,
   maxUnfinished: 1000,
+  maxJournalUpdates: 100_000,
   closeTimeoutMs: 10_000,
 });
+
+/** The default `maxJournalUpdates` with a journal that is not durable: its backlog is in memory. */
+export const MEMORY_JOURNAL_MAX_UPDATES = 10_000;
 
 const OPTION_NAMES: readonly string[] = Object.freeze([
   ...POLLING_OPTION_NAMES,
   "journal",
   "dispatcher",
   "maxUnfinished",
+  "maxJournalUpdates",
   "closeTimeoutMs",
   "clock",
   "logger",
@@ -111,6 +129,8 @@ const JOURNAL_METHODS: readonly string[] = Object.freeze([
   "append",
   "finish",
   "unfinished",
+  "unfinishedIds",
+  "read",
   "highestUpdateId",
   "restartIds",
   "compact",
@@ -129,6 +149,8 @@ export interface ResolvedIntakeOptions extends ResolvedPollingOptions {
   readonly journal: UpdateJournal | undefined;
   readonly dispatcher: IntakeDispatcherOptions;
   readonly maxUnfinished: number;
+  /** `undefined`: the default, which depends on the journal. */
+  readonly maxJournalUpdates: number | undefined;
   readonly closeTimeoutMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -182,6 +204,10 @@ export function resolveIntakeOptions(options: unknown): ResolvedIntakeOptions {
       defaults.maxUnfinished,
       { integer: true, min: 1 },
     ),
+    maxJournalUpdates:
+      given.maxJournalUpdates === undefined
+        ? undefined
+        : checkNumber("maxJournalUpdates", given.maxJournalUpdates, { integer: true, min: 1 }),
     closeTimeoutMs: checkIntakeTimeout(
       "closeTimeoutMs",
       given.closeTimeoutMs,

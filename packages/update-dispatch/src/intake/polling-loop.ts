@@ -16,7 +16,7 @@ import {
   systemClock,
 } from "@telepace/core";
 import { PollingStoppedError, UpdateDispatchError } from "../errors.js";
-import { validUpdateId } from "../journal/update-id.js";
+import { withValidIds } from "../journal/update-id.js";
 import { classifyPollingFailure, safeCodeOf } from "./polling-failure.js";
 import {
   BACKOFF_MAX_MS,
@@ -411,10 +411,10 @@ export class PollingLoop {
       durationMs: this.#clock.now() - startedAt,
     });
     this.#fetched += updates.length;
-    const valid = updates.filter((update) => validUpdateId(update) !== undefined);
-    if (valid.length < updates.length) {
-      this.#invalid += updates.length - valid.length;
-      safeLog(this.#logger, "warn", { count: updates.length - valid.length }, LOG.invalid);
+    const { valid, invalid } = withValidIds(updates);
+    if (invalid > 0) {
+      this.#invalid += invalid;
+      safeLog(this.#logger, "warn", { count: invalid }, LOG.invalid);
     }
     return valid;
   }

@@ -70,10 +70,23 @@ export interface UpdateIntakeSnapshot {
   /** Stored updates whose processing ended (any outcome) and that the journal marked finished. */
   readonly finished: number;
   /**
-   * Stored updates the journal has not marked finished yet (bounded by `maxUnfinished`, plus what
-   * replay brought), including processed ones whose finish the journal failed and that are retried.
+   * Stored updates the journal has not marked finished yet (bounded by `maxJournalUpdates`, plus
+   * what replay brought), including processed ones whose finish the journal failed and that are
+   * retried.
    */
   readonly unfinished: number;
+  /**
+   * Of those, the ones in memory: handed to the dispatcher (queued or running) or being read back
+   * from the journal. Bounded by `maxUnfinished`.
+   */
+  readonly inMemory: number;
+  /**
+   * Of those, the ones that wait in the journal only, for memory or for their principal's queue,
+   * and are read back in order.
+   */
+  readonly backlog: number;
+  /** Stored updates read back from the journal to be processed, ever. */
+  readonly readBack: number;
   /** `accept` calls answered `busy`, ever. */
   readonly busy: number;
   /** Updates without an `update_id` that is an integer >= 0, skipped, ever. */
@@ -82,7 +95,7 @@ export interface UpdateIntakeSnapshot {
   readonly rateLimited: number;
   /** Waits before polling again (429s, transient failures, failed appends), ever. */
   readonly backoffs: number;
-  /** Times polling stopped at `maxUnfinished`, ever. */
+  /** Times polling stopped at `maxJournalUpdates`, ever. */
   readonly pauses: number;
   /** Times the update ids restarted lower and the journal forgot the old ids, ever. */
   readonly idRestarts: number;

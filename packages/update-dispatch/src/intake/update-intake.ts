@@ -12,25 +12,27 @@ import {
   type Logger,
   safeLog,
 } from "@telepace/core";
+import { dispatcherAccess } from "../dispatcher/dispatcher-access.js";
 import { type UpdateProcessor, updateDispatcherDefaults } from "../dispatcher/options.js";
 import type { CloseResult } from "../dispatcher/results.js";
-import { onFinished, UpdateDispatcher } from "../dispatcher/update-dispatcher.js";
+import { UpdateDispatcher } from "../dispatcher/update-dispatcher.js";
 import { PollingStoppedError, UpdateDispatchError } from "../errors.js";
 import { MemoryUpdateJournal } from "../journal/memory-journal.js";
 import { validUpdateId } from "../journal/update-id.js";
 import type { UpdateJournal } from "../journal/update-journal.js";
 import { Deadline } from "./deadline.js";
 import { publishIntakeEvent } from "./diagnostics.js";
-import { DispatchFeed } from "./dispatch-feed.js";
 import { IntakeStore } from "./intake-store.js";
 import {
   type AcceptOptions,
   checkIntakeTimeout,
   type IntakeCloseOptions,
+  MEMORY_JOURNAL_MAX_UPDATES,
   type ResolvedIntakeOptions,
   type RunOptions,
   resolveIntakeOptions,
   type UpdateIntakeOptions,
+  updateIntakeDefaults,
 } from "./options.js";
 import { type PollingEvent, PollingLoop } from "./polling-loop.js";
 import type {
@@ -58,7 +60,9 @@ function noop(): void {}
  * stored in an {@link UpdateJournal} first, the next `getUpdates` confirms it (offset = highest
  * stored `update_id` + 1), and each update is marked finished in the journal when its processing
  * ends (succeeded, failed or timed out). At start the journal's unfinished updates are dispatched
- * first, in arrival order. A bound on stored-but-unfinished updates (`maxUnfinished`) stops
+ * first, in arrival order. At most `maxUnfinished` updates are held in memory, and of one
+ * principal at most its dispatcher queue's worth: the rest wait in the journal and are read back
+ * in order. A bound on stored-but-unfinished updates (`maxJournalUpdates`) stops
  * fetching instead of dropping. Polling runs on a {@link PollingLoop}.
  *
  * @example
@@ -76,7 +80,6 @@ export class UpdateIntake implements AsyncDisposable {
   readonly #journal: UpdateJournal;
   readonly #ownsJournal: boolean;
   readonly #dispatcher: UpdateDispatcher;
-  readonly #feed: DispatchFeed;
   readonly #store: IntakeStore;
   readonly #polling: PollingLoop | undefined;
   // Aborted by close(): ends polling, backoff sleeps and pauses.
@@ -103,26 +106,39 @@ export class UpdateIntake implements AsyncDisposable {
     this.#clock = resolved.clock;
     this.#logger = resolved.logger;
     this.#ownsJournal = resolved.journal === undefined;
-    this.#journal = resolved.journal ?? new MemoryUpdateJournal();
+    const journal = resolved.journal ?? new MemoryUpdateJournal();
+    this.#journal = journal;
+    const given = resolved.dispatcher;
     // The journal decides what is a duplicate: a window of finished ids here would call an update
-    // of a new numbering a duplicate of an old one, and nothing would ever process it.
+    // of a new numbering a duplicate of an old one, and nothing would ever process it. Memory is
+    // bounded by maxUnfinished, so the dispatcher admits as many principals as that holds: no
+    // update in memory waits to become active.
     this.#dispatcher = new UpdateDispatcher(processor, {
-      ...resolved.dispatcher,
+      ...given,
+      maxActivePrincipals:
+        given.maxActivePrincipals ??
+        Math.max(updateDispatcherDefaults.maxActivePrincipals, resolved.maxUnfinished),
       dedupeWindow: 0,
       clock: this.#clock,
       logger: this.#logger,
     });
-    const maxWaiting =
-      resolved.dispatcher.maxWaitingEnqueues ?? updateDispatcherDefaults.maxWaitingEnqueues;
-    this.#feed = new DispatchFeed(this.#dispatcher, maxWaiting);
+    const access = dispatcherAccess(this.#dispatcher);
+    access.leaveIdsToJournal();
+    const maxQueued = given.maxQueuedPerPrincipal ?? updateDispatcherDefaults.maxQueuedPerPrincipal;
     this.#store = new IntakeStore({
-      journal: this.#journal,
-      feed: this.#feed,
+      journal,
+      access,
       maxUnfinished: resolved.maxUnfinished,
+      maxJournalUpdates:
+        resolved.maxJournalUpdates ??
+        (journal.snapshot().isDurable
+          ? updateIntakeDefaults.maxJournalUpdates
+          : MEMORY_JOURNAL_MAX_UPDATES),
+      principalCapacity: maxQueued + 1,
       clock: this.#clock,
       logger: this.#logger,
     });
-    onFinished(this.#dispatcher, (updateId) => this.#store.ended(updateId));
+    access.onFinished((updateId, _outcome, keyId) => this.#store.ended(updateId, keyId));
     const { getUpdates } = resolved;
     this.#polling =
       getUpdates === undefined
@@ -203,7 +219,7 @@ export class UpdateIntake implements AsyncDisposable {
   /**
    * The webhook entry point: stores one update and resolves once the journal holds it, so the
    * handler answers Telegram 200 only then. Updates are dispatched in the order they were
-   * stored; a repeated `update_id` is `duplicate`; at `maxUnfinished` it is `busy` and nothing is
+   * stored; a repeated `update_id` is `duplicate`; at `maxJournalUpdates` it is `busy` and nothing is
    * stored (answer 503 so Telegram retries). The journal's unfinished updates are dispatched
    * before the first accepted one. An update that starts a new numbering of update ids (see the
    * README) is `busy` until the old numbering's unfinished updates have finished.
@@ -255,6 +271,9 @@ export class UpdateIntake implements AsyncDisposable {
       replayed: counts.replayed,
       finished: counts.finished,
       unfinished: counts.unfinished,
+      inMemory: counts.inMemory,
+      backlog: counts.backlog,
+      readBack: counts.readBack,
       busy: this.#busy,
       invalid: counts.invalid + (polling?.invalid ?? 0),
       rateLimited: polling?.rateLimited ?? 0,
@@ -371,7 +390,7 @@ export class UpdateIntake implements AsyncDisposable {
     try {
       // A getUpdates or an append that ignores the stop is not waited for past the deadline.
       await deadline.race(Promise.all([this.#loop, this.#store.appending]));
-      this.#feed.stop();
+      this.#store.stopFeed();
       const polling = this.#polling;
       if (polling !== undefined && polling.snapshot().polls > 0 && !deadline.signal.aborted) {
         await polling.confirm({ signal: deadline.signal });

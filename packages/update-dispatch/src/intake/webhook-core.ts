@@ -51,7 +51,7 @@ export interface WebhookResponse {
  * - `stored` (200) — the journal holds the update now; `duplicate` (200) — it had it before.
  * - `method-not-allowed` (405), `unauthorized` (401: wrong or missing secret token),
  *   `not-json` / `not-an-update` (400), `too-large` (413).
- * - `busy` (503 with `Retry-After`: `maxUnfinished` updates are unfinished), `closed` (503: the
+ * - `busy` (503 with `Retry-After`: `maxJournalUpdates` updates are unfinished), `closed` (503: the
  *   intake is closing), `timed-out` (503 with `Retry-After`: the journal took longer than
  *   `timeoutMs`), `journal-failed` (500: the journal could not store it; Telegram retries).
  */

@@ -31,7 +31,7 @@ export interface WebhookHandlerOptions {
   readonly maxBodyBytes?: number | undefined;
   /**
    * The `Retry-After` of a 503, in seconds: how long Telegram waits before it sends the update
-   * again when the intake is at `maxUnfinished` or the journal was too slow. Integer 1–3600.
+   * again when the intake is at `maxJournalUpdates` or the journal was too slow. Integer 1–3600.
    * @defaultValue 1
    */
   readonly retryAfterSeconds?: number | undefined;

@@ -16,8 +16,11 @@ import type {
 export interface MemoryUpdateJournalOptions {
   /**
    * How many finished update ids are remembered, so an update Telegram delivers again (a webhook
-   * retry, a batch fetched again before its offset was confirmed) is a duplicate. Unfinished ids
-   * are always remembered. Integer >= 0; 0 remembers no finished id.
+   * retry, a batch fetched again before its offset was confirmed) is a duplicate: a finished id
+   * is kept in the slot `update_id` mod `dedupeWindow` until another id of that slot finishes, so
+   * with Telegram's consecutive ids the last `dedupeWindow` ids are. Unfinished ids are always
+   * remembered. Integer >= 0 and <= 1048576 (8 bytes a slot, allocated up front); 0 remembers no
+   * finished id.
    * @defaultValue 10000
    */
   readonly dedupeWindow?: number | undefined;
@@ -28,11 +31,13 @@ export const memoryUpdateJournalDefaults = Object.freeze({ dedupeWindow: 10_000 
 
 const OPTION_NAMES = Object.freeze(Object.keys(memoryUpdateJournalDefaults));
 
-function updateIdOf(update: unknown): number {
-  const id = validUpdateId(update);
-  if (id === undefined)
+/** The largest `dedupeWindow`: its slots are allocated up front. */
+const MAX_DEDUPE_WINDOW = 1_048_576;
+
+function checkUpdateId(update: unknown): void {
+  if (validUpdateId(update) === undefined) {
     throw new TypeError("Expected an update with an `update_id` that is an integer >= 0");
-  return id;
+  }
 }
 
 /**
@@ -45,9 +50,11 @@ function updateIdOf(update: unknown): number {
  * unfinished by a graceful shutdown are gone too. Use a durable journal when an update must
  * outlive the process.
  *
- * Bounds: unfinished updates are bounded by whoever appends (the intake's `maxUnfinished`); the
- * finished ids kept for duplicate detection by `dedupeWindow`; application state by what the
- * application puts. `compact()` has nothing to do: finished updates are dropped at `finish`.
+ * Bounds: unfinished updates are bounded by whoever appends (the intake's `maxJournalUpdates`,
+ * 10,000 by default with this journal: its backlog is in memory, however few of its updates the
+ * intake holds in its own hand-over); the finished ids kept for duplicate detection by
+ * `dedupeWindow`; application state by what the application puts. `compact()` has nothing to
+ * do: finished updates are dropped at `finish`.
  *
  * Application records are stored as JSON text, so what `state()` returns is a fresh copy with the
  * same JSON semantics a file journal has (`undefined` members dropped, `NaN` becomes `null`).
@@ -60,11 +67,9 @@ export class MemoryUpdateJournal implements UpdateJournal {
   readonly #dedupeWindow: number;
   // Insertion order is arrival order, which is what unfinished() must return.
   readonly #unfinished = new Map<number, Update>();
-  // Finished ids: a ring of the last `dedupeWindow` finishes, and each remembered id's latest
-  // position in it (an id is forgotten only when its latest finish leaves the ring).
-  readonly #finished = new Map<number, number>();
-  readonly #ring: number[] = [];
-  #finishes = 0;
+  // Finished ids by slot (`update_id` mod the window): an array write per finish and a read per
+  // check; NaN marks a slot never written.
+  readonly #finished: Float64Array;
   #highest: number | undefined;
   readonly #state = new Map<string, string>();
   #isClosed = false;
@@ -79,8 +84,9 @@ export class MemoryUpdateJournal implements UpdateJournal {
       "dedupeWindow",
       given.dedupeWindow,
       memoryUpdateJournalDefaults.dedupeWindow,
-      { integer: true, min: 0 },
+      { integer: true, min: 0, max: MAX_DEDUPE_WINDOW },
     );
+    this.#finished = new Float64Array(this.#dedupeWindow).fill(Number.NaN);
   }
 
   /**
@@ -89,40 +95,62 @@ export class MemoryUpdateJournal implements UpdateJournal {
    */
   async append(updates: readonly Update[]): Promise<AppendResult> {
     this.#checkOpen();
-    const ids = updates.map(updateIdOf);
+    for (const update of updates) checkUpdateId(update); // a bad batch stores nothing
     const appended: Update[] = [];
     let duplicates = 0;
-    ids.forEach((id, index) => {
-      if (this.#unfinished.has(id) || this.#finished.has(id)) {
+    for (const update of updates) {
+      const id = update.update_id;
+      if (this.#unfinished.has(id) || this.#isFinished(id)) {
         duplicates++;
-        return;
+        continue;
       }
-      const update = updates[index] as Update;
       this.#unfinished.set(id, update);
       appended.push(update);
       if (this.#highest === undefined || id > this.#highest) this.#highest = id;
-    });
+    }
     return Object.freeze({ appended: Object.freeze(appended), duplicates });
   }
 
-  async finish(updateId: number): Promise<void> {
+  /** Marks one update or several finished; unknown and finished ids are a no-op. */
+  async finish(updateIds: number | readonly number[]): Promise<void> {
     this.#checkOpen();
-    if (!this.#unfinished.delete(updateId) || this.#dedupeWindow === 0) return;
-    const position = this.#finishes++;
-    const slot = position % this.#dedupeWindow;
-    if (position >= this.#dedupeWindow) {
-      const evicted = this.#ring[slot] as number;
-      if (this.#finished.get(evicted) === position - this.#dedupeWindow) {
-        this.#finished.delete(evicted);
-      }
+    if (typeof updateIds === "number") this.#finishOne(updateIds);
+    else for (const id of updateIds) this.#finishOne(id);
+  }
+
+  #finishOne(updateId: number): void {
+    if (this.#unfinished.delete(updateId) && this.#dedupeWindow > 0) {
+      this.#finished[updateId % this.#dedupeWindow] = updateId;
     }
-    this.#ring[slot] = updateId;
-    this.#finished.set(updateId, position);
+  }
+
+  #isFinished(id: number): boolean {
+    return this.#dedupeWindow > 0 && this.#finished[id % this.#dedupeWindow] === id;
   }
 
   async unfinished(): Promise<readonly Update[]> {
     this.#checkOpen();
     return Object.freeze([...this.#unfinished.values()]);
+  }
+
+  async unfinishedIds(): Promise<readonly number[]> {
+    this.#checkOpen();
+    return Object.freeze([...this.#unfinished.keys()]);
+  }
+
+  /** @returns rejects with a TypeError when `updateIds` is not an array. */
+  async read(updateIds: readonly number[]): Promise<readonly Update[]> {
+    this.#checkOpen();
+    if (!Array.isArray(updateIds)) throw new TypeError("Expected `updateIds` to be an array");
+    const found: Update[] = [];
+    const asked = new Set<number>();
+    for (const id of updateIds) {
+      const update = this.#unfinished.get(id);
+      if (update === undefined || asked.has(id)) continue;
+      asked.add(id);
+      found.push(update);
+    }
+    return Object.freeze(found);
   }
 
   async highestUpdateId(): Promise<number | undefined> {
@@ -142,9 +170,7 @@ export class MemoryUpdateJournal implements UpdateJournal {
         `Cannot restart update ids while ${this.#unfinished.size} stored updates are unfinished`,
       );
     }
-    this.#finished.clear();
-    this.#ring.length = 0;
-    this.#finishes = 0;
+    this.#finished.fill(Number.NaN);
     this.#highest = undefined;
   }
 

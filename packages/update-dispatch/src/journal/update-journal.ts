@@ -40,9 +40,15 @@ export interface JournalSnapshot {
  *   not, as long as it is not below {@link highestUpdateId} minus the implementation's documented
  *   dedupe horizon — is a duplicate, not stored twice. When its promise resolves, the batch is as
  *   durable as the implementation promises (a durable journal: on disk, synced).
- * - `finish` marks one stored update as done (succeeded, failed or timed out: anything that must
- *   not run again). Finishing an unknown or finished id is a no-op.
- * - `unfinished` lists stored, unfinished updates in arrival order, for replay after a restart.
+ * - `finish` marks stored updates as done (succeeded, failed or timed out: anything that must
+ *   not run again), one id or several in one call. Finishing an unknown or finished id is a
+ *   no-op.
+ * - `unfinished` lists stored, unfinished updates in arrival order; `unfinishedIds` lists only
+ *   their ids, and `read` brings back the ones asked for by id. The intake holds at most
+ *   `maxUnfinished` updates in memory and leaves the rest in the journal until their turn
+ *   comes, and after a restart it pages through `unfinishedIds` instead of loading every stored
+ *   update at once; a journal that keeps its updates outside the process's memory keeps only
+ *   their ids (and where they are) in it.
  * - `highestUpdateId` survives compaction and restarts: the intake confirms `highestUpdateId + 1`.
  * - `restartIds` starts a new numbering: Telegram picks the next `update_id` at random after a
  *   week without updates, often below the last one, so ids stored before would hide new updates
@@ -56,10 +62,20 @@ export interface JournalSnapshot {
 export interface UpdateJournal {
   /** Stores a batch; resolves once it is as durable as the journal promises. */
   append(updates: readonly Update[]): Promise<AppendResult>;
-  /** Marks an update finished; it is never replayed. */
-  finish(updateId: number): Promise<void>;
-  /** Stored, unfinished updates in arrival order. */
+  /**
+   * Marks updates finished (one id, or several: one call for a batch is cheaper); they are never
+   * replayed.
+   */
+  finish(updateIds: number | readonly number[]): Promise<void>;
+  /** Stored, unfinished updates in arrival order (all of them: see {@link read} for a few). */
   unfinished(): Promise<readonly Update[]>;
+  /** The ids of the stored, unfinished updates in arrival order, without the updates. */
+  unfinishedIds(): Promise<readonly number[]>;
+  /**
+   * The stored, unfinished updates with these ids, in the order asked; ids not stored, finished
+   * or asked twice are left out (once). Appends and finishes may run meanwhile.
+   */
+  read(updateIds: readonly number[]): Promise<readonly Update[]>;
   /** The highest `update_id` ever stored (the intake confirms this + 1), or `undefined`. */
   highestUpdateId(): Promise<number | undefined>;
   /**
