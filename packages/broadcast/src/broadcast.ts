@@ -14,6 +14,7 @@ import {
 } from "@telepace/core";
 import {
   type ChatId,
+  NetworkError,
   type OutboxOutcome,
   planWrite,
   retryAfterFrom,
@@ -115,6 +116,11 @@ class OwnFailure extends Error {
   ) {
     super(`broadcast: ${kind}`, options);
   }
+}
+
+/** A transport failure that proves the request never reached Telegram. */
+function isNeverSent(error: unknown): boolean {
+  return error instanceof NetworkError && !error.mayHaveReachedServer;
 }
 
 function isLeaseLost(error: unknown): boolean {
@@ -531,8 +537,14 @@ export class Broadcast {
     try {
       return await this.#parts.transport(this.#options.message.method, payload, signal);
     } catch (error) {
-      const limited = payload.allow_paid_broadcast === true ? retryAfterFrom(error) : undefined;
-      if (limited !== undefined) {
+      const limited = retryAfterFrom(error);
+      if (limited !== undefined || isNeverSent(error)) {
+        // Answered without a delivery: not in flight any more (a crash before the retry must
+        // not count it as maybe delivered); the retry marks it started again.
+        item.marked = false;
+        await this.#parts.store.markUnsent(item.batch.claim, item.position).catch(() => {});
+      }
+      if (limited !== undefined && payload.allow_paid_broadcast === true) {
         this.#paidRefused(limited.retryAfterMs);
         throw new OwnFailure("paid-refused", { cause: error });
       }

@@ -21,6 +21,7 @@ export {
   type BroadcastParams,
 } from "./message.js";
 export {
+  type BroadcastClient,
   type BroadcastRegistryOptions,
   type BroadcastTransport,
   broadcastDefaults,

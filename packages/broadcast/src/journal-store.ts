@@ -199,6 +199,12 @@ export class JournalBroadcastStore implements BroadcastStore {
     await this.#write(claim, position, "s");
   }
 
+  async markUnsent(claim: BatchClaim, position: number): Promise<void> {
+    const entry = await this.#owned(claim);
+    entry.positions.delete(position);
+    await this.#journal.deleteState(`${PREFIX}${claim.id}:${position}`);
+  }
+
   async markSettled(claim: BatchClaim, position: number, record: PositionRecord): Promise<void> {
     await this.#write(claim, position, record);
   }

@@ -35,12 +35,30 @@ export type BroadcastTransport = (
   signal: AbortSignal,
 ) => Promise<unknown>;
 
+/** A client that owns an outbox and calls the Bot API: `TelegramClient` of `@telepace/client`. */
+export interface BroadcastClient {
+  readonly outbox: TelegramOutbox;
+  call(
+    method: string,
+    params: Record<string, unknown>,
+    options: { readonly signal: AbortSignal },
+  ): Promise<unknown>;
+}
+
 /** Options of {@link BroadcastRegistry}. */
 export interface BroadcastRegistryOptions {
-  /** The outbox every send goes through (the one the bot's replies use: it paces them together). */
-  readonly outbox: TelegramOutbox;
-  /** One attempt of a send (see {@link BroadcastTransport}). */
-  readonly transport: BroadcastTransport;
+  /**
+   * A `TelegramClient` of `@telepace/client`: its outbox paces the sends (with the bot's
+   * replies), its `call` makes each attempt. Give this, or `outbox` and `transport`.
+   */
+  readonly client?: BroadcastClient | undefined;
+  /**
+   * The outbox every send goes through (the one the bot's replies use: it paces them together),
+   * when there is no `client`.
+   */
+  readonly outbox?: TelegramOutbox | undefined;
+  /** One attempt of a send (see {@link BroadcastTransport}), when there is no `client`. */
+  readonly transport?: BroadcastTransport | undefined;
   /**
    * Where progress lives: `JournalBroadcastStore` over the bot's `FileUpdateJournal` on one
    * machine, `RedisBroadcastStore` of `@telepace/redis` across processes.
@@ -149,6 +167,7 @@ export interface ResolvedRegistryOptions {
 /** @throws {TypeError} naming the option. */
 export function resolveRegistryOptions(options: unknown): ResolvedRegistryOptions {
   const given = checkOptions("options", checkObject("options", options), [
+    "client",
     "outbox",
     "transport",
     "store",
@@ -156,11 +175,24 @@ export function resolveRegistryOptions(options: unknown): ResolvedRegistryOption
     "clock",
     "logger",
   ]);
-  const outbox = checkMethods<TelegramOutbox>("outbox", given.outbox, ["enqueue", "snapshot"]);
-  if (outbox === undefined) {
-    throw new TypeError("Expected `outbox` to be a TelegramOutbox, got undefined");
+  const client = checkMethods<BroadcastClient>("client", given.client, ["call"]);
+  if (client !== undefined && (given.outbox !== undefined || given.transport !== undefined)) {
+    throw new TypeError("Expected `client`, or `outbox` and `transport`, not both");
   }
-  if (given.transport === undefined) {
+  const outbox = checkMethods<TelegramOutbox>("outbox", client?.outbox ?? given.outbox, [
+    "enqueue",
+    "snapshot",
+  ]);
+  if (outbox === undefined) {
+    throw new TypeError("Expected `client`, or `outbox` (a TelegramOutbox) and `transport`");
+  }
+  const transport: BroadcastTransport | undefined =
+    client === undefined
+      ? given.transport === undefined
+        ? undefined
+        : checkFunction<BroadcastTransport>("transport", given.transport)
+      : (method, params, signal) => client.call(method, params, { signal });
+  if (transport === undefined) {
     throw new TypeError("Expected `transport` to be a function, got undefined");
   }
   const store =
@@ -170,6 +202,7 @@ export function resolveRegistryOptions(options: unknown): ResolvedRegistryOption
       "claim",
       "renew",
       "markStarted",
+      "markUnsent",
       "markSettled",
       "complete",
       "release",
@@ -185,7 +218,7 @@ export function resolveRegistryOptions(options: unknown): ResolvedRegistryOption
   }
   return {
     outbox,
-    transport: checkFunction<BroadcastTransport>("transport", given.transport),
+    transport,
     store,
     workerId: given.workerId as string | undefined,
     clock: checkClock(given.clock, systemClock),

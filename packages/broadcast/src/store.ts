@@ -89,6 +89,13 @@ export interface BroadcastStore {
    */
   markStarted(claim: BatchClaim, position: number): Promise<void>;
   /**
+   * Records that the request of `position` was answered without delivering anything (a 429, a
+   * connection that never opened): it is no longer in flight, and a crash before it is sent again
+   * must not count it as maybe delivered. Its next attempt calls `markStarted` again.
+   * @throws {BroadcastError} `ERR_BROADCAST_LEASE_LOST` when the batch is no longer this claim's.
+   */
+  markUnsent(claim: BatchClaim, position: number): Promise<void>;
+  /**
    * Records a position's outcome.
    * @throws {BroadcastError} `ERR_BROADCAST_LEASE_LOST` when the batch is no longer this claim's.
    */

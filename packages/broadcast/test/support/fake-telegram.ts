@@ -34,42 +34,64 @@ export interface FakeTelegramOptions {
   /** Whether paid sends are accepted (else a 429 of `refusalMs`). @defaultValue true */
   readonly paidBroadcasts?: boolean;
   readonly refusalMs?: number;
+  /** Deliveries per chat, shared with other instances (the same Telegram, another process). */
+  readonly delivered?: Map<string, number>;
 }
 
 /** What the fake saw and did. */
 export class FakeTelegram {
   /** Deliveries per chat (a message that reached the person). */
-  readonly delivered = new Map<string, number>();
+  readonly delivered: Map<string, number>;
+  /** Deliveries made through this instance. */
+  deliveries = 0;
   /** Requests started, per chat. */
   readonly requests = new Map<string, number>();
   /** Payloads of every request, in start order. */
   readonly payloads: Record<string, unknown>[] = [];
-  /** Requests in flight now, with a way to hold them. */
-  inFlight = 0;
-  /** When set, requests wait for it before answering (a crash cuts them off). */
-  hold: Promise<void> | undefined;
   paidRefusals = 0;
   readonly #options: FakeTelegramOptions;
   readonly #limitedOnce = new Set<string>();
+  /** Requests in flight, by chat. */
+  readonly #flying = new Set<string>();
+  #dead = false;
 
   constructor(options: FakeTelegramOptions) {
     this.#options = options;
+    this.delivered = options.delivered ?? new Map();
+  }
+
+  /** Requests in flight now. */
+  get inFlight(): number {
+    return this.#flying.size;
   }
 
   readonly transport: BroadcastTransport = async (method, params, signal) => {
+    if (this.#dead) return new Promise<never>(() => {});
     const chat = String(params.chat_id);
     this.payloads.push(params);
     this.requests.set(chat, (this.requests.get(chat) ?? 0) + 1);
-    this.inFlight++;
+    const flight = `${chat}#${this.payloads.length}`;
+    this.#flying.add(flight);
     try {
       await this.#options.clock.sleep(this.#options.latencyMs ?? 5, { signal });
-      if (this.hold !== undefined) await this.hold;
       signal.throwIfAborted();
+      if (this.#dead) return await new Promise<never>(() => {});
       return this.#answer(method, chat, params);
     } finally {
-      this.inFlight--;
+      this.#flying.delete(flight);
     }
   };
+
+  /**
+   * The process dies: nothing it sends from now on arrives, and no answer comes back. Each
+   * request in flight reached Telegram or not, as `reached(chat)` says. Returns their chats.
+   */
+  crash(reached: (chat: string) => boolean): string[] {
+    this.#dead = true;
+    const chats = [...this.#flying].map((flight) => flight.slice(0, flight.indexOf("#")));
+    for (const chat of chats) if (reached(chat)) this.#deliver(chat);
+    return chats;
+  }
 
   /** Chats that got the message more than once. */
   duplicates(): string[] {
@@ -120,6 +142,7 @@ export class FakeTelegram {
   }
 
   #deliver(chat: string): void {
+    this.deliveries++;
     this.delivered.set(chat, (this.delivered.get(chat) ?? 0) + 1);
   }
 }
