@@ -486,8 +486,11 @@ export class Broadcast {
         return batch;
       }
       case "wait":
+        // Every open batch is leased: ask again when the first lease can run out, or sooner,
+        // to see the broadcast complete once the other processes finish theirs.
         this.#record = result.record;
-        this.#claimAgainAt = this.#parts.clock.now() + result.retryInMs;
+        this.#claimAgainAt =
+          this.#parts.clock.now() + Math.min(result.retryInMs, broadcastDefaults.claimPollMs);
         return "wait";
       case "stopped":
         this.#record = result.record;

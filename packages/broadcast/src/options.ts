@@ -111,8 +111,9 @@ export interface StartBroadcastOptions {
    */
   readonly maxPerSecond?: number | undefined;
   /**
-   * Sends of this broadcast in the outbox at once, queued or in flight. Enough for two seconds of
-   * its pace keeps the outbox busy. Integer >= 1. @defaultValue 60 (free), 2000 (paid)
+   * Sends of this broadcast in the outbox at once, queued or in flight: two seconds of the free
+   * pace, half a second of the paid one, keep the outbox busy without reading far ahead (what is
+   * read ahead is held in claimed batches, which another process could otherwise take). Integer >= 1. @defaultValue 60 (free), 500 (paid)
    */
   readonly maxQueued?: number | undefined;
   /**
@@ -143,10 +144,12 @@ export const broadcastDefaults = Object.freeze({
   batchSize: 100,
   maxPerSecond: 30,
   maxQueuedFree: 60,
-  maxQueuedPaid: 2000,
+  maxQueuedPaid: 500,
   leaseMs: 30_000,
   resendInFlight: true,
   maxConsecutiveFailures: 20,
+  /** Longest wait before asking the store again when every open batch is another's. */
+  claimPollMs: 1_000,
   /** Wait before an op the outbox refused as full is offered again. */
   fullRetryMs: 1_000,
   /** First wait after a store failure; doubles up to `storeRetryMaxMs`. */
