@@ -113,10 +113,16 @@ export class BroadcastRegistry implements AsyncDisposable {
     const given = checkOptions("options", options, ["timeoutMs"]);
     const timeoutMs = checkOptionalNumber("timeoutMs", given.timeoutMs, 10_000, { min: 0 });
     this.#closed = true;
-    const ending = [...this.#running.values()].map((broadcast) => broadcast.interrupt());
-    const deadline = this.#parts.clock.sleep(timeoutMs).then(() => undefined);
-    const reports = await Promise.race([Promise.all(ending), deadline]);
-    return reports ?? [];
+    const ending = Promise.all([...this.#running.values()].map((b) => b.interrupt()));
+    const done = new AbortController();
+    const deadline = this.#parts.clock
+      .sleep(timeoutMs, { signal: done.signal })
+      .then(() => undefined, () => undefined);
+    try {
+      return (await Promise.race([ending, deadline])) ?? [];
+    } finally {
+      done.abort(); // the deadline's timer must not keep the process alive
+    }
   }
 
   [Symbol.asyncDispose](): Promise<void> {
