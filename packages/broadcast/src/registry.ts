@@ -115,9 +115,10 @@ export class BroadcastRegistry implements AsyncDisposable {
     this.#closed = true;
     const ending = Promise.all([...this.#running.values()].map((b) => b.interrupt()));
     const done = new AbortController();
-    const deadline = this.#parts.clock
-      .sleep(timeoutMs, { signal: done.signal })
-      .then(() => undefined, () => undefined);
+    const deadline = this.#parts.clock.sleep(timeoutMs, { signal: done.signal }).then(
+      () => undefined,
+      () => undefined,
+    );
     try {
       return (await Promise.race([ending, deadline])) ?? [];
     } finally {

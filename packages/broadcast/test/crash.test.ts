@@ -11,33 +11,28 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BotApiSim, start } from "@telepace/bot-api-sim";
 import { FileUpdateJournal } from "@telepace/journal-file";
+import { childProcesses } from "@telepace/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BroadcastReport } from "../src/index.js";
 
 const CHILD = fileURLToPath(new URL("./fixtures/broadcast-child.ts", import.meta.url));
 const PACKAGE = fileURLToPath(new URL("..", import.meta.url));
 
-const children = new Set<ChildProcess>();
+const children = childProcesses();
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await once(child, "exit");
-    }
-  }
-  children.clear();
+  await children.killAll();
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 function startChild(args: readonly string[]): ChildProcess {
-  const child = fork(CHILD, [...args], {
-    cwd: PACKAGE,
-    execArgv: ["--conditions=@telepace/source", "--import", "tsx"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  children.add(child);
-  return child;
+  return children.track(
+    fork(CHILD, [...args], {
+      cwd: PACKAGE,
+      execArgv: ["--conditions=@telepace/source", "--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    }),
+  );
 }
 
 /** Resolves with the first IPC message the predicate accepts. */

@@ -3,7 +3,7 @@
 // found started in a batch taken over (in flight at the kill, or at a lease that ran out on a
 // process too busy to renew it), which the taker reports as resent.
 
-import { type ChildProcess, fork } from "node:child_process";
+import { fork } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,23 +11,17 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { start } from "@telepace/bot-api-sim";
 import type { BroadcastReport } from "@telepace/broadcast";
-import { describeWithRedis } from "@telepace/testing";
+import { childProcesses, describeWithRedis } from "@telepace/testing";
 import { Redis } from "ioredis";
 import { afterEach, expect, it } from "vitest";
 import { botIdOf } from "../src/index.js";
 
 const WORKER = fileURLToPath(new URL("./fixtures/broadcast-worker.ts", import.meta.url));
 const PACKAGE = fileURLToPath(new URL("..", import.meta.url));
-const children = new Set<ChildProcess>();
+const children = childProcesses();
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await once(child, "exit");
-    }
-  }
-  children.clear();
+  await children.killAll();
   for (const close of cleanup.splice(0).reverse()) await close();
 });
 
@@ -48,12 +42,13 @@ describeWithRedis("a broadcast over Redis across processes", (server) => {
     await writeFile(recipientsFile, JSON.stringify(recipients));
     const resent = new Set<number>();
     const workers = ["w1", "w2", "w3"].map((workerId) => {
-      const child = fork(WORKER, [server().url, sim.apiRoot, sim.token, recipientsFile, workerId], {
-        cwd: PACKAGE,
-        execArgv: ["--conditions=@telepace/source", "--import", "tsx"],
-        stdio: ["ignore", "inherit", "inherit", "ipc"],
-      });
-      children.add(child);
+      const child = children.track(
+        fork(WORKER, [server().url, sim.apiRoot, sim.token, recipientsFile, workerId], {
+          cwd: PACKAGE,
+          execArgv: ["--conditions=@telepace/source", "--import", "tsx"],
+          stdio: ["ignore", "inherit", "inherit", "ipc"],
+        }),
+      );
       const reports = new Promise<BroadcastReport>((resolve, reject) => {
         child.on("message", (m: Message) => {
           if (m.type === "report" && m.report !== undefined) resolve(m.report);

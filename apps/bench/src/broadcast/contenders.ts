@@ -11,9 +11,8 @@ import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { BroadcastRegistry, JournalBroadcastStore } from "@telepace/broadcast";
 import { TelegramClient } from "@telepace/client";
 import { FileUpdateJournal } from "@telepace/journal-file";
-import { classifyFailure, type FailureVerdict } from "@telepace/outbox";
 import { Api, GrammyError } from "grammy";
-import { ScaledClock } from "../writes/scaled-clock.js";
+import { telegramTime } from "../writes/writers.js";
 
 /** Where a contender broadcasts, and how. */
 export interface BroadcastTarget {
@@ -77,14 +76,7 @@ export const telepaceContender: Contender = {
     store: "JournalBroadcastStore over FileUpdateJournal",
   },
   async run(target) {
-    const clock = new ScaledClock(target.scale);
-    // The sim's retry_after is in scaled seconds: back to Telegram ms for the outbox.
-    const classify = (error: unknown, context: { idempotent: boolean }): FailureVerdict => {
-      const verdict = classifyFailure(error, context);
-      return verdict.action === "rate-limited"
-        ? { action: "rate-limited", retryAfterMs: verdict.retryAfterMs * target.scale }
-        : verdict;
-    };
+    const { clock, classify } = telegramTime(target.scale);
     const client = new TelegramClient({
       token: target.token,
       apiRoot: target.apiRoot,
