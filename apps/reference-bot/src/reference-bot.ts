@@ -21,6 +21,7 @@ import type { AdminBroadcasts } from "./admin-broadcasts.js";
 import type { AskAnswers, AskCounters } from "./ask-answers.js";
 import type { BotEventSink } from "./bot-events.js";
 import { createHandlers } from "./bot-handlers.js";
+import { dataDirProblem } from "./data-dir.js";
 import { JournaledPacingStore } from "./journaled-pacing-store.js";
 import { KnownUsers } from "./known-users.js";
 import type { Messenger, MessengerCounters } from "./messenger.js";
@@ -129,6 +130,10 @@ async function openJournal(
 ): Promise<{ journal: UpdateJournal; owned: boolean }> {
   if (options.journal !== undefined) return { journal: options.journal, owned: false };
   if (options.dataDir === undefined) return { journal: new MemoryUpdateJournal(), owned: true };
+  const problem = await dataDirProblem(options.dataDir);
+  if (problem !== undefined) {
+    throw new StartupError(`Cannot open the journal in ${options.dataDir}: ${problem}`);
+  }
   try {
     const journal = await FileUpdateJournal.open(options.dataDir, {
       logger: options.logger.child({ component: "journal" }),

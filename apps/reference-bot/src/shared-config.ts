@@ -2,6 +2,7 @@
 // `--role all|poller|worker`. Read before the rest of the command line, which they leave as it was.
 
 import { ConfigError } from "./config.js";
+import { helpSection } from "./help-text.js";
 
 /** What one process of a bot run as several does. */
 export type SharedRole = "all" | "poller" | "worker";
@@ -12,9 +13,10 @@ export interface SharedConfig {
   readonly role: SharedRole;
 }
 
-export const SHARED_USAGE = `Several processes (needs TELEGRAM_BOT_TOKEN):
-  --redis <url>    share pacing and updates through Redis (or REDIS_URL)
-  --role <r>       all|poller|worker (default all): poll for the bot, work, or both`;
+export const SHARED_USAGE = helpSection("Several processes (needs TELEGRAM_BOT_TOKEN):", [
+  ["--redis <url>", "share pacing and updates through Redis (or REDIS_URL)"],
+  ["--role <role>", "all|poller|worker (default all): poll for the bot, work, or both"],
+]);
 
 const ROLES: readonly SharedRole[] = ["all", "poller", "worker"];
 
