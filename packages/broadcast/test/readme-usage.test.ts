@@ -21,8 +21,8 @@ it("the README's Usage reaches everyone once, and a second run sends nothing", a
     Object.assign(process.env, {
       TELEGRAM_BOT_TOKEN: sim.token,
       TELEGRAM_API_ROOT: sim.apiRoot,
-      USER_IDS: JSON.stringify(ids),
-      DATA_DIR: dataDir,
+      TELEGRAM_CHAT_ID: ids.join(","),
+      JOURNAL_DIR: dataDir,
     });
     const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
     const first = await runUsageExample(packageDir, { timeoutMs: 60_000 });
@@ -33,7 +33,12 @@ it("the README's Usage reaches everyone once, and a second run sends nothing", a
     expect(again.stdout).toMatch(/^completed \{"sent":12,/);
     expect(sim.counters().messagesSent).toBe(12);
   } finally {
-    for (const name of ["TELEGRAM_BOT_TOKEN", "TELEGRAM_API_ROOT", "USER_IDS", "DATA_DIR"]) {
+    for (const name of [
+      "TELEGRAM_BOT_TOKEN",
+      "TELEGRAM_API_ROOT",
+      "TELEGRAM_CHAT_ID",
+      "JOURNAL_DIR",
+    ]) {
       delete process.env[name];
     }
     await rm(dataDir, { recursive: true, force: true });
