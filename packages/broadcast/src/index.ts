@@ -1,4 +1,5 @@
-export { Broadcast, type BroadcastParts, type BroadcastSnapshot } from "./broadcast.js";
+export { Broadcast, type BroadcastParts } from "./broadcast.js";
+export type { BroadcastSnapshot } from "./broadcast-snapshot.js";
 export { BroadcastError, type BroadcastErrorCode } from "./errors.js";
 export {
   type BroadcastEvent,

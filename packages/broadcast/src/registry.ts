@@ -3,7 +3,8 @@
 
 import { randomUUID } from "node:crypto";
 import { checkOptionalNumber, checkOptions } from "@telepace/core";
-import { Broadcast, type BroadcastParts, type BroadcastSnapshot } from "./broadcast.js";
+import { Broadcast, type BroadcastParts } from "./broadcast.js";
+import type { BroadcastSnapshot } from "./broadcast-snapshot.js";
 import { BroadcastError } from "./errors.js";
 import type { BroadcastReport } from "./events.js";
 import {
