@@ -1,7 +1,7 @@
 // Pacing state behind a small interface: per chat a minimum spacing, an optional sliding window
 // with a reserve, and a freeze; a global sliding window (and one of its own for paid broadcasts)
-// and a global freeze; a global slot may be reserved a little ahead. In memory by default; a shared store (e.g. Redis + Lua) can implement
-// the same two calls for a bot in several processes.
+// and a global freeze; a global slot may be reserved a little ahead. In memory by default; a
+// shared store (e.g. Redis + Lua) can implement the same two calls for a bot in several processes.
 
 import { checkNumber, checkObject, checkOptions, describeValue } from "@telepace/core";
 
