@@ -1,12 +1,13 @@
 // RedisBroadcastStore against a real redis-server: the store contract every BroadcastStore keeps,
 // leases on Redis time (a batch whose holder stopped renewing goes to the next claim), and two
-// registries in one process sharing a broadcast against the sim without repeating anyone.
+// registries in one process sharing a broadcast against the sim without repeating anyone, and
+// following each other's pause, resume and cancel.
 
 import { start } from "@telepace/bot-api-sim";
-import { type BatchClaim, BroadcastRegistry } from "@telepace/broadcast";
+import { type BatchClaim, type Broadcast, BroadcastRegistry } from "@telepace/broadcast";
 import { describeBroadcastStoreContract } from "@telepace/broadcast/testing";
 import { TelegramClient } from "@telepace/client";
-import { describeWithRedis } from "@telepace/testing";
+import { describeWithRedis, eventually } from "@telepace/testing";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { RedisBroadcastStore } from "../src/index.js";
 
@@ -91,5 +92,51 @@ describeWithRedis("RedisBroadcastStore", (server) => {
       expect(report).toMatchObject({ status: "completed", counts: { sent: 300 } });
     }
     expect(ids.map((id) => sim.transcript(id).messages.length)).toEqual(ids.map(() => 1));
+  }, 30_000);
+
+  it("a pause, resume or cancel in one registry is followed by the other at its lease renewal", async () => {
+    const sim = await start();
+    cleanup.push(() => sim.close());
+    const ids = Array.from({ length: 200 }, () => {
+      const user = sim.users.create();
+      sim.chats.createPrivate(user);
+      return user.id;
+    });
+    const botId = ++bots;
+    // One client (one outbox, one 30/s), two registries: two processes as far as the store knows.
+    const client = new TelegramClient({ token: sim.token, apiRoot: sim.apiRoot });
+    cleanup.push(() => client.close());
+    const [a, b] = [0, 1].map((n) => {
+      const registry = new BroadcastRegistry({ client, store: storeFor(botId), workerId: `w${n}` });
+      cleanup.push(() => registry.close());
+      return registry.start("followed", {
+        message: { method: "sendMessage", params: { text: "in step" } },
+        recipients: ids,
+        batchSize: 10,
+        leaseMs: 300, // renewed, and the store's state read, every 100 ms
+      });
+    }) as [Broadcast, Broadcast];
+    const sent = () => sim.counters().messagesSent;
+    await eventually("both registries sent", () => a.snapshot().settled > 0 && sent() >= 20);
+
+    await a.pause();
+    await eventually("the other registry paused and drained", () => {
+      const { state, queued, inFlight } = b.snapshot();
+      return state === "paused" && queued === 0 && inFlight === 0;
+    });
+    const atPause = sent();
+    expect(atPause).toBeLessThan(ids.length);
+
+    await b.resume();
+    await eventually("the first registry runs again", () => a.state === "running");
+    await eventually("sends go on", () => sent() > atPause);
+
+    const cancelled = await a.cancel();
+    const other = await b.result;
+    expect([cancelled.status, other.status]).toEqual(["cancelled", "cancelled"]);
+    const counts = ids.map((id) => sim.transcript(id).messages.length);
+    expect(counts.filter((count) => count > 1)).toEqual([]);
+    expect(counts.filter((count) => count === 1).length).toBeLessThan(ids.length);
+    expect((await storeFor(botId).read("followed"))?.state).toBe("cancelled");
   }, 30_000);
 });
