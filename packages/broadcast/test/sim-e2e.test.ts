@@ -1,11 +1,19 @@
 // Broadcasts end to end over real HTTP against @telepace/bot-api-sim, through TelegramClient: the
 // sim's 403s (blocked, never started) and 400 (chat not found), a group upgraded to a supergroup,
-// Telegram's limits (no 429 at the free pace), and paid broadcasts on and off.
+// Telegram's limits (no 429 at the free pace), paid broadcasts on and off, a message Telegram
+// refuses, and the token in nothing the broadcast logs, publishes or reports.
 
+import { inspect } from "node:util";
 import { type BotApiSim, start } from "@telepace/bot-api-sim";
 import { TelegramClient } from "@telepace/client";
+import { recordChannels, spyLogger } from "@telepace/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { BroadcastRegistry, MemoryBroadcastStore } from "../src/index.js";
+import {
+  type BroadcastEvent,
+  BroadcastRegistry,
+  broadcastChannels,
+  MemoryBroadcastStore,
+} from "../src/index.js";
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -19,9 +27,17 @@ async function world(options: { paidBroadcasts?: boolean; users: number }) {
   for (const user of users) sim.chats.createPrivate(user);
   const client = new TelegramClient({ token: sim.token, apiRoot: sim.apiRoot });
   closers.push(() => client.close());
-  const registry = new BroadcastRegistry({ client, store: new MemoryBroadcastStore() });
+  const logger = spyLogger();
+  const registry = new BroadcastRegistry({ client, store: new MemoryBroadcastStore(), logger });
   closers.push(() => registry.close());
-  return { sim, client, registry, ids: users.map((user) => user.id) };
+  return { sim, client, registry, logger, ids: users.map((user) => user.id) };
+}
+
+/** Fails if the bot token (or its secret half) is in any of `things`, errors' causes included. */
+function expectNoToken(sim: BotApiSim, ...things: unknown[]): void {
+  const text = things.map((thing) => inspect(thing, { depth: 20 })).join("\n");
+  expect(text).not.toContain(sim.token);
+  expect(text).not.toContain(sim.token.split(":")[1]);
 }
 
 /** Messages the bot sent into each chat. */
@@ -85,7 +101,8 @@ describe("against the Bot API sim", () => {
   });
 
   it("falls back to the free pace on a bot without paid broadcasts, reaching everyone once", async () => {
-    const { sim, registry, ids } = await world({ users: 90 });
+    const { sim, registry, logger, ids } = await world({ users: 90 });
+    using events = recordChannels<BroadcastEvent>(broadcastChannels);
     const job = registry.start("unpaid", {
       message: { method: "sendMessage", params: { text: "Flash sale" } },
       recipients: ids,
@@ -103,5 +120,29 @@ describe("against the Bot API sim", () => {
     // The refusal costs the 429s of the sends in flight when it came, then none.
     expect(counters.tooManyRequests).toBeGreaterThan(0);
     expect(counters.tooManyRequests).toBeLessThanOrEqual(32);
+    // The refusal is said: a warning, an event, and the report's mode.
+    expect(logger.calls.filter((call) => call.level === "warn")).toHaveLength(1);
+    expect(events.events.filter((event) => event.type === "paid-refused")).toHaveLength(1);
+    expectNoToken(sim, logger.text(), events.events, report, job.snapshot());
   }, 20_000);
+
+  it("stops on a message Telegram refuses, paused in its store, the token in nothing it reports", async () => {
+    const { sim, registry, logger, ids } = await world({ users: 60 });
+    using events = recordChannels<BroadcastEvent>(broadcastChannels);
+    const job = registry.start("broken", {
+      message: { method: "sendMessage", params: { text: "<b>Sale", parse_mode: "HTML" } },
+      recipients: ids,
+      maxConsecutiveFailures: 5,
+    });
+    const report = await job.result;
+    expect(report).toMatchObject({ status: "failed", error: { code: "ERR_BROADCAST_FAILING" } });
+    expect((report.error as Error).cause).toMatchObject({
+      message: expect.stringMatching(/parse entities/),
+    });
+    expect(report.counts.failed).toBeGreaterThanOrEqual(5);
+    expect(report.counts.sent).toBe(0);
+    expect(messagesIn(sim, ids).every((count) => count === 0)).toBe(true);
+    expect(logger.calls.some((call) => call.level === "error")).toBe(true);
+    expectNoToken(sim, logger.text(), events.events, report, job.snapshot());
+  });
 });
