@@ -120,7 +120,10 @@ describe("paid broadcasts", () => {
   it("are switched per bot: bots[i].paidBroadcasts wins over the top-level default", async () => {
     await setup({
       paidBroadcasts: true,
-      bots: [{ token: "111:first" }, { token: "222:second", paidBroadcasts: false }],
+      bots: [
+        { token: `111:${"a".repeat(35)}` },
+        { token: `222:${"b".repeat(35)}`, paidBroadcasts: false },
+      ],
     });
     expect(sim.paidBroadcasts()).toBe(true);
     expect(sim.paidBroadcasts({ bot: 222 })).toBe(false);
