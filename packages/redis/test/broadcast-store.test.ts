@@ -21,6 +21,18 @@ afterAll(async () => {
   for (const close of lasting.splice(0).reverse()) await close();
 });
 
+/** A sim with `count` users who started the bot, closed after the test. */
+async function simWithUsers(count: number, options: { paidBroadcasts?: boolean } = {}) {
+  const sim = await start(options);
+  cleanup.push(() => sim.close());
+  const ids = Array.from({ length: count }, () => {
+    const user = sim.users.create();
+    sim.chats.createPrivate(user);
+    return user.id;
+  });
+  return { sim, ids };
+}
+
 describeWithRedis("RedisBroadcastStore", (server) => {
   const storeFor = (botId: number, list = cleanup) => {
     const store = new RedisBroadcastStore({ redis: server().url, botId });
@@ -67,13 +79,7 @@ describeWithRedis("RedisBroadcastStore", (server) => {
   });
 
   it("two registries share one broadcast against the sim: everyone once, counts for the whole", async () => {
-    const sim = await start({ paidBroadcasts: true });
-    cleanup.push(() => sim.close());
-    const ids = Array.from({ length: 300 }, () => {
-      const user = sim.users.create();
-      sim.chats.createPrivate(user);
-      return user.id;
-    });
+    const { sim, ids } = await simWithUsers(300, { paidBroadcasts: true });
     const botId = ++bots;
     const jobs = [0, 1].map((n) => {
       const client = new TelegramClient({ token: sim.token, apiRoot: sim.apiRoot });
@@ -95,13 +101,7 @@ describeWithRedis("RedisBroadcastStore", (server) => {
   }, 30_000);
 
   it("a pause, resume or cancel in one registry is followed by the other at its lease renewal", async () => {
-    const sim = await start();
-    cleanup.push(() => sim.close());
-    const ids = Array.from({ length: 200 }, () => {
-      const user = sim.users.create();
-      sim.chats.createPrivate(user);
-      return user.id;
-    });
+    const { sim, ids } = await simWithUsers(200);
     const botId = ++bots;
     // One client (one outbox, one 30/s), two registries: two processes as far as the store knows.
     const client = new TelegramClient({ token: sim.token, apiRoot: sim.apiRoot });
