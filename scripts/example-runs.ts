@@ -33,6 +33,7 @@ export const runPlans: Readonly<Record<string, RunPlan>> = {
   "bot-api-sim": { kind: "exits", stdout: /^Welcome!\n$/ },
   grammy: { kind: "bot", say: "/start", reply: /\/work/ },
   metrics: { kind: "server", body: /^telepace_outbox_queue_depth\{/m },
+  broadcast: { kind: "exits", stdout: /^completed \{"sent":1,/ },
 };
 
 /** Published packages whose first example the packed check leaves to the workspace check. */

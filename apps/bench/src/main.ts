@@ -4,6 +4,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { runBroadcast } from "./broadcast/run.js";
 import { runDispatch } from "./dispatch/run.js";
 import { collectEnvironment } from "./environment.js";
 import { type AreaResult, type BenchReport, jsonReplacer } from "./report.js";
@@ -19,6 +20,7 @@ const AREAS: Readonly<Record<string, () => Promise<AreaResult>>> = {
   transfers: () => runTransfers(),
   scaleout: () => runScaleoutArea(),
   streaming: () => runStreaming(),
+  broadcast: () => runBroadcast(),
 };
 
 const RESULTS_FILE = fileURLToPath(new URL("../results/latest.json", import.meta.url));

@@ -8,8 +8,10 @@ import { type Clock, systemClock } from "@telepace/core";
 import { MediaSchedulerRegistry } from "@telepace/media-scheduler";
 import { MemoryUpdateJournal } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
+import { AdminBroadcasts } from "./admin-broadcasts.js";
 import { AskAnswers } from "./ask-answers.js";
 import type { BotEventSink } from "./bot-events.js";
+import { KnownUsers } from "./known-users.js";
 import { Messenger } from "./messenger.js";
 import { UpdateRouter } from "./update-router.js";
 import { type JobJournal, WorkJobs } from "./work-jobs.js";
@@ -31,6 +33,12 @@ export interface HandlerOptions {
   readonly journal?: JobJournal | undefined;
   /** Receives every bot event (updates handled, jobs started and ended). */
   readonly onEvent?: BotEventSink | undefined;
+  /** User ids allowed to /broadcast. @defaultValue none */
+  readonly admins?: readonly number[] | undefined;
+  /** Free broadcast sends per second. @defaultValue 30 */
+  readonly broadcastRate?: number | undefined;
+  /** Who a /broadcast reaches. @defaultValue an in-memory list */
+  readonly knownUsers?: KnownUsers | undefined;
 }
 
 export interface BotHandlers {
@@ -38,6 +46,7 @@ export interface BotHandlers {
   readonly messenger: Messenger;
   readonly jobs: WorkJobs;
   readonly answers: AskAnswers;
+  readonly broadcasts: AdminBroadcasts;
   readonly router: UpdateRouter;
 }
 
@@ -69,15 +78,28 @@ export function createHandlers(
     tokensPerSecond: options.askTokensPerSecond,
     onEvent,
   });
+  const knownUsers = options.knownUsers ?? KnownUsers.inMemory();
+  const broadcasts = new AdminBroadcasts({
+    client,
+    messenger,
+    journal: options.journal ?? new MemoryUpdateJournal(),
+    knownUsers,
+    admins: options.admins ?? [],
+    perSecond: options.broadcastRate ?? 30,
+    clock,
+    logger: logger.child({ component: "broadcasts" }),
+  });
   const router = new UpdateRouter({
     me,
     client,
     messenger,
     jobs,
     answers,
+    broadcasts,
+    knownUsers,
     registry,
     mediaDc,
     logger: logger.child({ component: "router" }),
   });
-  return { registry, messenger, jobs, answers, router };
+  return { registry, messenger, jobs, answers, broadcasts, router };
 }

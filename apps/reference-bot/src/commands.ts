@@ -24,5 +24,6 @@ export const HELP_TEXT = `I am the telepace reference bot. Try:
 /work [seconds] — a long job with live progress (Cancel button), ending in a final message
 /file <KiB> — I send you a generated file of that size (1–20480 KiB)
 /ask <question> — a long answer streamed as it is generated (Stop button in private chats)
+/broadcast <text> — (admins) send a message to everyone who wrote to me, with live progress
 Send me a document — I download it and tell you its size and SHA-256
 Any other text — I echo it (in groups: mention me or reply to me)`;

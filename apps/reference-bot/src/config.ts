@@ -45,6 +45,10 @@ export interface BotConfig {
   readonly metricsPort: number | undefined;
   /** Demo only: no crowd; keep the sim and the bot running for a person on the sim's chat page. */
   readonly ui: boolean;
+  /** User ids allowed to /broadcast (`--admin`, repeatable, or TELEPACE_ADMINS). @defaultValue none */
+  readonly admins?: readonly number[] | undefined;
+  /** Free broadcast sends per second, 1–30 (`--broadcast-rate`). @defaultValue 30 */
+  readonly broadcastRate?: number | undefined;
 }
 
 /** A configuration problem, reported as one line without a stack. */
@@ -78,6 +82,12 @@ SIGINT/SIGTERM.`,
       "serve Prometheus metrics on http://127.0.0.1:<port>/metrics",
       "(0: a free port; default: none)",
     ],
+    [
+      "--admin <id>",
+      "a user id allowed to /broadcast <text> to everyone who wrote to the bot",
+      "(repeatable)",
+    ],
+    ["--broadcast-rate <n>", "broadcast messages per second, 1–30 (default 30, Telegram's limit)"],
     ["-h, --help", "this text"],
   ]),
   helpSection("Options (embedded demo):", [
@@ -100,6 +110,7 @@ SIGINT/SIGTERM.`,
     ],
     ["TELEPACE_DATA_DIR", "as --data-dir"],
     ["TELEPACE_METRICS_PORT", "as --metrics-port"],
+    ["TELEPACE_ADMINS", "comma-separated user ids, as --admin"],
     ["LOG_LEVEL", "as --log-level"],
   ]),
 ].join("\n\n");
@@ -142,6 +153,18 @@ function parseMetricsPort(
   return port;
 }
 
+function parseAdmins(fromFlags: readonly string[] | undefined, fromEnv: string | undefined) {
+  const raw = fromFlags ?? (fromEnv === undefined || fromEnv === "" ? [] : fromEnv.split(","));
+  return raw.map((text) => {
+    const id = Number(text.trim());
+    if (text.trim() === "" || !Number.isSafeInteger(id) || id <= 0) {
+      const name = fromFlags === undefined ? "TELEPACE_ADMINS" : "--admin";
+      throw new ConfigError(`${name} must be user ids (positive integers), got "${text}"`);
+    }
+    return id;
+  });
+}
+
 function parseApiRoot(raw: string | undefined): string {
   if (raw === undefined || raw === "") return DEFAULT_API_ROOT;
   let url: URL;
@@ -179,6 +202,8 @@ export function readConfig(
         "log-level": { type: "string" },
         "data-dir": { type: "string" },
         "metrics-port": { type: "string" },
+        admin: { type: "string", multiple: true },
+        "broadcast-rate": { type: "string" },
         ui: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -223,6 +248,8 @@ export function readConfig(
         : target.kind === "api"
           ? resolve(DEFAULT_DATA_DIR)
           : undefined,
+    admins: parseAdmins(values.admin as string[] | undefined, env.TELEPACE_ADMINS),
+    broadcastRate: integerFlag("broadcast-rate", flag("broadcast-rate"), 30, 1, 30),
     logLevel: parseLogLevel(
       flag("log-level") ?? env.LOG_LEVEL,
       target.kind === "api" ? "info" : "error",

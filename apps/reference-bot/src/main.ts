@@ -26,6 +26,8 @@ async function runAgainstApi(config: BotConfig & { target: { kind: "api" } }): P
     logger,
     dataDir: config.dataDir,
     metricsPort: config.metricsPort,
+    admins: config.admins,
+    broadcastRate: config.broadcastRate,
     onEvent: supervisor && ((event) => supervisor.send(event)),
   });
   const journal = describeJournal(bot.journal);

@@ -17,11 +17,13 @@ import {
   type UpdateJournal,
 } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
+import type { AdminBroadcasts } from "./admin-broadcasts.js";
 import type { AskAnswers, AskCounters } from "./ask-answers.js";
 import type { BotEventSink } from "./bot-events.js";
 import { createHandlers } from "./bot-handlers.js";
 import { dataDirProblem } from "./data-dir.js";
 import { JournaledPacingStore } from "./journaled-pacing-store.js";
+import { KnownUsers } from "./known-users.js";
 import type { Messenger, MessengerCounters } from "./messenger.js";
 import { MetricsEndpoint, MetricsEndpointError } from "./metrics-endpoint.js";
 import { ALLOWED_UPDATES, type RouterCounters, type UpdateRouter } from "./update-router.js";
@@ -65,6 +67,10 @@ export interface ReferenceBotOptions {
    * {@link ReferenceBot.metricsUrl}). @defaultValue none: no metrics are served
    */
   readonly metricsPort?: number | undefined;
+  /** User ids allowed to /broadcast. @defaultValue none */
+  readonly admins?: readonly number[] | undefined;
+  /** Free broadcast sends per second, 1–30. @defaultValue 30 */
+  readonly broadcastRate?: number | undefined;
 }
 
 /**
@@ -166,6 +172,8 @@ export class ReferenceBot {
   readonly #messenger: Messenger;
   readonly #jobs: WorkJobs;
   readonly #answers: AskAnswers;
+  readonly #broadcasts: AdminBroadcasts;
+  readonly #knownUsers: KnownUsers;
   readonly #pollController = new AbortController();
   readonly #jobsRecovered: Promise<number>;
   readonly #logger: Logger;
@@ -178,6 +186,7 @@ export class ReferenceBot {
     journal: { journal: UpdateJournal; owned: boolean },
     options: ReferenceBotOptions,
     mediaDc: string,
+    knownUsers: KnownUsers,
   ) {
     const clock = options.clock ?? systemClock;
     const logger = options.logger;
@@ -190,9 +199,11 @@ export class ReferenceBot {
     const handlers = createHandlers(
       me,
       client,
-      { ...options, journal: this.#journal, onEvent },
+      { ...options, journal: this.#journal, onEvent, knownUsers },
       mediaDc,
     );
+    this.#broadcasts = handlers.broadcasts;
+    this.#knownUsers = knownUsers;
     this.#registry = handlers.registry;
     this.#messenger = handlers.messenger;
     this.#jobs = handlers.jobs;
@@ -230,9 +241,10 @@ export class ReferenceBot {
     );
     // The jobs a crash left are read before the first poll, so they are told apart from new ones.
     this.#jobsRecovered = this.#jobs.recover();
-    this.polling = this.#jobsRecovered.then(() =>
-      this.#intake.run({ signal: this.#pollController.signal }),
-    );
+    // Broadcasts a crash cut off go on where their journal records say, before the first poll.
+    this.polling = this.#jobsRecovered
+      .then(() => this.#broadcasts.recover())
+      .then(() => this.#intake.run({ signal: this.#pollController.signal }));
     // Observed by whoever awaits it; keep an unobserved rejection from crashing the process.
     this.polling.catch(() => {});
   }
@@ -292,7 +304,8 @@ export class ReferenceBot {
       throw error;
     }
     const unfinishedUpdates = journal.journal.snapshot().unfinished;
-    const bot = new ReferenceBot(me, client, journal, options, new URL(apiRoot).host);
+    const knownUsers = await KnownUsers.open(options.dataDir);
+    const bot = new ReferenceBot(me, client, journal, options, new URL(apiRoot).host, knownUsers);
     const leftoverJobs = await bot.#jobsRecovered.catch(async (error: unknown) => {
       await bot.stop({ timeoutMs: 0 });
       throw error;
@@ -374,7 +387,12 @@ export class ReferenceBot {
     this.#pollController.abort();
     await this.polling.catch(() => {});
     const closed = await this.#intake.close({ timeoutMs });
-    await Promise.all([this.#jobs.interruptAll(), this.#answers.interruptAll()]);
+    await Promise.all([
+      this.#jobs.interruptAll(),
+      this.#answers.interruptAll(),
+      this.#broadcasts.close(),
+      this.#knownUsers.flush(),
+    ]);
     await this.#client.close({ drain: true, timeoutMs });
     await this.#registry.close({ timeoutMs }).catch(() => {});
     if (this.#ownsJournal) await this.#journal.close().catch(() => {});

@@ -6,8 +6,10 @@ import type { CallbackQuery, Message, Update, UserFromGetMe } from "@grammyjs/ty
 import { InputFile, TelegramApiError, type TelegramClient } from "@telepace/client";
 import type { MediaSchedulerRegistry } from "@telepace/media-scheduler";
 import type { Logger } from "pino";
+import type { AdminBroadcasts } from "./admin-broadcasts.js";
 import type { AskAnswers } from "./ask-answers.js";
 import { HELP_TEXT, parseCommand } from "./commands.js";
+import type { KnownUsers } from "./known-users.js";
 import { downloadDigest, generatedDigest, meteredUpload } from "./media-io.js";
 import type { Messenger } from "./messenger.js";
 import { WorkJobs } from "./work-jobs.js";
@@ -34,6 +36,9 @@ export interface UpdateRouterParts {
   readonly messenger: Messenger;
   readonly jobs: WorkJobs;
   readonly answers: AskAnswers;
+  readonly broadcasts: AdminBroadcasts;
+  /** Everyone who writes in a private chat is a /broadcast recipient. */
+  readonly knownUsers: KnownUsers;
   readonly registry: MediaSchedulerRegistry;
   /** The media scheduler's "data centre" for this Bot API: its host. */
   readonly mediaDc: string;
@@ -100,6 +105,7 @@ export class UpdateRouter {
       this.counters.ignored++;
       return;
     }
+    if (message.chat.type === "private") this.#parts.knownUsers.add(message.from.id);
     const command = parseCommand(text, this.#parts.me.username);
     if (command === undefined) return this.#echo(message, text);
     switch (command.name) {
@@ -111,6 +117,8 @@ export class UpdateRouter {
         return;
       case "work":
         return this.#onWork(message, command.args);
+      case "broadcast":
+        return this.#parts.broadcasts.handle(message, command.args);
       case "file":
         return this.#onFile(message, command.args, signal);
       case "ask":

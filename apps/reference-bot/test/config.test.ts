@@ -27,10 +27,28 @@ describe("readConfig", () => {
       dataDir: undefined,
       metricsPort: undefined,
       ui: false,
+      admins: [],
+      broadcastRate: 30,
     });
     expect(readConfig([], { TELEGRAM_BOT_TOKEN: "  " })).toMatchObject({
       target: { kind: "embedded" },
     });
+  });
+
+  it("takes /broadcast admins from --admin or TELEPACE_ADMINS, and the broadcast pace", () => {
+    expect(readConfig(["--admin", "7", "--admin", "8"], {})).toMatchObject({ admins: [7, 8] });
+    expect(readConfig([], { TELEPACE_ADMINS: "7, 9" })).toMatchObject({ admins: [7, 9] });
+    expect(readConfig(["--admin", "5"], { TELEPACE_ADMINS: "7" })).toMatchObject({ admins: [5] });
+    expect(readConfig(["--broadcast-rate", "2"], {})).toMatchObject({ broadcastRate: 2 });
+    expect(() => readConfig(["--admin", "x"], {})).toThrow(
+      new ConfigError('--admin must be user ids (positive integers), got "x"'),
+    );
+    expect(() => readConfig([], { TELEPACE_ADMINS: "1,,2" })).toThrow(
+      new ConfigError('TELEPACE_ADMINS must be user ids (positive integers), got ""'),
+    );
+    expect(() => readConfig(["--broadcast-rate", "31"], {})).toThrow(
+      new ConfigError('--broadcast-rate must be an integer from 1 to 30, got "31"'),
+    );
   });
 
   it("serves metrics only when --metrics-port or TELEPACE_METRICS_PORT names a port", () => {

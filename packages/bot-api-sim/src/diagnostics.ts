@@ -19,7 +19,7 @@ export interface RateLimitedMessage {
   readonly chatId: number;
   readonly method: string;
   readonly retryAfter: number;
-  readonly scope: "chat" | "group" | "global" | "draft";
+  readonly scope: "chat" | "group" | "global" | "paid-broadcast" | "draft";
 }
 
 /** An update was queued for a bot. */

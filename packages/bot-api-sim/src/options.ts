@@ -37,6 +37,14 @@ export interface BotOptions {
    * @defaultValue false
    */
   readonly canReadAllGroupMessages?: boolean;
+  /**
+   * Paid broadcasts enabled (as a bot owner does in @BotFather): a send with
+   * `allow_paid_broadcast: true` then counts against the paid-broadcast limit
+   * (`rateLimits.paidBroadcastPerSecond`, 1000/s) instead of the bot's 30/s, and each one beyond
+   * the free 30 of its second costs 0.1 Stars (counted in `paidBroadcastStars`). Off, such a
+   * send is held to the free limits like any other. @defaultValue the top-level `paidBroadcasts`
+   */
+  readonly paidBroadcasts?: boolean;
 }
 
 /**
@@ -51,10 +59,21 @@ export interface RateLimitOptions {
   readonly perChatBurst: number;
   /** At most this many messages into one group or supergroup in any 60 s. Integer >= 1. @defaultValue 20 */
   readonly groupPerMinute: number;
-  /** Sustained messages per second over all chats of one bot. Range > 0. @defaultValue 30 */
+  /**
+   * Sustained messages per second over all chats of one bot; also the free amount of a second
+   * beyond which a paid broadcast costs Stars. Range > 0. @defaultValue 30
+   */
   readonly globalPerSecond: number;
   /** Messages a bot may send at once over all chats. Integer >= 1. @defaultValue 30 */
   readonly globalBurst: number;
+  /**
+   * Sustained paid broadcast sends (`allow_paid_broadcast: true`, on a bot with `paidBroadcasts`)
+   * per second over all chats: their own limit, apart from `globalPerSecond`. Telegram's "up to
+   * 1000 messages per second". Range > 0. @defaultValue 1000
+   */
+  readonly paidBroadcastPerSecond: number;
+  /** Paid broadcast sends a bot may make at once. Integer >= 1. @defaultValue 1000 */
+  readonly paidBroadcastBurst: number;
   /** Whether edits (editMessageText, editMessageCaption, editMessageReplyMarkup) count. @defaultValue true */
   readonly countEdits: boolean;
   /**
@@ -91,6 +110,11 @@ export interface BotApiSimOptions {
   readonly token?: string;
   /** The bots to serve. At least one. @defaultValue one bot with a random token */
   readonly bots?: readonly BotOptions[];
+  /**
+   * Whether the bots have paid broadcasts enabled, for each bot that does not say
+   * (`bots[i].paidBroadcasts`); see {@link BotOptions.paidBroadcasts}. @defaultValue false
+   */
+  readonly paidBroadcasts?: boolean;
   /**
    * Telegram's flood limits; `false` turns them off. A partial object overrides the defaults.
    * @defaultValue {@link defaultRateLimits}
@@ -155,6 +179,8 @@ export const defaultRateLimits: Readonly<RateLimitOptions> = Object.freeze({
   groupPerMinute: 20,
   globalPerSecond: 30,
   globalBurst: 30,
+  paidBroadcastPerSecond: 1000,
+  paidBroadcastBurst: 1000,
   countEdits: true,
   draftsPerSecond: 5,
   draftBurst: 5,
@@ -166,6 +192,7 @@ export const botApiSimDefaults = Object.freeze({
   host: "127.0.0.1",
   allowNonLoopback: false,
   timeScale: 1,
+  paidBroadcasts: false,
   rangeRequests: true,
   maxFileStorageBytes: 512 * 1024 * 1024,
   maxRequestBytes: 52 * 1024 * 1024,
@@ -186,6 +213,8 @@ export interface ResolvedOptions {
   /** Whether `host` is a loopback address. */
   readonly isLoopback: boolean;
   readonly bots: readonly BotOptions[];
+  /** Paid broadcasts of the bots that do not say (`bots[i].paidBroadcasts`). */
+  readonly paidBroadcasts: boolean;
   readonly rateLimits: Readonly<RateLimitOptions> | false;
   readonly timeScale: number;
   readonly rangeRequests: boolean;
@@ -214,6 +243,7 @@ const OPTION_KEYS: readonly (keyof BotApiSimOptions)[] = [
   "allowNonLoopback",
   "token",
   "bots",
+  "paidBroadcasts",
   "rateLimits",
   "timeScale",
   "rangeRequests",
@@ -239,6 +269,7 @@ const BOT_KEYS: readonly (keyof BotOptions)[] = [
   "firstName",
   "canJoinGroups",
   "canReadAllGroupMessages",
+  "paidBroadcasts",
 ];
 
 const RATE_LIMIT_KEYS: readonly (keyof RateLimitOptions)[] = [
@@ -247,6 +278,8 @@ const RATE_LIMIT_KEYS: readonly (keyof RateLimitOptions)[] = [
   "groupPerMinute",
   "globalPerSecond",
   "globalBurst",
+  "paidBroadcastPerSecond",
+  "paidBroadcastBurst",
   "countEdits",
   "draftsPerSecond",
   "draftBurst",
@@ -293,6 +326,18 @@ export function resolveRateLimits(
       integer: true,
       min: 1,
     }),
+    paidBroadcastPerSecond: checkOptionalNumber(
+      `${name}.paidBroadcastPerSecond`,
+      given.paidBroadcastPerSecond,
+      d.paidBroadcastPerSecond,
+      { greaterThan: 0 },
+    ),
+    paidBroadcastBurst: checkOptionalNumber(
+      `${name}.paidBroadcastBurst`,
+      given.paidBroadcastBurst,
+      d.paidBroadcastBurst,
+      { integer: true, min: 1 },
+    ),
     countEdits: checkBoolean(`${name}.countEdits`, given.countEdits, d.countEdits),
     draftsPerSecond: resolveDraftsPerSecond(`${name}.draftsPerSecond`, given.draftsPerSecond),
     draftBurst: checkOptionalNumber(`${name}.draftBurst`, given.draftBurst, d.draftBurst, {
@@ -331,6 +376,7 @@ function resolveBots(given: Readonly<Record<string, unknown>>): readonly BotOpti
     const bot = checkOptions(name, checkObject(name, value), BOT_KEYS) as BotOptions;
     checkBoolean(`${name}.canJoinGroups`, bot.canJoinGroups, true);
     checkBoolean(`${name}.canReadAllGroupMessages`, bot.canReadAllGroupMessages, false);
+    checkBoolean(`${name}.paidBroadcasts`, bot.paidBroadcasts, false);
     if (
       bot.username !== undefined &&
       (typeof bot.username !== "string" || !/^[A-Za-z][A-Za-z0-9_]{4,31}$/.test(bot.username))
@@ -384,6 +430,7 @@ export function resolveOptions(options?: BotApiSimOptions): ResolvedOptions {
     host,
     isLoopback,
     bots: resolveBots(given),
+    paidBroadcasts: checkBoolean("paidBroadcasts", given.paidBroadcasts, d.paidBroadcasts),
     rateLimits: resolveRateLimits(given.rateLimits),
     timeScale: checkOptionalNumber("timeScale", given.timeScale, d.timeScale, {
       greaterThan: 0,

@@ -24,6 +24,10 @@ export const metricAttributes = Object.freeze({
   dc: "telepace.media.dc",
   /** `foreground` or `background`. */
   priority: "telepace.media.priority",
+  /** A broadcast's id (a few per bot at a time). */
+  broadcastId: "telepace.broadcast.id",
+  /** `free`, `paid` or `paid-refused`. */
+  broadcastMode: "telepace.broadcast.mode",
 });
 
 /**

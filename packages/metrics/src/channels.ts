@@ -4,6 +4,7 @@
 // event union.
 
 import diagnosticsChannel from "node:diagnostics_channel";
+import type { BroadcastEvent } from "@telepace/broadcast";
 import { channelNames } from "@telepace/core";
 import type { MediaSchedulerEvent } from "@telepace/media-scheduler";
 import type { OutboxEvent } from "@telepace/outbox";
@@ -68,6 +69,19 @@ export const mediaChannelNames = channelNames(
     release: true,
     rebind: true,
     evict: true,
+  }),
+);
+
+/** `@telepace/broadcast`'s channels (equal to its `broadcastChannels`). */
+export const broadcastChannelNames = channelNames(
+  "broadcast",
+  everyType<BroadcastEvent["type"]>({
+    started: true,
+    batch: true,
+    settled: true,
+    "paid-refused": true,
+    state: true,
+    finished: true,
   }),
 );
 

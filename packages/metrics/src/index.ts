@@ -1,4 +1,5 @@
 export { type ChatKind, metricAttributes } from "./attributes.js";
+export type { BroadcastRegistrySource } from "./broadcast-metrics.js";
 export type { DispatcherSnapshotView, UpdateDispatcherSource } from "./dispatch-metrics.js";
 export { instrumentTelepace, type TelepaceInstrumentation } from "./instrument.js";
 export type { UpdateIntakeSource } from "./intake-metrics.js";

@@ -1,6 +1,7 @@
 // instrumentTelepace: one call that records every given component's snapshot and diagnostics
 // events to an OpenTelemetry Meter, and one handle that stops all of it.
 
+import { instrumentBroadcasts } from "./broadcast-metrics.js";
 import { type DispatcherSnapshotView, instrumentDispatch } from "./dispatch-metrics.js";
 import { instrumentIntake } from "./intake-metrics.js";
 import { instrumentMedia } from "./media-metrics.js";
@@ -37,7 +38,16 @@ export interface TelepaceInstrumentation extends Disposable {
  */
 export function instrumentTelepace(options: TelepaceMetricsOptions): TelepaceInstrumentation {
   const resolved = resolveMetricsOptions(options);
-  const { meter, outbox, intake, dispatcher, mediaRegistry, sharedWorker, sharedQueue } = resolved;
+  const {
+    meter,
+    outbox,
+    intake,
+    dispatcher,
+    mediaRegistry,
+    sharedWorker,
+    sharedQueue,
+    broadcasts,
+  } = resolved;
   const stops: (() => void)[] = [];
   try {
     if (outbox !== undefined) stops.push(instrumentOutbox({ ...resolved, outbox }));
@@ -49,6 +59,7 @@ export function instrumentTelepace(options: TelepaceMetricsOptions): TelepaceIns
     if (mediaRegistry !== undefined) stops.push(instrumentMedia(meter, mediaRegistry));
     if (sharedWorker !== undefined) stops.push(instrumentSharedWorker(meter, sharedWorker));
     if (sharedQueue !== undefined) stops.push(instrumentSharedQueue(meter, sharedQueue));
+    if (broadcasts !== undefined) stops.push(instrumentBroadcasts(meter, broadcasts));
   } catch (error) {
     for (const stop of stops) stop();
     throw error;

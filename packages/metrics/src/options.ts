@@ -10,6 +10,7 @@ import {
   checkOptions,
   systemClock,
 } from "@telepace/core";
+import type { BroadcastRegistrySource } from "./broadcast-metrics.js";
 import type { UpdateDispatcherSource } from "./dispatch-metrics.js";
 import type { UpdateIntakeSource } from "./intake-metrics.js";
 import type { MediaRegistrySource } from "./media-metrics.js";
@@ -44,6 +45,8 @@ export interface TelepaceMetricsOptions {
    * Redis at each collection (report it from one process, or query the maximum).
    */
   readonly sharedQueue?: SharedQueueSource | undefined;
+  /** A `BroadcastRegistry` of `@telepace/broadcast`: its running broadcasts and their events. */
+  readonly broadcasts?: BroadcastRegistrySource | undefined;
   /**
    * How many of the busiest outbox chats get a `telepace.chat.id` series of their own on
    * `telepace.outbox.queue.depth`; the others are summed per chat kind as
@@ -77,6 +80,7 @@ export interface ResolvedMetricsOptions {
   readonly mediaRegistry: MediaRegistrySource | undefined;
   readonly sharedWorker: SharedWorkerSource | undefined;
   readonly sharedQueue: SharedQueueSource | undefined;
+  readonly broadcasts: BroadcastRegistrySource | undefined;
   readonly maxPerChatSeries: number;
   readonly maxTrackedWaits: number;
   readonly clock: Clock;
@@ -90,6 +94,7 @@ const OPTION_KEYS = [
   "mediaRegistry",
   "sharedWorker",
   "sharedQueue",
+  "broadcasts",
   "maxPerChatSeries",
   "maxTrackedWaits",
   "clock",
@@ -127,6 +132,7 @@ export function resolveMetricsOptions(options: unknown): ResolvedMetricsOptions 
     mediaRegistry: source<MediaRegistrySource>("mediaRegistry"),
     sharedWorker: source<SharedWorkerSource>("sharedWorker"),
     sharedQueue: checkMethods<SharedQueueSource>("sharedQueue", given.sharedQueue, ["unfinished"]),
+    broadcasts: source<BroadcastRegistrySource>("broadcasts"),
     maxPerChatSeries: checkOptionalNumber(
       "maxPerChatSeries",
       given.maxPerChatSeries,
@@ -141,11 +147,12 @@ export function resolveMetricsOptions(options: unknown): ResolvedMetricsOptions 
     ),
     clock: checkClock(given.clock, systemClock),
   };
-  const { outbox, intake, dispatcher, mediaRegistry, sharedWorker, sharedQueue } = resolved;
-  const parts = [outbox, intake, dispatcher, mediaRegistry, sharedWorker, sharedQueue];
+  const { outbox, intake, dispatcher, mediaRegistry, sharedWorker, sharedQueue, broadcasts } =
+    resolved;
+  const parts = [outbox, intake, dispatcher, mediaRegistry, sharedWorker, sharedQueue, broadcasts];
   if (parts.every((part) => part === undefined)) {
     throw new TypeError(
-      "Expected at least one of `outbox`, `intake`, `dispatcher`, `mediaRegistry`, `sharedWorker` or `sharedQueue` to instrument",
+      "Expected at least one of `outbox`, `intake`, `dispatcher`, `mediaRegistry`, `sharedWorker`, `sharedQueue` or `broadcasts` to instrument",
     );
   }
   return resolved;

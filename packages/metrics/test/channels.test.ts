@@ -1,9 +1,11 @@
 import diagnosticsChannel from "node:diagnostics_channel";
+import { broadcastChannels } from "@telepace/broadcast";
 import { mediaSchedulerChannels } from "@telepace/media-scheduler";
 import { outboxChannels } from "@telepace/outbox";
 import { updateDispatchChannels, updateIntakeChannels } from "@telepace/update-dispatch";
 import { describe, expect, it } from "vitest";
 import {
+  broadcastChannelNames,
   dispatchChannelNames,
   intakeChannelNames,
   mediaChannelNames,
@@ -17,6 +19,7 @@ describe("channel names", () => {
     expect(dispatchChannelNames).toEqual(updateDispatchChannels);
     expect(intakeChannelNames).toEqual(updateIntakeChannels);
     expect(mediaChannelNames).toEqual(mediaSchedulerChannels);
+    expect(broadcastChannelNames).toEqual(broadcastChannels);
   });
 
   it("subscribes only the handled events, and unsubscribes them all once", () => {

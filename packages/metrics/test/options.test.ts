@@ -24,7 +24,7 @@ describe("options", () => {
     );
     expect(call({ meter })).toThrow(
       new TypeError(
-        "Expected at least one of `outbox`, `intake`, `dispatcher`, `mediaRegistry`, `sharedWorker` or `sharedQueue` to instrument",
+        "Expected at least one of `outbox`, `intake`, `dispatcher`, `mediaRegistry`, `sharedWorker`, `sharedQueue` or `broadcasts` to instrument",
       ),
     );
     expect(call({ meter, intake: {} })).toThrow(

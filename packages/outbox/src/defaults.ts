@@ -13,6 +13,8 @@ export const outboxDefaults = Object.freeze({
   groupChatRps: 20 / 60,
   /** Requests per second across every chat. */
   globalRps: 30,
+  /** Paid broadcast sends (`allow_paid_broadcast`) per second, a budget of their own. */
+  paidBroadcastRps: 1000,
   /** Requests one group may take in a row: at most this many in any `groupBurst / groupChatRps` s. */
   groupBurst: 20,
   /** Places of a group's window that progress edits leave free for sends. */

@@ -106,6 +106,14 @@ export function reserveOf(lane: Lane, entry: Entry): number {
   return entry.priority >= Priority.edit ? lane.pacing.reserve : 0;
 }
 
+/** The global budget an op takes a slot of: the paid broadcasts' own, or the one of everything else. */
+export type GlobalBudget = "global" | "paid-broadcast";
+
+/** The global budget the op takes a slot of. */
+export function budgetOf(entry: Entry): GlobalBudget {
+  return entry.op.paidBroadcast === true ? "paid-broadcast" : "global";
+}
+
 /** Whether the op takes a pacing slot of its chat. */
 export function isPaced(entry: Entry): boolean {
   return entry.op.paced ?? true;

@@ -46,6 +46,14 @@ export interface OutboxOperation<T> {
    */
   readonly paced?: boolean | undefined;
   /**
+   * Whether the request is a paid broadcast (it carries `allow_paid_broadcast: true`): it takes a
+   * slot of the paid-broadcast budget (`paidBroadcastRps`, Telegram's 1000/s for a bot that
+   * enabled paid broadcasts) instead of the global one, so it never spends the 30/s that everything
+   * else shares. The chat's pacing, order and freezes apply as to any op. `planWrite` sets it from
+   * the payload. @defaultValue false
+   */
+  readonly paidBroadcast?: boolean | undefined;
+  /**
    * Keys (in the same chat) of pending ops this op makes pointless; they are dropped with a
    * `superseded` outcome when this op is enqueued. A delete supersedes its message's edit.
    */
@@ -92,7 +100,7 @@ export function checkOperation(op: OutboxOperation<unknown>): CheckedOperation {
   if (op.key !== undefined && typeof op.key !== "string") {
     throw new TypeError(`Expected \`key\` to be a string, got ${typeof op.key}`);
   }
-  for (const name of ["idempotent", "paced"] as const) {
+  for (const name of ["idempotent", "paced", "paidBroadcast"] as const) {
     if (op[name] !== undefined && typeof op[name] !== "boolean") {
       throw new TypeError(`Expected \`${name}\` to be a boolean, got ${typeof op[name]}`);
     }

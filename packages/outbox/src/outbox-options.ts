@@ -58,6 +58,13 @@ export interface TelegramOutboxOptions {
    */
   readonly globalRps?: number | undefined;
   /**
+   * Most paid broadcast sends (ops with `paidBroadcast`) started in any one-second window (plus
+   * the margin): their own budget, apart from `globalRps`. Telegram allows a bot that enabled paid
+   * broadcasts up to 1000 such messages a second (0.1 Stars each beyond the free 30/s).
+   * 0 turns the paid budget off. Range: integer >= 0. @defaultValue 1000
+   */
+  readonly paidBroadcastRps?: number | undefined;
+  /**
    * Milliseconds added to a group's window, and the most added to the global second: a window
    * spends its whole limit, so without a margin a request that reaches Telegram faster than the
    * one it follows a window later lands inside Telegram's window and earns a 429. The global
@@ -146,6 +153,8 @@ export interface ResolvedOutboxOptions {
   readonly privatePacing: ChatPacing;
   readonly groupPacing: ChatPacing;
   readonly globalLimit: number;
+  /** `paidBroadcastRps`: the paid-broadcast window's limit. */
+  readonly paidBroadcastLimit: number;
   /** `pacingMarginMs`: a group window's margin, and the most the global second gets. */
   readonly marginMs: number;
   readonly maxInFlight: number;
@@ -174,6 +183,7 @@ export const outboxOptionNames: readonly (keyof TelegramOutboxOptions)[] = Objec
     groupBurst: true,
     sendReserve: true,
     globalRps: true,
+    paidBroadcastRps: true,
     pacingMarginMs: true,
     maxInFlight: true,
     maxPending: true,
@@ -258,6 +268,7 @@ export function resolveOutboxOptions(options: unknown): ResolvedOutboxOptions {
             reserve: Math.min(sendReserve, groupBurst - 1),
           },
     globalLimit: number("globalRps", { integer: true, min: 0 }),
+    paidBroadcastLimit: number("paidBroadcastRps", { integer: true, min: 0 }),
     marginMs,
     maxInFlight: number("maxInFlight", { integer: true, min: 1 }),
     maxPending: number("maxPending", { integer: true, min: 1 }),

@@ -1,7 +1,7 @@
 // Pacing state behind a small interface: per chat a minimum spacing, an optional sliding window
-// with a reserve, and a freeze; a global sliding window and a global freeze; a global slot may be
-// reserved a little ahead. In memory by default; a shared store (e.g. Redis + Lua) can implement
-// the same two calls for a bot in several processes.
+// with a reserve, and a freeze; a global sliding window (and one of its own for paid broadcasts)
+// and a global freeze; a global slot may be reserved a little ahead. In memory by default; a
+// shared store (e.g. Redis + Lua) can implement the same two calls for a bot in several processes.
 
 import { checkNumber, checkObject, checkOptions, describeValue } from "@telepace/core";
 
@@ -36,6 +36,13 @@ export interface PacingRequest {
   readonly globalWindowMs: number;
   /** The outbox clock's `now()`. A store shared between processes should use its own time. */
   readonly nowMs: number;
+  /**
+   * Whether the request is a paid broadcast: it takes a slot of the paid-broadcast window instead
+   * of the global one (`globalLimit` and `globalWindowMs` then describe that window), so paid
+   * sends and everything else never count against each other. The global freeze holds both.
+   * Absent: false.
+   */
+  readonly paidBroadcast?: boolean | undefined;
   /**
    * How much later than now the caller can start a grant, in ms (>= 0): when the global window
    * has no room now but will within this, the store reserves that slot (records the start at its
@@ -117,6 +124,7 @@ const requestFields = Object.keys({
   globalWindowMs: true,
   nowMs: true,
   maxStartInMs: true,
+  paidBroadcast: true,
 } satisfies Record<keyof PacingRequest, true>);
 
 function checkChatKey(chatKey: unknown): void {
@@ -145,6 +153,11 @@ function checkRequest(request: unknown): PacingRequest {
   checkNumber("globalWindowMs", given.globalWindowMs, { min: 0 });
   checkNumber("nowMs", given.nowMs);
   if (given.maxStartInMs !== undefined) checkNumber("maxStartInMs", given.maxStartInMs, { min: 0 });
+  if (given.paidBroadcast !== undefined && typeof given.paidBroadcast !== "boolean") {
+    throw new TypeError(
+      `Expected \`paidBroadcast\` to be a boolean or undefined, got ${describeValue(given.paidBroadcast)}`,
+    );
+  }
   return request as PacingRequest;
 }
 
@@ -155,6 +168,14 @@ interface ChatState {
   starts: number[];
   /** When the newest start leaves the window: until then the chat cannot be forgotten. */
   windowUntil: number;
+}
+
+/** The starts of one global sliding window (the global one, or the paid broadcasts'). */
+interface GlobalWindow {
+  starts: number[];
+  head: number;
+  /** The longest window asked about: starts inside it are kept. */
+  retainMs: number;
 }
 
 const GRANTED: PacingDecision = Object.freeze({ granted: true });
@@ -175,6 +196,31 @@ function windowWait(
   if (inWindow < limit) return 0;
   // The start that must leave the window before there is room for one more.
   return (starts[head + inWindow - limit] as number) + windowMs - now;
+}
+
+/**
+ * Milliseconds until the earliest slot of `window` this request may have, after dropping starts
+ * that left the longest window asked about. Slots are handed out in time order: never before the
+ * latest start (a reservation), so the window is checked as if asked at the slot's time.
+ */
+function globalStartIn(window: GlobalWindow, request: PacingRequest, now: number): number {
+  const limit = request.globalLimit;
+  if (limit <= 0) return 0;
+  window.retainMs = Math.max(window.retainMs, request.globalWindowMs);
+  const retained = now - window.retainMs;
+  while (window.head < window.starts.length && (window.starts[window.head] as number) <= retained)
+    window.head++;
+  if (window.head > MIN_SWEEP && window.head * 2 > window.starts.length) {
+    window.starts = window.starts.slice(window.head);
+    window.head = 0;
+  }
+  const starts = window.starts;
+  const at = Math.max(now, starts.at(-1) ?? now);
+  // Starts kept for a longer window but outside this one: at most a margin's worth of them.
+  const horizon = at - request.globalWindowMs;
+  let first = window.head;
+  while (first < starts.length && (starts[first] as number) <= horizon) first++;
+  return at - now + windowWait(starts, first, limit, request.globalWindowMs, at);
 }
 
 /** Options of {@link MemoryPacingStore}. */
@@ -199,10 +245,8 @@ const MEMORY_OPTIONS = Object.keys({
 export class MemoryPacingStore implements PacingStore {
   readonly reserveAheadMs: number;
   readonly #chats = new Map<string, ChatState>();
-  #starts: number[] = [];
-  #head = 0;
-  /** The longest global window asked about: starts inside it are kept. */
-  #globalRetainMs = 0;
+  readonly #global: GlobalWindow = { starts: [], head: 0, retainMs: 0 };
+  readonly #paid: GlobalWindow = { starts: [], head: 0, retainMs: 0 };
   #globalFrozenUntil = Number.NEGATIVE_INFINITY;
   #sweepAt = MIN_SWEEP;
 
@@ -257,7 +301,8 @@ export class MemoryPacingStore implements PacingStore {
       if (reserved > paced) return { granted: false, waitMs: reserved, reason: "chat-reserved" };
       if (paced > 0) return { granted: false, waitMs: paced, reason: "chat-paced" };
     }
-    const startInMs = this.#globalStartIn(request, now);
+    const window = request.paidBroadcast === true ? this.#paid : this.#global;
+    const startInMs = globalStartIn(window, request, now);
     const aheadMs = request.maxStartInMs ?? 0;
     if (startInMs > aheadMs) {
       return { granted: false, waitMs: startInMs - aheadMs, reason: "global-budget" };
@@ -265,7 +310,7 @@ export class MemoryPacingStore implements PacingStore {
 
     // A reservation records the start at its own time, so what follows it counts from there.
     const at = now + startInMs;
-    if (request.globalLimit > 0) this.#starts.push(at);
+    if (request.globalLimit > 0) window.starts.push(at);
     if (request.chatKey !== undefined && request.paced && (request.intervalMs > 0 || windowed)) {
       const state = this.#chatState(request.chatKey);
       state.nextAt = at + request.intervalMs;
@@ -291,30 +336,6 @@ export class MemoryPacingStore implements PacingStore {
     const chat = this.#chatState(chatKey);
     chat.frozenUntil = Math.max(chat.frozenUntil, until);
     this.#sweep(nowMs);
-  }
-
-  /**
-   * Milliseconds until the earliest global slot this request may have, after dropping starts that
-   * left the longest window asked about. Slots are handed out in time order: never before the
-   * latest start (a reservation), so the window is checked as if asked at the slot's time.
-   */
-  #globalStartIn(request: PacingRequest, now: number): number {
-    const limit = request.globalLimit;
-    if (limit <= 0) return 0;
-    this.#globalRetainMs = Math.max(this.#globalRetainMs, request.globalWindowMs);
-    const starts = this.#starts;
-    const retained = now - this.#globalRetainMs;
-    while (this.#head < starts.length && (starts[this.#head] as number) <= retained) this.#head++;
-    if (this.#head > MIN_SWEEP && this.#head * 2 > starts.length) {
-      this.#starts = starts.slice(this.#head);
-      this.#head = 0;
-    }
-    const at = Math.max(now, this.#starts.at(-1) ?? now);
-    // Starts kept for a longer window but outside this one: at most a margin's worth of them.
-    const horizon = at - request.globalWindowMs;
-    let first = this.#head;
-    while (first < this.#starts.length && (this.#starts[first] as number) <= horizon) first++;
-    return at - now + windowWait(this.#starts, first, limit, request.globalWindowMs, at);
   }
 
   #chatState(chatKey: string): ChatState {

@@ -1,5 +1,5 @@
 // When each lane may start: the lane queue, one question at a time to the pacing store, the
-// global budget's margin and freezes, one clock timer for the earliest moment anything can, a
+// global budgets (everything, and paid broadcasts apart) with their margin and freezes, one clock timer for the earliest moment anything can, a
 // timer per slot the store reserved ahead, and the lanes it started that have not ended yet.
 
 import { safeLog, type Timer } from "@telepace/core";
@@ -7,7 +7,9 @@ import { RetryAfterTooLongError } from "./errors.js";
 import {
   type AttemptEnd,
   askableAt,
+  budgetOf,
   type Entry,
+  type GlobalBudget,
   headOf,
   isPaced,
   type Lane,
@@ -56,7 +58,11 @@ export class Scheduler {
   /** The lanes started and not ended yet, with when each started, in start order. */
   readonly #running = new Map<Lane, number>();
   #acquiring = 0;
-  #globalReadyAt = Number.NEGATIVE_INFINITY;
+  /** When each global budget has room again: a budget's denial holds only the ops it paces. */
+  readonly #readyAt: Record<GlobalBudget, number> = {
+    global: Number.NEGATIVE_INFINITY,
+    "paid-broadcast": Number.NEGATIVE_INFINITY,
+  };
   #globalFrozenUntil = Number.NEGATIVE_INFINITY;
   #pumpScheduled = false;
   #pumping = false;
@@ -105,7 +111,7 @@ export class Scheduler {
     const at = askableAt(lane, head);
     const moved =
       at <= this.#options.clock.now()
-        ? this.#queue.markReady(lane, head)
+        ? this.#queue.markReady(lane, head, budgetOf(head))
         : this.#queue.markWaiting(lane, at, head.seq);
     if (moved) this.wake();
   }
@@ -199,7 +205,7 @@ export class Scheduler {
   #markFrozen(chatKey: string | undefined, lane: Lane | undefined, until: number): void {
     if (chatKey === undefined) {
       this.#globalFrozenUntil = Math.max(this.#globalFrozenUntil, until);
-      this.#globalReadyAt = Math.max(this.#globalReadyAt, until);
+      this.#holdBudgets(until);
     } else if (lane !== undefined) {
       lane.frozenUntil = Math.max(lane.frozenUntil, until);
       lane.readyAt = Math.max(lane.readyAt, until);
@@ -222,8 +228,8 @@ export class Scheduler {
     for (let due = this.#queue.popDue(now); due !== undefined; due = this.#queue.popDue(now)) {
       this.place(due);
     }
-    while (this.#running.size + this.#acquiring < maxInFlight && now >= this.#globalReadyAt) {
-      const lane = this.#queue.popReady();
+    while (this.#running.size + this.#acquiring < maxInFlight) {
+      const lane = this.#queue.popReady(now, this.#readyAt);
       if (lane === undefined) break;
       // Each question at the time it is asked. A stale time would spin: the store's wait, counted
       // from it, can be over by the live time `place` reads, so the lane is ready again at once
@@ -302,6 +308,7 @@ export class Scheduler {
     const head = lane.pending.peek() as Entry;
     const pacing = lane.pacing;
     const maxStartInMs = this.#maxStartInMs(head, now);
+    const paid = budgetOf(head) === "paid-broadcast";
     return {
       chatKey: lane.chatKey,
       intervalMs: pacing.intervalMs,
@@ -309,14 +316,24 @@ export class Scheduler {
       chatWindowMs: pacing.windowMs,
       chatReserve: reserveOf(lane, head),
       paced: isPaced(head),
-      globalLimit: this.#options.globalLimit,
+      globalLimit: paid ? this.#options.paidBroadcastLimit : this.#options.globalLimit,
       globalWindowMs: GLOBAL_WINDOW_MS + this.#globalMarginMs(now),
       nowMs: now,
       ...(maxStartInMs > 0 ? { maxStartInMs } : {}),
+      ...(paid ? { paidBroadcast: true } : {}),
     };
   }
 
-  /** Acts on the store's answer for a lane; returns false when nothing else may start now. */
+  /** Holds every global budget until `until` (a freeze of everything, a failing store). */
+  #holdBudgets(until: number): void {
+    this.#readyAt.global = Math.max(this.#readyAt.global, until);
+    this.#readyAt["paid-broadcast"] = Math.max(this.#readyAt["paid-broadcast"], until);
+  }
+
+  /**
+   * Acts on the store's answer for a lane; returns false when nothing else may start now. A
+   * budget's denial holds only that budget: the other's ops may still start.
+   */
   #apply(lane: Lane, decision: PacingDecision, request: PacingRequest, now: number): boolean {
     this.#storeFailures = 0;
     this.#storeRetryAt = Number.NEGATIVE_INFINITY;
@@ -354,14 +371,14 @@ export class Scheduler {
         if (decision.waitMs > maxRetryAfterMs) {
           this.#host.failAll(new RetryAfterTooLongError(decision.waitMs, maxRetryAfterMs));
         } else {
-          this.#globalReadyAt = until;
+          this.#holdBudgets(until);
           this.place(lane);
         }
         return false;
       case "global-budget":
-        this.#globalReadyAt = until;
+        this.#readyAt[request.paidBroadcast === true ? "paid-broadcast" : "global"] = until;
         this.place(lane);
-        return false;
+        return true;
     }
   }
 
@@ -378,12 +395,14 @@ export class Scheduler {
     }
     const head = lane.pending.peek();
     // While an asynchronous store answered (or a reserved slot came), a paced op may have
-    // overtaken the unpaced one the slot was asked for, or an edit may have become the head of a
-    // slot asked for a send: that op must ask for its own slot.
+    // overtaken the unpaced one the slot was asked for, an edit may have become the head of a
+    // slot asked for a send, or an op of the other global budget the head of this one's slot:
+    // that op must ask for its own slot.
     const fits =
       head !== undefined &&
       (request.paced || !isPaced(head)) &&
-      request.chatReserve >= reserveOf(lane, head);
+      request.chatReserve >= reserveOf(lane, head) &&
+      (request.paidBroadcast === true) === (budgetOf(head) === "paid-broadcast");
     if (fits && lane.inFlight === undefined) this.#start(lane, head, startAt);
     else this.place(lane);
   }
@@ -434,12 +453,12 @@ export class Scheduler {
       "outbox pacing store failed",
     );
     this.#storeRetryAt = this.#options.clock.now() + retryInMs;
-    this.#globalReadyAt = Math.max(this.#globalReadyAt, this.#storeRetryAt);
+    this.#holdBudgets(this.#storeRetryAt);
     this.place(lane);
   }
 
   #armTimer(now: number): void {
-    const at = this.#queue.nextWakeUp(now, this.#globalReadyAt);
+    const at = this.#queue.nextWakeUp(now, this.#readyAt);
     if (at === this.#timerAt) return;
     this.#timer?.cancel();
     this.#timer = undefined;

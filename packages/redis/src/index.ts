@@ -5,6 +5,10 @@ export {
   type RedisPacingStoreOptions,
   redisPacingStoreDefaults,
 } from "./pacing-store-options.js";
+export {
+  RedisBroadcastStore,
+  type RedisBroadcastStoreOptions,
+} from "./redis-broadcast-store.js";
 export { RedisPacingStore, type RedisPacingStoreSnapshot } from "./redis-pacing-store.js";
 export {
   type QueueAppendResult,

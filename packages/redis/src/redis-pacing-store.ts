@@ -88,14 +88,16 @@ export class RedisPacingStore implements PacingStore, AsyncDisposable {
    */
   async acquire(request: PacingRequest): Promise<PacingDecision> {
     const chat = request.chatKey;
+    // Paid broadcasts have a global window of their own (`p:`); the freeze of everything is one.
+    const window = request.paidBroadcast === true ? "p" : "g";
     const keys = [
-      `${this.#ns}:g:starts`,
+      `${this.#ns}:${window}:starts`,
       `${this.#ns}:g:frozen`,
-      `${this.#ns}:g:retain`,
+      `${this.#ns}:${window}:retain`,
       `${this.#ns}:seq`,
       `${this.#ns}:c:${chat ?? ""}`,
       `${this.#ns}:cw:${chat ?? ""}`,
-      `${this.#ns}:g:windows`,
+      `${this.#ns}:${window}:windows`,
     ];
     const args = [
       this.#callerTime ? String(request.nowMs) : "",

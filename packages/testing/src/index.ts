@@ -4,6 +4,7 @@ export {
   type GetUpdatesCall,
 } from "./bot-api-get-updates.js";
 export { type ChannelRecorder, recordChannels } from "./channel-recorder.js";
+export { type ChildProcesses, childProcesses, isRunning } from "./child-processes.js";
 export {
   CHROMIUM_ARGS,
   CHROMIUM_INSTALL_HINT,
@@ -24,6 +25,7 @@ export {
   describeJournalContract,
   type JournalContractTarget,
 } from "./journal-contract.js";
+export { runtimeDependenciesOf } from "./package-manifest.js";
 export {
   type CrowdSim,
   type CrowdUpdate,

@@ -88,7 +88,7 @@ class Outstanding {
  * An outbox in Telegram time: a scaled clock, and a classifier that converts the sim's scaled
  * `retry_after` back to Telegram milliseconds. Every other option keeps its default.
  */
-function telegramTime(scale: number) {
+export function telegramTime(scale: number) {
   const clock = new ScaledClock(scale);
   const classify = (error: unknown, context: { idempotent: boolean }): FailureVerdict => {
     const verdict = classifyFailure(error, context);

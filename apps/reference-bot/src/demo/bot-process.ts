@@ -18,6 +18,9 @@ export interface BotProcessOptions {
   readonly logLevel: LogLevel;
   /** Serve metrics on this loopback port (see `--metrics-port`). @defaultValue none */
   readonly metricsPort?: number | undefined;
+  /** Users allowed to /broadcast (`--admin`), and its pace (`--broadcast-rate`). @defaultValue none, 30 */
+  readonly admins?: readonly number[] | undefined;
+  readonly broadcastRate?: number | undefined;
   /**
    * The command that runs the bot's entry point, e.g. `[process.execPath, "dist/main.js"]`.
    * @defaultValue this process's node, its flags and its script
@@ -96,16 +99,26 @@ export class BotProcess {
     ];
     const metrics =
       options.metricsPort === undefined ? [] : ["--metrics-port", String(options.metricsPort)];
-    const child = spawn(file as string, [...args, "--data-dir", options.dataDir, ...metrics], {
-      env: {
-        ...process.env,
-        TELEGRAM_BOT_TOKEN: options.token,
-        TELEGRAM_API_ROOT: options.apiRoot,
-        LOG_LEVEL: options.logLevel,
-        [SUPERVISOR_FD_ENV]: String(CHANNEL_FD),
+    const broadcasts = [
+      ...(options.admins ?? []).flatMap((id) => ["--admin", String(id)]),
+      ...(options.broadcastRate === undefined
+        ? []
+        : ["--broadcast-rate", String(options.broadcastRate)]),
+    ];
+    const child = spawn(
+      file as string,
+      [...args, "--data-dir", options.dataDir, ...metrics, ...broadcasts],
+      {
+        env: {
+          ...process.env,
+          TELEGRAM_BOT_TOKEN: options.token,
+          TELEGRAM_API_ROOT: options.apiRoot,
+          LOG_LEVEL: options.logLevel,
+          [SUPERVISOR_FD_ENV]: String(CHANNEL_FD),
+        },
+        stdio: ["ignore", "ignore", "inherit", "pipe"],
       },
-      stdio: ["ignore", "ignore", "inherit", "pipe"],
-    });
+    );
     const lines = createInterface({ input: child.stdio[CHANNEL_FD] as Readable });
     const channelDone = new Promise<void>((resolve) => lines.once("close", resolve));
     const exit = new Promise<BotExit>((resolve) =>

@@ -10,6 +10,7 @@ import { type Clock, systemClock } from "@telepace/core";
 import { ANSWER_END, ANSWER_HEADER } from "../ask-answers.js";
 import type { CrowdConfig } from "../config.js";
 import { awaitStopChance, showsAnswer } from "./answer-watch.js";
+import type { BroadcastScene } from "./broadcast-scene.js";
 
 /** What a simulated user did and expects a reply to. */
 export type ExpectationKind =
@@ -25,7 +26,8 @@ export type ExpectationKind =
   | "blocked"
   | "ask"
   | "ask-stop"
-  | "restart";
+  | "restart"
+  | "broadcast";
 
 /** One expected reply and whether it came. */
 export interface Expectation {
@@ -109,12 +111,20 @@ export class Crowd {
   readonly #formerGroups: number[] = [];
   #blocker: Member | undefined;
   #crasher: Member | undefined;
+  readonly #broadcast: BroadcastScene | undefined;
 
-  constructor(sim: BotApiSim, config: CrowdConfig, bot: BotView, clock: Clock = systemClock) {
+  constructor(
+    sim: BotApiSim,
+    config: CrowdConfig,
+    bot: BotView,
+    clock: Clock = systemClock,
+    broadcast?: BroadcastScene,
+  ) {
     this.#sim = sim;
     this.#config = config;
     this.#bot = bot;
     this.#clock = clock;
+    this.#broadcast = broadcast;
   }
 
   /** Every chat the crowd used: private chats, groups and the supergroups they became. */
@@ -170,6 +180,12 @@ export class Crowd {
     if (migrating !== undefined) scenes.push(this.#migrationScene(migrating, endAt));
     if (this.#blocker !== undefined) scenes.push(this.#blockScene(this.#blocker, endAt));
     if (this.#crasher !== undefined) scenes.push(this.#crashScene(this.#crasher, endAt));
+    if (this.#broadcast !== undefined) {
+      const admin = { user: this.#broadcast.admin } as Member;
+      const expectation = this.#expect("broadcast", admin);
+      const chats = this.#members.map((member) => member.chat);
+      scenes.push(this.#broadcast.run(chats, endAt, expectation));
+    }
     let ticking = true;
     const ticker = (async () => {
       while (ticking && onProgress) {

@@ -11,6 +11,7 @@ import { systemClock } from "@telepace/core";
 import type { BotConfig } from "../config.js";
 import { BotLedger } from "./bot-ledger.js";
 import { BotProcess, demoBotOptions } from "./bot-process.js";
+import { BroadcastScene, DEMO_BROADCAST_RATE } from "./broadcast-scene.js";
 import { Crowd, type Expectation } from "./crowd.js";
 import {
   type BotRun,
@@ -66,9 +67,13 @@ export async function playDemo(
   let bot: BotProcess | undefined;
   let stopping = false;
   let pollingFailed = false;
+  // Its admin exists before the bot starts: the bot is told who may /broadcast.
+  const broadcast = new BroadcastScene(sim, config.crowd.seed, clock);
   const launch = async (): Promise<BotProcess> => {
     const started = await BotProcess.start({
       ...demoBotOptions(sim, config, dataDir, options.botCommand),
+      admins: [broadcast.admin.id],
+      broadcastRate: DEMO_BROADCAST_RATE,
       onMessage: (message) => ledger.record(message),
     });
     // The bot ends on its own only when polling cannot go on (it printed why).
@@ -86,20 +91,26 @@ export async function playDemo(
         `${config.crowd.users} users and ${config.crowd.groups} groups chat with the bot for ${config.crowd.durationS} s…\n`,
     );
     const journal = bot.ready.journal;
-    const crowd = new Crowd(sim, config.crowd, {
-      isReachable: (chatId) => ledger.isReachable(chatId),
-      restart: async () => {
-        const killedAt = clock.now();
-        await bot?.kill();
-        bot = await launch();
-        crashes.push({
-          atS: (killedAt - startedAt) / 1000,
-          restartMs: clock.now() - killedAt,
-          replayed: bot.ready.unfinishedUpdates,
-          leftoverJobs: bot.ready.leftoverJobs,
-        });
+    const crowd = new Crowd(
+      sim,
+      config.crowd,
+      {
+        isReachable: (chatId) => ledger.isReachable(chatId),
+        restart: async () => {
+          const killedAt = clock.now();
+          await bot?.kill();
+          bot = await launch();
+          crashes.push({
+            atS: (killedAt - startedAt) / 1000,
+            restartMs: clock.now() - killedAt,
+            replayed: bot.ready.unfinishedUpdates,
+            leftoverJobs: bot.ready.leftoverJobs,
+          });
+        },
       },
-    });
+      clock,
+      broadcast,
+    );
     crowd.setup();
     await crowd.run(() => {
       if (isTty) out.write(`\r${progressLine(elapsedS(), ledger, sim, crowd.expectations)}\x1b[K`);

@@ -7,7 +7,13 @@ import type {
   MessageGenerationStopped,
   UserFromGetMe,
 } from "@grammyjs/types";
-import { checkBoolean, checkNumber, checkOptionalNumber, checkOptions } from "@telepace/core";
+import {
+  checkBoolean,
+  checkNumber,
+  checkOptionalNumber,
+  checkOptions,
+  describeValue,
+} from "@telepace/core";
 import { BotApiSimError } from "../errors.js";
 import { type RateLimitOptions, type ResolvedOptions, resolveRateLimits } from "../options.js";
 import { CONTROL_PREFIX, type SimHttpServer } from "../server/http-server.js";
@@ -73,6 +79,8 @@ export interface SimBotSnapshot {
   readonly webhookInFlight: number;
   /** The sticky allowed_updates, or undefined for Telegram's default set. */
   readonly allowedUpdates: readonly string[] | undefined;
+  /** Whether the bot has paid broadcasts enabled. */
+  readonly paidBroadcasts: boolean;
 }
 
 /** The live state of the simulator; a fresh frozen object on every call. Holds no token. */
@@ -404,6 +412,27 @@ export class BotApiSim {
     for (const bot of this.#world.bots) bot.limiter.setLimits(resolved);
   }
 
+  /**
+   * Whether the bot (the first one by default) has paid broadcasts enabled: its
+   * `allow_paid_broadcast` sends take the paid-broadcast limit (1000/s) and cost Stars.
+   */
+  paidBroadcasts(options: BotOption = {}): boolean {
+    checkOptions("options", options, ["bot"]);
+    return this.#world.resolveBot(options.bot).paidBroadcasts;
+  }
+
+  /**
+   * Enables or disables paid broadcasts for one bot (the first by default), as its owner does in
+   * @BotFather. Off, `allow_paid_broadcast` is ignored and such sends are held to the free limits.
+   */
+  setPaidBroadcasts(enabled: boolean, options: BotOption = {}): void {
+    checkOptions("options", options, ["bot"]);
+    if (typeof enabled !== "boolean") {
+      throw new TypeError(`Expected \`enabled\` to be a boolean, got ${describeValue(enabled)}`);
+    }
+    this.#world.resolveBot(options.bot).paidBroadcasts = enabled;
+  }
+
   /** Whether downloads honour Range (206); when off, Range is ignored and 200 sent. */
   get rangeRequests(): boolean {
     return this.#world.rangeRequests;
@@ -431,6 +460,7 @@ export class BotApiSim {
             webhookUrl: bot.webhook?.url ?? "",
             webhookInFlight: bot.webhookDelivery.inFlight,
             allowedUpdates: bot.queue.allowedUpdates,
+            paidBroadcasts: bot.paidBroadcasts,
           }),
         ),
       ),

@@ -350,6 +350,8 @@ export const CONTROL_ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>
         "group_per_minute",
         "global_per_second",
         "global_burst",
+        "paid_broadcast_per_second",
+        "paid_broadcast_burst",
         "count_edits",
         "drafts_per_second",
         "draft_burst",
@@ -365,6 +367,8 @@ export const CONTROL_ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>
               groupPerMinute: input.int("group_per_minute"),
               globalPerSecond: input.number("global_per_second"),
               globalBurst: input.int("global_burst"),
+              paidBroadcastPerSecond: input.number("paid_broadcast_per_second"),
+              paidBroadcastBurst: input.int("paid_broadcast_burst"),
               countEdits: input.bool("count_edits"),
               draftsPerSecond: input.numberOrFalse("drafts_per_second"),
               draftBurst: input.int("draft_burst"),
@@ -374,6 +378,20 @@ export const CONTROL_ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>
         return sim.rateLimits;
       },
     ),
+  ],
+  [
+    "GET /bots/paid-broadcasts",
+    route(["bot_id"], (sim, input) => sim.paidBroadcasts(input.optional({ bot: input.bot() }))),
+  ],
+  [
+    "POST /bots/paid-broadcasts",
+    route(["enabled", "bot_id"], (sim, input) => {
+      const bot = input.optional({ bot: input.bot() });
+      const enabled = input.bool("enabled");
+      if (enabled === undefined) throw new TypeError("Expected `enabled` to be a boolean");
+      sim.setPaidBroadcasts(enabled, bot);
+      return sim.paidBroadcasts(bot);
+    }),
   ],
   [
     "POST /updates/restart-ids",

@@ -71,8 +71,15 @@ export function checkFlood(
   chat: ChatRecord,
   kind: "send" | "edit" | "draft",
 ): void {
-  const decision = ctx.bot.limiter.tryConsume(chat.key, chat.isGroup, kind, ctx.world.now());
-  if (decision.allowed) return;
+  // A paid broadcast counts as one only for a bot that enabled them; otherwise the flag is
+  // ignored and the message held to the free limits.
+  const paid = kind === "send" && ctx.bot.paidBroadcasts && ctx.params.bool("allow_paid_broadcast");
+  const decision = ctx.bot.limiter.tryConsume(chat.key, chat.isGroup, kind, ctx.world.now(), paid);
+  if (decision.allowed) {
+    if (paid) ctx.world.counters.add("paidBroadcasts");
+    if (decision.billed) ctx.world.counters.add("paidBroadcastsBilled");
+    return;
+  }
   ctx.world.counters.tooManyRequests(chat.id);
   const fields = {
     botId: ctx.bot.id,

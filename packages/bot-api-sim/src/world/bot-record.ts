@@ -47,6 +47,8 @@ export class BotRecord {
   readonly queue: UpdateQueue;
   readonly longPoll: LongPoll;
   readonly limiter: RateLimiter;
+  /** Paid broadcasts enabled: `allow_paid_broadcast` sends take the paid-broadcast limit. */
+  paidBroadcasts: boolean;
   webhook: WebhookState | undefined;
   /** Posts updates to the webhook while one is set and reachable (loopback). */
   readonly webhookDelivery: WebhookDelivery;
@@ -68,6 +70,7 @@ export class BotRecord {
     readonly updateRetentionMs: number;
     readonly rateLimits: Readonly<RateLimitOptions> | false;
     readonly timeScale: number;
+    readonly paidBroadcasts: boolean;
     readonly onConflict: () => void;
     readonly webhookHooks: WebhookHooks;
   }) {
@@ -81,6 +84,7 @@ export class BotRecord {
     );
     this.longPoll = new LongPoll(init.clock, this.queue, init.onConflict);
     this.limiter = new RateLimiter(init.rateLimits, init.timeScale);
+    this.paidBroadcasts = init.paidBroadcasts;
     this.webhookDelivery = new WebhookDelivery(this.queue, init.webhookHooks);
   }
 

@@ -35,6 +35,15 @@ export interface SimCounters {
   readonly updatesFiltered: number;
   /** Messages sent, edited and deleted by bots. */
   readonly messagesSent: number;
+  /**
+   * Sends with `allow_paid_broadcast: true` accepted from bots that enabled paid broadcasts (a
+   * bot without them has the flag ignored: not counted here).
+   */
+  readonly paidBroadcasts: number;
+  /** Those of {@link paidBroadcasts} beyond the free messages of their Telegram second. */
+  readonly paidBroadcastsBilled: number;
+  /** Telegram Stars the paid broadcasts cost: 0.1 per billed message. */
+  readonly paidBroadcastStars: number;
   readonly messagesEdited: number;
   readonly messagesDeleted: number;
   /** File bytes received in uploads (bots and simulated users). */
@@ -55,9 +64,12 @@ export interface SimCounters {
   readonly eventStreamsCut: number;
 }
 
-type NumericKey = {
-  [K in keyof SimCounters]: SimCounters[K] extends number ? K : never;
-}[keyof SimCounters];
+type NumericKey = Exclude<
+  {
+    [K in keyof SimCounters]: SimCounters[K] extends number ? K : never;
+  }[keyof SimCounters],
+  "paidBroadcastStars"
+>;
 
 /** Mutable counters behind {@link SimCounters}. */
 export class Counters {
@@ -75,6 +87,8 @@ export class Counters {
     webhookDropped: 0,
     webhookReplies: 0,
     messagesSent: 0,
+    paidBroadcasts: 0,
+    paidBroadcastsBilled: 0,
     messagesEdited: 0,
     messagesDeleted: 0,
     bytesUploaded: 0,
@@ -112,6 +126,8 @@ export class Counters {
   snapshot(): SimCounters {
     return Object.freeze({
       ...this.#numbers,
+      // Tenths of a Star are whole, so the sum is exact.
+      paidBroadcastStars: this.#numbers.paidBroadcastsBilled / 10,
       calls: Object.freeze(Object.fromEntries(this.#calls)),
       responses: Object.freeze(Object.fromEntries(this.#responses)),
       tooManyRequestsByChat: Object.freeze(Object.fromEntries(this.#tooManyByChat)),

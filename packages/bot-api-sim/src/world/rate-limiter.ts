@@ -1,7 +1,9 @@
 // Telegram's flood limits for one bot: a token bucket per chat (about 1/s with a short burst), a
 // sliding window per group (at most 20 in any minute) and a token bucket for the whole bot (about
-// 30/s). A message passes only when every limit it touches allows it; else it gets retry_after.
-// Drafts (sendMessageDraft) have a bucket of their own per chat and touch no other limit.
+// 30/s), or for a paid broadcast on a bot that enabled them one of its own (1000/s). A message
+// passes only when every limit it touches allows it; else it gets retry_after. Each Telegram
+// second's messages are tallied, so a paid one beyond the free amount is billed. Drafts
+// (sendMessageDraft) have a bucket of their own per chat and touch no other limit.
 
 import type { RateLimitOptions } from "../options.js";
 
@@ -51,7 +53,11 @@ class TokenBucket {
 
 /** The verdict on one message. */
 type RateDecision =
-  | { readonly allowed: true }
+  | {
+      readonly allowed: true;
+      /** A paid broadcast beyond the free messages of its second: 0.1 Stars. */
+      readonly billed: boolean;
+    }
   | {
       readonly allowed: false;
       /** Seconds as the wire reports them: whole Telegram seconds divided by the time scale. */
@@ -60,7 +66,7 @@ type RateDecision =
     };
 
 /** Which limit refused a call. */
-export type RateScope = "chat" | "group" | "global" | "draft";
+export type RateScope = "chat" | "group" | "global" | "paid-broadcast" | "draft";
 
 /** At most `limit` messages in any window of `windowMs` (Telegram milliseconds). */
 class SlidingWindow {
@@ -131,7 +137,8 @@ export interface SendBudget {
   readonly drafts: BucketBudget | undefined;
 }
 
-const ALLOWED: RateDecision = Object.freeze({ allowed: true });
+const ALLOWED: RateDecision = Object.freeze({ allowed: true, billed: false });
+const BILLED: RateDecision = Object.freeze({ allowed: true, billed: true });
 /** Telegram's group limit counts the messages of any 60 s. */
 const GROUP_WINDOW_MS = 60_000;
 /** Full buckets are forgotten once this many chats have one, to keep memory bounded. */
@@ -146,6 +153,10 @@ export class RateLimiter {
   readonly #draftBuckets = new Map<string, TokenBucket>();
   readonly #groupWindows = new Map<string, SlidingWindow>();
   #global: TokenBucket | undefined;
+  #paid: TokenBucket | undefined;
+  /** The Telegram second being tallied and the messages sent in it so far. */
+  #second = Number.NaN;
+  #sentThisSecond = 0;
   #limits: Readonly<RateLimitOptions> | false;
   readonly #timeScale: number;
 
@@ -166,17 +177,20 @@ export class RateLimiter {
     this.#draftBuckets.clear();
     this.#groupWindows.clear();
     this.#global = undefined;
+    this.#paid = undefined;
   }
 
   /**
    * Asks to send one message into `chatKey` at real time `nowMs`; consumes a token from every
-   * bucket when allowed, and nothing when not.
+   * bucket when allowed, and nothing when not. `paid`: a paid broadcast on a bot that enabled
+   * them, which takes the paid-broadcast bucket instead of the bot's.
    */
   tryConsume(
     chatKey: string,
     isGroup: boolean,
     kind: "send" | "edit" | "draft",
     nowMs: number,
+    paid = false,
   ): RateDecision {
     const limits = this.#limits;
     if (limits === false || (kind === "edit" && !limits.countEdits)) return ALLOWED;
@@ -195,7 +209,7 @@ export class RateLimiter {
       bucket.take();
       return ALLOWED;
     }
-    this.#global ??= new TokenBucket(limits.globalBurst, limits.globalPerSecond / 1000, now);
+    const bot = paid ? this.#paidBucket(limits, now) : this.#globalBucket(limits, now);
     const chat = this.#bucket(
       this.#chatBuckets,
       chatKey,
@@ -214,12 +228,39 @@ export class RateLimiter {
     };
     consider(chat.waitMs(now), "chat");
     if (group !== undefined) consider(group.waitMs(now), "group");
-    consider(this.#global.waitMs(now), "global");
+    consider(bot.waitMs(now), paid ? "paid-broadcast" : "global");
     if (waitMs > 0) return this.#refusal(waitMs, scope);
     chat.take();
     group?.take(now);
-    this.#global.take();
-    return ALLOWED;
+    bot.take();
+    return this.#tally(now, limits.globalPerSecond) && paid ? BILLED : ALLOWED;
+  }
+
+  #globalBucket(limits: Readonly<RateLimitOptions>, now: number): TokenBucket {
+    this.#global ??= new TokenBucket(limits.globalBurst, limits.globalPerSecond / 1000, now);
+    return this.#global;
+  }
+
+  #paidBucket(limits: Readonly<RateLimitOptions>, now: number): TokenBucket {
+    this.#paid ??= new TokenBucket(
+      limits.paidBroadcastBurst,
+      limits.paidBroadcastPerSecond / 1000,
+      now,
+    );
+    return this.#paid;
+  }
+
+  /**
+   * Counts one message in its Telegram second; true when the second already had its free amount
+   * (so a paid broadcast sent now is billed).
+   */
+  #tally(now: number, freePerSecond: number): boolean {
+    const second = Math.floor(now / 1000);
+    if (second !== this.#second) {
+      this.#second = second;
+      this.#sentThisSecond = 0;
+    }
+    return this.#sentThisSecond++ >= freePerSecond;
   }
 
   /**

@@ -125,6 +125,7 @@ export class SimWorld {
         updateRetentionMs: options.updateRetentionMs,
         rateLimits: options.rateLimits,
         timeScale: options.timeScale,
+        paidBroadcasts: spec.paidBroadcasts ?? options.paidBroadcasts,
         onConflict: () => this.counters.add("conflicts"),
         webhookHooks: {
           clock: options.clock,

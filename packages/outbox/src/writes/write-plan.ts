@@ -24,6 +24,11 @@ export interface WritePlan {
   readonly idempotent: boolean;
   readonly paced: boolean;
   readonly supersedes: readonly string[] | undefined;
+  /**
+   * True for a send that carries `allow_paid_broadcast: true`: it takes the paid-broadcast budget
+   * (see {@link OutboxOperation.paidBroadcast}). Absent otherwise.
+   */
+  readonly paidBroadcast?: true | undefined;
 }
 
 type Payload = Readonly<Record<string, unknown>>;
@@ -136,7 +141,9 @@ export function planWrite(method: string, payload: Payload): WritePlan | undefin
     case "read":
       return undefined;
     case "send":
-      return plan("send", chatOf(payload), {});
+      return payload.allow_paid_broadcast === true
+        ? { ...plan("send", chatOf(payload), {}), paidBroadcast: true }
+        : plan("send", chatOf(payload), {});
     case "edit":
       return editPlan(method, payload);
     case "draft": {
@@ -184,6 +191,7 @@ export function writeOperation<T>(
     idempotent: plan.idempotent,
     paced: plan.paced,
     supersedes: plan.supersedes,
+    ...(plan.paidBroadcast === true ? { paidBroadcast: true } : {}),
     execute,
   };
 }

@@ -1,5 +1,5 @@
 // Invariants over randomized schedules on the manual clock: rates per chat, per group window (with
-// the send reserve) and globally, 429 freezes honoured, per-chat order and no overlap, and exactly
+// the send reserve) and globally (the global budget and the paid broadcasts' apart), 429 freezes honoured, per-chat order and no overlap, and exactly
 // one outcome per op. One function, so every PacingStore (the in-memory one here, a shared one in
 // its own package) passes the same properties.
 
@@ -28,6 +28,8 @@ interface OpSpec {
   readonly chat: number | undefined;
   readonly priority: number;
   readonly paced: boolean;
+  /** A paid broadcast: the paid-broadcast budget instead of the global one. */
+  readonly paid: boolean;
   readonly latencyMs: number;
   readonly steps: readonly Step[];
   readonly key: string | undefined;
@@ -73,6 +75,7 @@ function opSpec(options: {
     priority: fc.integer({ min: 0, max: 2 }),
     // Mostly paced, sometimes a chat action.
     paced: fc.integer({ min: 0, max: 4 }).map((n) => n > 0),
+    paid: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
     latencyMs: fc.integer({ min: 0, max: 1_500 }),
     steps: fc
       .tuple(fc.array(retryable, { maxLength: 2 }), last)
@@ -166,6 +169,7 @@ async function simulate(
   specs: readonly OpSpec[],
   config: {
     globalRps: number;
+    paidRps: number;
     maxInFlight: number;
     groupBurst: number;
     sendReserve: number;
@@ -184,6 +188,7 @@ async function simulate(
     privateChatRps: 1,
     groupChatRps: 1 / 3,
     globalRps: config.globalRps,
+    paidBroadcastRps: config.paidRps,
     maxInFlight: config.maxInFlight,
     groupBurst: config.groupBurst,
     sendReserve: config.sendReserve,
@@ -206,6 +211,7 @@ async function simulate(
         : spec.supersedes,
       priority: spec.priority,
       paced: spec.paced,
+      paidBroadcast: spec.paid,
       idempotent: true,
       execute: async () => {
         const step = spec.steps[Math.min(attempt++, spec.steps.length - 1)] as Step;
@@ -251,6 +257,7 @@ async function simulate(
 const specsFor = (spec: fc.Arbitrary<OpSpec>) => fc.array(spec, { minLength: 1, maxLength: 25 });
 const config = fc.record({
   globalRps: fc.integer({ min: 1, max: 4 }),
+  paidRps: fc.integer({ min: 1, max: 4 }),
   maxInFlight: fc.integer({ min: 1, max: 4 }),
   // Small bursts, so a run of a few seconds fills a group's window (3 s per place).
   groupBurst: fc.integer({ min: 1, max: 4 }),
@@ -267,6 +274,7 @@ function expectLimits(
   specs: readonly OpSpec[],
   cfg: {
     readonly globalRps: number;
+    readonly paidRps: number;
     readonly groupBurst: number;
     readonly sendReserve: number;
     readonly pacingMarginMs: number;
@@ -282,9 +290,17 @@ function expectLimits(
     const end = log.slice(start).find((e) => e.type === "end" && e.id === starts[startIndex]?.id);
     return end === undefined ? Number.POSITIVE_INFINITY : (end as { at: number }).at;
   };
-  for (let i = 0; i + cfg.globalRps < starts.length; i++) {
-    const reachedBy = Math.min(endOf(i), at(starts, i) + cfg.pacingMarginMs);
-    expect(at(starts, i + cfg.globalRps)).toBeGreaterThanOrEqual(reachedBy + 1_000);
+  // Each budget on its own: paid broadcasts at paidRps, everything else at globalRps.
+  for (const [paid, limit] of [
+    [false, cfg.globalRps],
+    [true, cfg.paidRps],
+  ] as const) {
+    const indexes = starts.flatMap((s, i) => ((specs[s.id]?.paid ?? false) === paid ? [i] : []));
+    for (let k = 0; k + limit < indexes.length; k++) {
+      const i = indexes[k] as number;
+      const reachedBy = Math.min(endOf(i), at(starts, i) + cfg.pacingMarginMs);
+      expect(at(starts, indexes[k + limit] as number)).toBeGreaterThanOrEqual(reachedBy + 1_000);
+    }
   }
   const windowMs = cfg.groupBurst * GROUP_MS + cfg.pacingMarginMs;
   const editRoom = Math.max(1, cfg.groupBurst - cfg.sendReserve);

@@ -202,6 +202,44 @@ export function describePacingStoreContract(
       });
     });
 
+    it("keeps paid broadcasts in a window of their own: neither fills the other's, a global freeze holds both", async () => {
+      await fresh();
+      const free = (chatKey: string, nowMs: number) => acquire({ chatKey, globalLimit: 2, nowMs });
+      const paid = (chatKey: string, nowMs: number) =>
+        acquire({ chatKey, globalLimit: 3, paidBroadcast: true, nowMs });
+      for (const chat of ["p1", "p2", "p3"]) expect(await paid(chat, 0)).toEqual({ granted: true });
+      expect(await paid("p4", 100)).toEqual({
+        granted: false,
+        waitMs: 900,
+        reason: "global-budget",
+      });
+      // The paid window is full; the global one is untouched by it.
+      expect(await free("f1", 100)).toEqual({ granted: true });
+      expect(await free("f2", 100)).toEqual({ granted: true });
+      expect(await free("f3", 200)).toEqual({
+        granted: false,
+        waitMs: 900,
+        reason: "global-budget",
+      });
+      expect(await paid("p4", 1_000)).toEqual({ granted: true });
+      // A chat's spacing holds its paid and its other requests alike.
+      const spaced = { chatKey: "c", intervalMs: 1_000, globalLimit: 10 };
+      expect(await acquire({ ...spaced, paidBroadcast: true, nowMs: 2_000 })).toEqual({
+        granted: true,
+      });
+      expect(await acquire({ ...spaced, nowMs: 2_500 })).toEqual({
+        granted: false,
+        waitMs: 500,
+        reason: "chat-paced",
+      });
+      await store.freeze(undefined, 1_000, 3_000);
+      expect(await paid("p5", 3_500)).toEqual({
+        granted: false,
+        waitMs: 500,
+        reason: "global-frozen",
+      });
+    });
+
     it("unpaced requests neither wait for nor fill a chat's window", async () => {
       await fresh();
       const group = { chatKey: "-1", chatLimit: 1, chatWindowMs: 10_000 };

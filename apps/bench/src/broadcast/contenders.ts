@@ -1,0 +1,181 @@
+// The contenders of the broadcast comparison, each also answering the people who chat meanwhile:
+// telepace's BroadcastRegistry over TelegramClient (its progress in a FileUpdateJournal, as a bot
+// would keep it), and the hand-written loop over grammY a bot author writes instead — every
+// recipient awaited in turn through the transformer-throttler, without and with auto-retry.
+
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { autoRetry } from "@grammyjs/auto-retry";
+import { apiThrottler } from "@grammyjs/transformer-throttler";
+import { BroadcastRegistry, JournalBroadcastStore } from "@telepace/broadcast";
+import { TelegramClient } from "@telepace/client";
+import { FileUpdateJournal } from "@telepace/journal-file";
+import { Api, GrammyError } from "grammy";
+import { telegramTime } from "../writes/writers.js";
+
+/** Where a contender broadcasts, and how. */
+export interface BroadcastTarget {
+  readonly apiRoot: string;
+  readonly token: string;
+  readonly recipients: readonly number[];
+  /** The sim's time scale: Telegram ms per real ms. */
+  readonly scale: number;
+  readonly paid: boolean;
+}
+
+/** What a contender did, as it saw it. */
+export interface ContenderRun {
+  /** Telegram ms from the start of the broadcast to the last recipient's outcome. */
+  readonly elapsedMs: number;
+  readonly sent: number;
+  readonly failed: number;
+  /** telepace's mode at the end (`free`, `paid`, `paid-refused`); the loops send as asked. */
+  readonly mode: string;
+}
+
+export interface Contender {
+  readonly name: string;
+  readonly settings: Readonly<Record<string, string | number>>;
+  run(target: BroadcastTarget): Promise<ContenderRun>;
+}
+
+const TEXT = "Our winter sale starts now: 30% off everything until Sunday.";
+
+/** Answers every text message with "pong", until stopped; `poll` and `reply` are the client's. */
+function replyLoop(
+  poll: (
+    offset: number,
+    signal: AbortSignal,
+  ) => Promise<readonly { update_id: number; message?: { chat: { id: number } } }[]>,
+  reply: (chatId: number) => Promise<unknown>,
+): () => Promise<void> {
+  const controller = new AbortController();
+  const loop = (async () => {
+    let offset = 0;
+    while (!controller.signal.aborted) {
+      const updates = await poll(offset, controller.signal).catch(() => []);
+      for (const update of updates) {
+        offset = update.update_id + 1;
+        const chat = update.message?.chat.id;
+        if (chat !== undefined) void reply(chat).catch(() => {});
+      }
+    }
+  })();
+  return async () => {
+    controller.abort();
+    await loop;
+  };
+}
+
+/** telepace: BroadcastRegistry over TelegramClient with every default, in Telegram time. */
+export const telepaceContender: Contender = {
+  name: "telepace BroadcastRegistry",
+  settings: {
+    outbox: "defaults (maxInFlight 64 for paid)",
+    store: "JournalBroadcastStore over FileUpdateJournal",
+  },
+  async run(target) {
+    const { clock, classify } = telegramTime(target.scale);
+    const client = new TelegramClient({
+      token: target.token,
+      apiRoot: target.apiRoot,
+      clock,
+      requestTimeoutMs: 30_000 * target.scale,
+      outbox: { classifyFailure: classify, ...(target.paid ? { maxInFlight: 64 } : {}) },
+    });
+    const dir = await mkdtemp(path.join(tmpdir(), "telepace-bench-broadcast-"));
+    const journal = await FileUpdateJournal.open(dir);
+    const registry = new BroadcastRegistry({
+      client,
+      store: new JournalBroadcastStore(journal),
+      clock,
+    });
+    const stopReplies = replyLoop(
+      (offset, signal) => client.getUpdates({ offset, timeout: 1 }, { signal }),
+      (chatId) => client.sendMessage(chatId, "pong"),
+    );
+    try {
+      const job = registry.start("bench", {
+        message: { method: "sendMessage", params: { text: TEXT } },
+        recipients: target.recipients,
+        paid: target.paid,
+      });
+      const report = await job.result;
+      return {
+        elapsedMs: report.elapsedMs,
+        sent: report.counts.sent,
+        failed: report.counts.failed + report.counts.maybeDelivered,
+        mode: report.mode,
+      };
+    } finally {
+      await stopReplies();
+      await registry.close();
+      await client.close({ timeoutMs: 1_000 });
+      await journal.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+/**
+ * The throttler's documented defaults, every millisecond divided by the time scale, with the
+ * global reservoir at `perSecond` (30, or 1000 for a paid broadcast: equal settings).
+ */
+function throttlerAt(scale: number, perSecond: number) {
+  return apiThrottler({
+    global: {
+      reservoir: perSecond,
+      reservoirRefreshAmount: perSecond,
+      reservoirRefreshInterval: 1000 / scale,
+      heartbeatInterval: 250 / scale,
+    },
+    out: { maxConcurrent: 1, minTime: 1000 / scale },
+  });
+}
+
+// grammY types its signal parameter with the abort-controller shim; at runtime it is the same.
+type GrammySignal = NonNullable<Parameters<Api["getUpdates"]>[1]>;
+
+/** The loop a grammY author writes: each recipient awaited in turn, failures caught and counted. */
+export function grammyLoop(withAutoRetry: boolean): Contender {
+  return {
+    name: `grammY loop + throttler${withAutoRetry ? " + auto-retry" : ""}`,
+    settings: {
+      install: withAutoRetry ? "throttler → auto-retry" : "throttler",
+      loop: "for … of recipients: await sendMessage",
+    },
+    async run(target) {
+      const api = new Api(target.token, { apiRoot: target.apiRoot });
+      api.config.use(throttlerAt(target.scale, target.paid ? 1000 : 30));
+      if (withAutoRetry) api.config.use(autoRetry());
+      const stopReplies = replyLoop(
+        (offset, signal) =>
+          api.getUpdates({ offset, timeout: 1 }, signal as unknown as GrammySignal),
+        (chatId) => api.sendMessage(chatId, "pong"),
+      );
+      const started = performance.now();
+      let sent = 0;
+      let failed = 0;
+      try {
+        for (const id of target.recipients) {
+          try {
+            await api.sendMessage(id, TEXT, target.paid ? { allow_paid_broadcast: true } : {});
+            sent++;
+          } catch (error) {
+            if (!(error instanceof GrammyError)) throw error;
+            failed++;
+          }
+        }
+        return {
+          elapsedMs: (performance.now() - started) * target.scale,
+          sent,
+          failed,
+          mode: target.paid ? "paid" : "free",
+        };
+      } finally {
+        await stopReplies();
+      }
+    },
+  };
+}
