@@ -7,6 +7,7 @@ export {
   REDIS_INSTALL_HINT,
   type RedisTestServer,
   redisSuiteMode,
+  type StartRedisOptions,
   startRedis,
 } from "./redis-server.js";
 export { type LogCall, type SpyLogger, type SpyLoggerOptions, spyLogger } from "./spy-logger.js";
