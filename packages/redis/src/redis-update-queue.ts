@@ -2,19 +2,15 @@
 // the elected poller or any webhook), workers claim a ready principal, run its oldest update under
 // a lease and complete it; per principal one update is in processing at a time, across all workers.
 
+import { randomBytes } from "node:crypto";
 import type { Update } from "@grammyjs/types";
-import { checkNumber, checkOptions } from "@telepace/core";
+import { checkNumber, checkOptions, describeValue } from "@telepace/core";
 import { principalKeyOf } from "@telepace/update-dispatch";
 import type { Redis } from "ioredis";
+import { CLAIM_SCRIPT, COMPLETE_SCRIPT, HEARTBEAT_SCRIPT, OWNED_SCRIPT } from "./claim-scripts.js";
 import { ScriptConnection } from "./connection.js";
 import { checkBotId, checkPrefix, checkRedis, namespaceOf } from "./namespace.js";
-import {
-  APPEND_SCRIPT,
-  CLAIM_SCRIPT,
-  COMPLETE_SCRIPT,
-  HEARTBEAT_SCRIPT,
-  LEASE_SCRIPT,
-} from "./queue-scripts.js";
+import { APPEND_SCRIPT, LEASE_SCRIPT } from "./queue-scripts.js";
 
 /** Options of {@link RedisUpdateQueue}. */
 export interface RedisUpdateQueueOptions {
@@ -62,9 +58,34 @@ export interface QueueClaim {
   readonly update: Update;
   /** How many times the update was claimed, this time included (more than 1: a hand-over). */
   readonly deliveries: number;
-  /** Proves the lease in `complete` and `heartbeat`. */
+  /** Proves the lease in `complete` and `heartbeat`: `<worker id>:<claim id>`. */
   readonly token: string;
 }
+
+/** Options of one {@link RedisUpdateQueue.claim}. */
+export interface QueueClaimOptions {
+  /**
+   * Names this claim (letters, digits, `_`, `-`; at most 64). Asking again with the same id after
+   * a call whose answer was lost (a timeout while Redis stalled) answers the claim that call made,
+   * if it made one, instead of leaving its principal leased to nobody for a lease. Use a fresh id
+   * once a claim call has answered. @defaultValue a random id
+   */
+  readonly claimId?: string | undefined;
+  /**
+   * Most principals of one chat leased at once, over every worker (give all workers the same);
+   * a chat's other principals wait until one of its leases ends, so one chat whose replies wait
+   * (a 429's freeze, a group's 20 a minute) cannot hold every worker. 0: no bound.
+   * Integer >= 0. @defaultValue 0
+   */
+  readonly maxPerChat?: number | undefined;
+}
+
+const CLAIM_OPTIONS = Object.keys({
+  claimId: true,
+  maxPerChat: true,
+} satisfies Record<keyof QueueClaimOptions, true>);
+
+const CLAIM_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 const KNOWN = Object.keys({
   redis: true,
@@ -150,43 +171,66 @@ export class RedisUpdateQueue implements AsyncDisposable {
   }
 
   /**
-   * Takes the ready principal with the oldest waiting update and leases it to `workerId` for
-   * `leaseMs`; principals whose leases expired are handed back first. `undefined` when none is
-   * ready.
+   * Takes the ready principal with the oldest waiting update (whose chat has room under
+   * `maxPerChat`) and leases it to `workerId` for `leaseMs`; principals whose leases expired are
+   * handed back first. `undefined` when none is ready. Given the `claimId` of a call that did
+   * not answer, answers the claim that call made (its lease extended), if it made one.
    */
-  async claim(workerId: string, leaseMs: number): Promise<QueueClaim | undefined> {
+  async claim(
+    workerId: string,
+    leaseMs: number,
+    options: QueueClaimOptions = {},
+  ): Promise<QueueClaim | undefined> {
+    const given = checkOptions("options", options, CLAIM_OPTIONS);
+    const claimId = given.claimId ?? randomBytes(6).toString("base64url");
+    if (typeof claimId !== "string" || !CLAIM_ID.test(claimId)) {
+      throw new TypeError(
+        `Expected \`claimId\` to be 1 to 64 letters, digits, "_" or "-", got ${describeValue(claimId)}`,
+      );
+    }
+    const maxPerChat =
+      given.maxPerChat === undefined
+        ? 0
+        : checkNumber("maxPerChat", given.maxPerChat, { integer: true, min: 0 });
+    const token = `${workerId}:${claimId}`;
     const args = [
-      ...this.#keys("ready", "leases", "owners", "u", "deliveries", "tokens"),
-      Math.ceil(leaseMs),
+      ...this.#keys("ready", "leases", "owners", "claims", "chatload", "leasechat", "u"),
+      ...this.#keys("deliveries"),
+      this.#parkedPrefix,
       this.#listPrefix,
-      workerId,
+      Math.ceil(leaseMs),
+      token,
+      maxPerChat,
     ];
     const reply = (await this.#connection.run(CLAIM_SCRIPT, args, "update queue claim")) as (
       | string
       | number
     )[];
-    if (reply.length < 6) return undefined;
-    const [, principal, , json, deliveries, token] = reply;
+    if (reply.length < 5) return undefined;
+    const [, principal, , json, deliveries] = reply;
     return Object.freeze({
       principal: String(principal),
       update: JSON.parse(String(json)) as Update,
       deliveries: Number(deliveries),
-      token: String(token),
+      token,
     });
   }
 
   /**
    * Finishes a claimed update (succeeded, failed: anything that must not run again) and releases
-   * its principal. Resolves `false` when the lease had been lost: the update stays queued and runs
-   * again elsewhere.
+   * its principal. Resolves `true` when it is finished — by this call, or by an earlier call for
+   * the same claim whose answer was lost — and `false` when the lease had been lost: the update
+   * runs (or ran) again elsewhere.
    */
   async complete(claim: QueueClaim): Promise<boolean> {
     const args = [
-      ...this.#keys("ready", "leases", "owners", "u", "deliveries", "count"),
+      ...this.#keys("ready", "leases", "owners", "claims", "chatload", "leasechat", "u"),
+      ...this.#keys("deliveries", "count", "completed"),
+      this.#parkedPrefix,
+      this.#listPrefix,
       claim.principal,
       claim.token,
       claim.update.update_id,
-      this.#listPrefix,
     ];
     return (await this.#connection.run(COMPLETE_SCRIPT, args, "update queue complete")) === 1;
   }
@@ -226,6 +270,22 @@ export class RedisUpdateQueue implements AsyncDisposable {
     return tokens.filter((token) => token.slice(0, token.lastIndexOf(":")) === workerId).length;
   }
 
+  /**
+   * The update each principal `workerId` holds is at (see {@link ownedBy}): what it was running
+   * when it stopped, for a report after a crash.
+   */
+  async updatesOwnedBy(workerId: string): Promise<readonly Update[]> {
+    const reply = (await this.#connection.run(
+      OWNED_SCRIPT,
+      [...this.#keys("owners", "u"), this.#listPrefix, workerId],
+      "update queue read",
+    )) as string[];
+    const updates: Update[] = [];
+    for (let i = 1; i < reply.length; i += 2)
+      updates.push(JSON.parse(reply[i] as string) as Update);
+    return Object.freeze(updates);
+  }
+
   /** Whether `append` would store at least one more update now. */
   async hasRoom(): Promise<boolean> {
     return (await this.unfinished()) < this.#maxUnfinished;
@@ -251,6 +311,10 @@ export class RedisUpdateQueue implements AsyncDisposable {
 
   get #listPrefix(): string {
     return `${this.#ns}:p:`;
+  }
+
+  get #parkedPrefix(): string {
+    return `${this.#ns}:parked:`;
   }
 
   #keys(...names: string[]): string[] {

@@ -1,4 +1,5 @@
-// Updates for queue tests: private messages from a few people, in update_id order.
+// Updates for queue tests: private messages from a few people, in update_id order, and messages
+// in a group, where each member is a principal of their own within one chat.
 
 import type { Update } from "@grammyjs/types";
 
@@ -12,6 +13,20 @@ export function message(updateId: number, userId: number, text = `m${updateId}`)
       chat: { id: userId, type: "private", first_name: "u" },
       from: { id: userId, is_bot: false, first_name: "u" },
       text,
+    },
+  } as Update;
+}
+
+/** A text message from `userId` in the group `chatId` (negative). */
+export function groupMessage(updateId: number, chatId: number, userId: number): Update {
+  return {
+    update_id: updateId,
+    message: {
+      message_id: updateId,
+      date: 1,
+      chat: { id: chatId, type: "group", title: "g" },
+      from: { id: userId, is_bot: false, first_name: "u" },
+      text: `g${updateId}`,
     },
   } as Update;
 }
