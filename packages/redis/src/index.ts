@@ -1,3 +1,4 @@
+export type { RedisDurability } from "./durability.js";
 export { RedisStoreError, type RedisStoreErrorCode } from "./errors.js";
 export { botIdOf, DEFAULT_KEY_PREFIX } from "./namespace.js";
 export {
@@ -8,6 +9,7 @@ export { RedisPacingStore, type RedisPacingStoreSnapshot } from "./redis-pacing-
 export {
   type QueueAppendResult,
   type QueueClaim,
+  type QueueClaimOptions,
   RedisUpdateQueue,
   type RedisUpdateQueueOptions,
   redisUpdateQueueDefaults,

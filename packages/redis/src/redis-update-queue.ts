@@ -9,6 +9,7 @@ import { principalKeyOf } from "@telepace/update-dispatch";
 import type { Redis } from "ioredis";
 import { CLAIM_SCRIPT, COMPLETE_SCRIPT, HEARTBEAT_SCRIPT, OWNED_SCRIPT } from "./claim-scripts.js";
 import { ScriptConnection } from "./connection.js";
+import { durabilityOf, type RedisDurability } from "./durability.js";
 import { checkBotId, checkPrefix, checkRedis, namespaceOf } from "./namespace.js";
 import { APPEND_SCRIPT, LEASE_SCRIPT } from "./queue-scripts.js";
 
@@ -284,6 +285,19 @@ export class RedisUpdateQueue implements AsyncDisposable {
     for (let i = 1; i < reply.length; i += 2)
       updates.push(JSON.parse(reply[i] as string) as Update);
     return Object.freeze(updates);
+  }
+
+  /**
+   * How the server keeps what it acknowledged (append-only file, eviction), and what the
+   * guarantees lack there: check it at start and warn, or refuse, on `problems`. Works where
+   * CONFIG is disabled (those settings are then `unchecked`).
+   * @throws {RedisStoreError} when Redis cannot be reached or refuses the credentials.
+   */
+  checkDurability(): Promise<RedisDurability> {
+    return this.#connection.command(
+      () => durabilityOf(this.#connection.client),
+      "durability check",
+    );
   }
 
   /** Whether `append` would store at least one more update now. */
