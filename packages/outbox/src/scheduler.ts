@@ -47,6 +47,8 @@ export class Scheduler {
   readonly #host: SchedulerHost;
   readonly #queue = new LaneQueue<Lane>();
   readonly #durations: RecentDurations;
+  /** Whether any request has ended: until then how late requests arrive is unknown. */
+  #hasDurations = false;
   #acquiring = 0;
   #globalReadyAt = Number.NEGATIVE_INFINITY;
   #globalFrozenUntil = Number.NEGATIVE_INFINITY;
@@ -106,6 +108,11 @@ export class Scheduler {
   /** A request took `durationMs` and ended at `endedAt`: it widens the global margin. */
   recordDuration(endedAt: number, durationMs: number): void {
     this.#durations.record(endedAt, durationMs);
+    if (this.#hasDurations) return;
+    this.#hasDurations = true;
+    // A global wait decided with the cap is asked again with what this request took.
+    this.#globalReadyAt = Math.max(this.#globalFrozenUntil, this.#storeRetryAt);
+    this.wake();
   }
 
   /**
@@ -251,6 +258,10 @@ export class Scheduler {
   #globalMarginMs(now: number): number {
     const { marginMs, globalLimit } = this.#options;
     if (marginMs === 0 || globalLimit === 0) return 0;
+    // Before any request ended the margin is the cap: a shared store counts slots in the widest
+    // window any process asked with, and a cold process asking with none let another process's
+    // early slots land within Telegram's second of this one's first requests.
+    if (!this.#hasDurations) return marginMs;
     let longest = this.#durations.max(now);
     for (const entry of this.#host.inFlight) longest = Math.max(longest, now - entry.startedAt);
     return Math.min(marginMs, longest);
