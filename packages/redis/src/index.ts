@@ -5,6 +5,14 @@ export {
   type RedisPacingStoreOptions,
   redisPacingStoreDefaults,
 } from "./pacing-store-options.js";
+export {
+  type JobCancelAnswer,
+  type OrphanedJob,
+  RedisJobRegistry,
+  type RedisJobRegistryOptions,
+  type RedisJobRegistrySnapshot,
+  redisJobRegistryDefaults,
+} from "./redis-job-registry.js";
 export { RedisPacingStore, type RedisPacingStoreSnapshot } from "./redis-pacing-store.js";
 export {
   type QueueAppendResult,

@@ -177,7 +177,7 @@ export class RedisUpdateQueue implements AsyncDisposable {
    * handed back first. `undefined` when none is ready. Given the `claimId` of a call that did
    * not answer, answers the claim that call made (its lease extended), if it made one.
    */
-  async claim(
+  claim(
     workerId: string,
     leaseMs: number,
     options: QueueClaimOptions = {},
@@ -193,7 +193,14 @@ export class RedisUpdateQueue implements AsyncDisposable {
       given.maxPerChat === undefined
         ? 0
         : checkNumber("maxPerChat", given.maxPerChat, { integer: true, min: 0 });
-    const token = `${workerId}:${claimId}`;
+    return this.#claim(`${workerId}:${claimId}`, leaseMs, maxPerChat);
+  }
+
+  async #claim(
+    token: string,
+    leaseMs: number,
+    maxPerChat: number,
+  ): Promise<QueueClaim | undefined> {
     const args = [
       ...this.#keys("ready", "leases", "owners", "claims", "chatload", "leasechat", "u"),
       ...this.#keys("deliveries"),
