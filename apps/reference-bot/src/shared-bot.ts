@@ -1,20 +1,26 @@
 // One process of the reference bot run as several against one Redis: writes paced through
 // RedisPacingStore, updates from the shared queue (role worker or all) and, in role poller or all,
-// a candidate for the poller lease. Runs until SIGINT/SIGTERM.
+// a candidate for the poller lease; /work jobs, their progress and Cancel presses in Redis too, so
+// a press on any process reaches the job and a survivor ends the jobs of a process that died.
+// Says it serves only once Redis has answered. Runs until SIGINT/SIGTERM.
 
 import { TelegramClient } from "@telepace/client";
 import {
   botIdOf,
+  RedisJobRegistry,
   RedisPacingStore,
   RedisUpdateQueue,
   SharedPoller,
   SharedUpdateWorker,
 } from "@telepace/redis";
 import type { Logger } from "pino";
+import type { BotEventSink } from "./bot-events.js";
 import { createHandlers } from "./bot-handlers.js";
 import { MetricsEndpoint, MetricsEndpointError } from "./metrics-endpoint.js";
+import { checkRedisAtStart } from "./redis-startup.js";
 import { StartupError } from "./reference-bot.js";
 import type { SharedConfig } from "./shared-config.js";
+import { SharedJobStore } from "./shared-job-store.js";
 
 export interface SharedBotOptions extends SharedConfig {
   readonly token: string;
@@ -22,8 +28,12 @@ export interface SharedBotOptions extends SharedConfig {
   readonly logger: Logger;
   /** Serve this process's outbox and media metrics on loopback (see `--metrics-port`). */
   readonly metricsPort?: number | undefined;
+  /** Prints a line for the operator (stderr): waiting for Redis, warnings about it. */
+  readonly say: (line: string) => void;
   /** Called once the process serves: the bot's username and where its metrics are scraped. */
   readonly onReady?: (ready: SharedBotReady) => void;
+  /** Receives every bot event (updates handled, jobs started, ended and recovered). */
+  readonly onEvent?: BotEventSink | undefined;
 }
 
 /** What {@link SharedBotOptions.onReady} learns. */
@@ -31,7 +41,16 @@ export interface SharedBotReady {
   readonly username: string;
   /** Undefined without `metricsPort`. */
   readonly metricsUrl: string | undefined;
+  /** This process's name in the worker's leases and the jobs' owners. */
+  readonly workerId: string;
+  /** Jobs of stopped processes this one found at start and is ending for their users. */
+  readonly leftoverJobs: number;
+  /** Stored updates no process had finished when this one started. */
+  readonly unfinishedUpdates: number;
 }
+
+/** Longest one update may take before its signal aborts, in ms (as in one process). */
+const UPDATE_TIMEOUT_MS = 120_000;
 
 /** Runs until `signal` aborts; resolves the exit code. */
 export async function runSharedBot(
@@ -40,8 +59,18 @@ export async function runSharedBot(
 ): Promise<number> {
   const { token, apiRoot, logger, role, redisUrl } = options;
   const botId = botIdOf(token);
+  const workerId = `${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const pacingStore = new RedisPacingStore({ redis: redisUrl, botId });
   const queue = new RedisUpdateQueue({ redis: redisUrl, botId });
+  const registry = new RedisJobRegistry({
+    redis: redisUrl,
+    botId,
+    ownerId: workerId,
+    leaseMs: options.leaseMs,
+    renewMs: options.renewMs,
+    logger: logger.child({ component: "jobs" }),
+  });
+  const registryStop = new AbortController();
   const client = new TelegramClient({
     token,
     apiRoot,
@@ -52,16 +81,35 @@ export async function runSharedBot(
     const me = await client.getMe({ timeoutMs: 10_000 }).catch(() => {
       throw new StartupError(`getMe failed at ${apiRoot}: check the token and the API root`);
     });
-    const { router, jobs, registry } = createHandlers(
+    await checkRedisAtStart(queue, {
+      isStrict: options.isStrict,
+      logger: logger.child({ component: "redis" }),
+      say: options.say,
+      signal,
+    });
+    const {
+      router,
+      jobs,
+      registry: media,
+    } = createHandlers(
       me,
       client,
-      { logger },
+      {
+        logger,
+        jobStore: new SharedJobStore(registry, logger, registryStop.signal),
+        onEvent: options.onEvent,
+      },
       new URL(apiRoot).host,
     );
+    const leftoverJobs = await jobs.recover();
     const worker =
       role === "poller"
         ? undefined
         : new SharedUpdateWorker(queue, (update, abort) => router.handle(update, abort), {
+            workerId,
+            leaseMs: options.leaseMs,
+            heartbeatMs: options.renewMs,
+            timeoutMs: UPDATE_TIMEOUT_MS,
             logger: logger.child({ component: "worker" }),
           });
     const poller =
@@ -69,6 +117,8 @@ export async function runSharedBot(
         ? undefined
         : new SharedPoller(queue, {
             getUpdates: (params, call) => client.getUpdates(params, call),
+            pollerId: workerId,
+            leaseMs: options.pollerLeaseMs,
             logger: logger.child({ component: "poller" }),
           });
     const metrics =
@@ -76,22 +126,34 @@ export async function runSharedBot(
         ? undefined
         : await MetricsEndpoint.start(options.metricsPort, {
             outbox: client.outbox,
-            mediaRegistry: registry,
+            mediaRegistry: media,
             sharedWorker: worker,
             sharedQueue: queue,
           }).catch((error: unknown) => {
             throw error instanceof MetricsEndpointError ? new StartupError(error.message) : error;
           });
-    logger.info({ username: me.username, role, metrics: metrics?.url }, "bot process started");
-    options.onReady?.({ username: me.username, metricsUrl: metrics?.url });
+    logger.info(
+      { username: me.username, role, workerId, leftoverJobs, metrics: metrics?.url },
+      "bot process started",
+    );
+    const unfinishedUpdates = await queue.unfinished();
+    options.onReady?.({
+      username: me.username,
+      metricsUrl: metrics?.url,
+      workerId,
+      leftoverJobs,
+      unfinishedUpdates,
+    });
     await Promise.all([worker?.run({ signal }), poller?.run({ signal })]);
     await metrics?.close();
     await worker?.close({ timeoutMs: 10_000 });
+    // Each running job still sends its final message and drops its record.
     await jobs.interruptAll();
-    await registry.close({ timeoutMs: 10_000 }).catch(() => {});
+    await media.close({ timeoutMs: 10_000 }).catch(() => {});
     return 0;
   } finally {
+    registryStop.abort();
     await client.close({ drain: true, timeoutMs: 10_000 });
-    await Promise.all([queue.close(), pacingStore.close()]);
+    await Promise.all([queue.close(), pacingStore.close(), registry.close()]);
   }
 }
