@@ -19,7 +19,8 @@ export interface NodeConfig {
   readonly token: string;
   /** Key prefix: each run its own keyspace (the sim's token, so the bot id, repeats). */
   readonly prefix: string;
-  readonly leaseMs: number;
+  /** The worker lease; undefined: the library's default (renewed five times a lease). */
+  readonly leaseMs: number | undefined;
   readonly pollerLeaseMs: number;
   readonly concurrency: number;
   /** false: every process paces alone (an in-memory store), as without @telepace/redis. */
@@ -58,7 +59,12 @@ const worker = new SharedUpdateWorker(
     // only once this reply was sent.
     await client.sendMessage(chat, `echo ${text}`);
   },
-  { workerId: config.name, concurrency: config.concurrency, leaseMs: config.leaseMs, idleMs: 5 },
+  {
+    workerId: config.name,
+    concurrency: config.concurrency,
+    ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
+    idleMs: 5,
+  },
 );
 const poller =
   config.role === "all"
