@@ -19,6 +19,7 @@ import { createHandlers } from "./bot-handlers.js";
 import { MetricsEndpoint, MetricsEndpointError } from "./metrics-endpoint.js";
 import { checkRedisAtStart } from "./redis-startup.js";
 import { StartupError } from "./reference-bot.js";
+import { reportedGetUpdates, reportedProcessor } from "./reported-intake.js";
 import type { SharedConfig } from "./shared-config.js";
 import { SharedJobStore } from "./shared-job-store.js";
 
@@ -87,25 +88,20 @@ export async function runSharedBot(
       say: options.say,
       signal,
     });
-    const {
-      router,
-      jobs,
-      registry: media,
-    } = createHandlers(
+    const onEvent = options.onEvent ?? (() => {});
+    const jobStore = new SharedJobStore(registry, logger, registryStop.signal);
+    const handlers = createHandlers(
       me,
       client,
-      {
-        logger,
-        jobStore: new SharedJobStore(registry, logger, registryStop.signal),
-        onEvent: options.onEvent,
-      },
+      { logger, jobStore, onEvent },
       new URL(apiRoot).host,
     );
+    const { router, jobs, registry: media } = handlers;
     const leftoverJobs = await jobs.recover();
     const worker =
       role === "poller"
         ? undefined
-        : new SharedUpdateWorker(queue, (update, abort) => router.handle(update, abort), {
+        : new SharedUpdateWorker(queue, reportedProcessor(router, onEvent), {
             workerId,
             leaseMs: options.leaseMs,
             heartbeatMs: options.renewMs,
@@ -116,7 +112,7 @@ export async function runSharedBot(
       role === "worker"
         ? undefined
         : new SharedPoller(queue, {
-            getUpdates: (params, call) => client.getUpdates(params, call),
+            getUpdates: reportedGetUpdates(client, onEvent),
             pollerId: workerId,
             leaseMs: options.pollerLeaseMs,
             logger: logger.child({ component: "poller" }),

@@ -272,6 +272,12 @@ export class WorkJobs {
         : job.ownerId !== byUserId
           ? "not-owner"
           : "cancelling";
+    this.#options.onEvent({
+      type: "job-cancel-asked",
+      jobId,
+      isElsewhere: job === undefined,
+      isHonoured: answer === "cancelling",
+    });
     if (answer === "unknown")
       return "I could not reach that job just now; please press Cancel again.";
     if (answer === "finished") return "That job has already finished.";

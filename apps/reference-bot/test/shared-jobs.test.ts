@@ -7,7 +7,7 @@ import type { Update, UserFromGetMe } from "@grammyjs/types";
 import { type BotApiSim, start } from "@telepace/bot-api-sim";
 import { TelegramClient } from "@telepace/client";
 import { botIdOf, RedisJobRegistry } from "@telepace/redis";
-import { describeWithRedis } from "@telepace/testing";
+import { describeWithRedis, startRedis } from "@telepace/testing";
 import { afterEach, expect, it } from "vitest";
 import { type BotHandlers, createHandlers } from "../src/bot-handlers.js";
 import { createLogger } from "../src/logger.js";
@@ -28,6 +28,16 @@ const cleanup: (() => Promise<unknown> | undefined)[] = [];
 afterEach(async () => {
   for (const close of cleanup.splice(0).reverse()) await close();
 });
+
+/**
+ * A Redis of the test's own: every sim's bot has the same id, so processes of an earlier test
+ * would leave it their queue (a higher update id, unfinished updates, leases).
+ */
+async function freshRedis(): Promise<string> {
+  const server = await startRedis();
+  cleanup.push(() => server.stop());
+  return server.url;
+}
 
 async function sim(): Promise<BotApiSim> {
   const started = await start();
@@ -127,7 +137,8 @@ describeWithRedis("/work jobs across processes", (server) => {
 
   it("two processes: every Cancel press is honoured, whichever process takes it", async () => {
     const on = await sim();
-    const processes = [bot(on, server().url), bot(on, server().url)];
+    const redisUrl = await freshRedis();
+    const processes = [bot(on, redisUrl), bot(on, redisUrl)];
     for (const each of processes) await each.line(RUNNING);
     const people = Array.from({ length: 6 }, (_, i) => on.users.create({ firstName: `P${i}` }));
     const chats = people.map((person) => on.chats.createPrivate(person));
@@ -164,13 +175,14 @@ describeWithRedis("/work jobs across processes", (server) => {
 
   it("a job's process killed with SIGKILL: a surviving process ends it for its user, saying how far it came", async () => {
     const on = await sim();
-    const doomed = bot(on, server().url);
+    const redisUrl = await freshRedis();
+    const doomed = bot(on, redisUrl);
     await doomed.line(RUNNING);
     const alice = on.users.create({ firstName: "Alice" });
     const chat = on.chats.createPrivate(alice);
     const sent = on.sendCommand(alice, chat, "work", "30");
     const progress = await replyTo(on, chat, sent, (m) => cancelData(m) !== undefined);
-    const survivor = bot(on, server().url);
+    const survivor = bot(on, redisUrl);
     await survivor.line(RUNNING);
     // Some progress first, so there is a figure to report.
     await on.waitForEvent(chat, (event) => event.kind === "edit", { timeoutMs: REPLY_TIMEOUT_MS });

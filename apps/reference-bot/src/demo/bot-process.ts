@@ -14,8 +14,11 @@ export type ReadyMessage = Extract<SupervisorMessage, { type: "ready" }>;
 export interface BotProcessOptions {
   readonly apiRoot: string;
   readonly token: string;
-  readonly dataDir: string;
+  /** The journal's directory; none for a process of several (`REDIS_URL` in `env`). */
+  readonly dataDir?: string | undefined;
   readonly logLevel: LogLevel;
+  /** More environment for the bot (e.g. `REDIS_URL`: never the URL in its arguments). */
+  readonly env?: Readonly<Record<string, string>> | undefined;
   /** Serve metrics on this loopback port (see `--metrics-port`). @defaultValue none */
   readonly metricsPort?: number | undefined;
   /**
@@ -57,13 +60,15 @@ export class BotProcess {
     ];
     const metrics =
       options.metricsPort === undefined ? [] : ["--metrics-port", String(options.metricsPort)];
-    const child = spawn(file as string, [...args, "--data-dir", options.dataDir, ...metrics], {
+    const dataDir = options.dataDir === undefined ? [] : ["--data-dir", options.dataDir];
+    const child = spawn(file as string, [...args, ...dataDir, ...metrics], {
       env: {
         ...process.env,
         TELEGRAM_BOT_TOKEN: options.token,
         TELEGRAM_API_ROOT: options.apiRoot,
         LOG_LEVEL: options.logLevel,
         [SUPERVISOR_FD_ENV]: String(CHANNEL_FD),
+        ...options.env,
       },
       stdio: ["ignore", "ignore", "inherit", "pipe"],
     });
@@ -88,6 +93,11 @@ export class BotProcess {
         if (!started) reject(new Error(`the bot exited before it polled (${signal ?? code})`));
       });
     });
+  }
+
+  /** The process id. */
+  get pid(): number {
+    return this.#child.pid as number;
   }
 
   /** Kills the process at once (SIGKILL): nothing is flushed, finished or said. */
