@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { Chat, Message, User } from "@grammyjs/types";
 import { type BotApiSim, start } from "@telepace/bot-api-sim";
-import { systemClock } from "@telepace/core";
+import { createDeferred, systemClock } from "@telepace/core";
 import { botIdOf, RedisUpdateQueue } from "@telepace/redis";
 import { hasRedisServer, REDIS_INSTALL_HINT, startRedis } from "@telepace/testing";
 import { BotProcess } from "./bot-process.js";
@@ -30,11 +30,15 @@ import { maxInWindow } from "./send-rates.js";
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 const COMMAND = [process.execPath, "--conditions=@telepace/source", "--import", "tsx", MAIN];
 /** The job of the person whose process is killed, in s: long enough to be mid-way at the kill. */
-const VICTIM_JOB_S = 20;
+const VICTIM_JOB_S = 60;
 const CANCELLED_JOB_S = 15;
 /** How long after its progress message shows a job's user presses Cancel, ms. */
 const CANCEL_AFTER_MS = 2_000;
-const MESSAGE_SPACING_MS = 1_200;
+/**
+ * The crowd writes in rounds this far apart, two messages a person each: the second reply waits
+ * for the chat's 1 s, so the processes hold people's updates at any moment.
+ */
+const ROUND_SPACING_MS = 2_000;
 const WAIT_MS = 90_000;
 
 function sleep(ms: number): Promise<void> {
@@ -87,7 +91,7 @@ async function main(): Promise<number> {
     options: {
       processes: { type: "string", default: "3" },
       users: { type: "string", default: "12" },
-      messages: { type: "string", default: "5" },
+      messages: { type: "string", default: "6" },
     },
   });
   const processCount = count("processes", values.processes, 2, 8);
@@ -217,20 +221,30 @@ async function playCrowd(
       await sleep(6_000);
     }
   })();
+  const lastRound = createDeferred<void>();
   const writing = (async () => {
-    for (let k = 0; k < size.messages; k++) {
-      for (const person of people) {
-        expectReply("echo", person.chat.id, (text) => text === `You said: message ${k}`);
-        sim.sendText(person.user, person.chat, `message ${k}`);
+    for (let k = 0; k < size.messages; k += 2) {
+      if (k + 2 >= size.messages) {
+        // The kill comes while the last round is answered, and a second after the cancelled jobs'
+        // endings arrived (so their records are gone: a kill in between would have a survivor
+        // end such a job again, at least once).
+        await Promise.all(cancelled).then(() => sleep(1_000));
+        lastRound.resolve();
       }
-      await sleep(MESSAGE_SPACING_MS);
+      for (const person of people) {
+        for (const n of [k, k + 1].filter((each) => each < size.messages)) {
+          expectReply("echo", person.chat.id, (text) => text === `You said: message ${n}`);
+          sim.sendText(person.user, person.chat, `message ${n}`);
+        }
+      }
+      await sleep(ROUND_SPACING_MS);
     }
   })();
   const kill = await killVictimProcess(sim, processes, tally, redisUrl, {
     victim,
     sentJob: sentVictimJob,
     startedAt: size.startedAt,
-    after: Promise.all(cancelled),
+    lastRound: lastRound.promise,
   });
   await Promise.all([writing, mentions, ...waits]);
   return { people, groupId: group.id, expectations, kill };
@@ -276,8 +290,8 @@ async function killVictimProcess(
     readonly victim: Person;
     readonly sentJob: Message;
     readonly startedAt: number;
-    /** The kill waits for this (the cancelled jobs' endings, so the kill does not cut them). */
-    readonly after: Promise<unknown>;
+    /** Resolves when the crowd writes its last round: the kill comes while it is answered. */
+    readonly lastRound: Promise<void>;
   },
 ): Promise<KillRecord | undefined> {
   const { victim, sentJob } = scene;
@@ -290,10 +304,8 @@ async function killVictimProcess(
     button !== undefined && "callback_data" in button
       ? String(button.callback_data).slice("cancel:".length)
       : "";
-  // Mid-job, after the crowd's second round of messages (so the process holds people's updates)
-  // and a second after the cancelled jobs' endings arrived (so their records are gone: a kill
-  // in between would have a survivor end such a job again, at least once).
-  await Promise.all([scene.after.then(() => sleep(1_000)), sleep(2 * MESSAGE_SPACING_MS + 300)]);
+  // Mid-job, while the crowd's last round is answered: the process holds people's updates.
+  await scene.lastRound.then(() => sleep(300));
   const index = tally.processOfJob(jobId);
   const doomed = index === undefined ? undefined : processes[index - 1];
   if (doomed === undefined || index === undefined) return undefined;
@@ -331,6 +343,7 @@ async function killVictimProcess(
     atS: (killedAt - scene.startedAt) / 1000,
     wasPoller,
     heldChats: heldChats.length,
+    heldUpdates: held.length,
     heldJobs,
     repliesAgainAfterMs: replies.some((at) => at === undefined)
       ? undefined
