@@ -23,16 +23,10 @@ import {
   JOB_REMOVE_SCRIPT,
   JOB_RENEW_SCRIPT,
 } from "./job-scripts.js";
-import { checkBotId, checkPrefix, checkRedis, namespaceOf } from "./namespace.js";
+import { checkBotOptions, type RedisBotOptions } from "./namespace.js";
 
 /** Options of {@link RedisJobRegistry}. */
-export interface RedisJobRegistryOptions {
-  /** A `redis://` URL (the registry creates and quits its client) or an ioredis client you own. */
-  readonly redis: Redis | string;
-  /** The bot's id: the number before the colon of its token. Never pass the token. */
-  readonly botId: number | string;
-  /** First part of every key. @defaultValue `"telepace"` */
-  readonly prefix?: string | undefined;
+export interface RedisJobRegistryOptions extends RedisBotOptions {
   /** Names this process as the owner of its jobs. @defaultValue `"<pid>-<random>"` */
   readonly ownerId?: string | undefined;
   /**
@@ -163,8 +157,8 @@ export class RedisJobRegistry implements AsyncDisposable {
       );
     }
     const given = checkOptions("options", options, KNOWN);
-    const redis = checkRedis<Redis>(given.redis);
-    const ns = `${namespaceOf(checkPrefix(given.prefix), checkBotId(given.botId))}:jobs`;
+    const { redis, namespace } = checkBotOptions<Redis>(given);
+    const ns = `${namespace}:jobs`;
     this.#keys = ["records", "owners", "leases", "cancellable", "progress", "cancels"].map(
       (name) => `${ns}:${name}`,
     );

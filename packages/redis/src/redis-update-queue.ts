@@ -10,17 +10,11 @@ import type { Redis } from "ioredis";
 import { CLAIM_SCRIPT, COMPLETE_SCRIPT, HEARTBEAT_SCRIPT, OWNED_SCRIPT } from "./claim-scripts.js";
 import { ScriptConnection } from "./connection.js";
 import { durabilityOf, type RedisDurability } from "./durability.js";
-import { checkBotId, checkPrefix, checkRedis, namespaceOf } from "./namespace.js";
+import { checkBotOptions, type RedisBotOptions } from "./namespace.js";
 import { APPEND_SCRIPT, LEASE_SCRIPT } from "./queue-scripts.js";
 
 /** Options of {@link RedisUpdateQueue}. */
-export interface RedisUpdateQueueOptions {
-  /** A `redis://` URL (the queue creates and quits its client) or an ioredis client you own. */
-  readonly redis: Redis | string;
-  /** The bot's id: the number before the colon of its token. Never pass the token. */
-  readonly botId: number | string;
-  /** First part of every key. @defaultValue `"telepace"` */
-  readonly prefix?: string | undefined;
+export interface RedisUpdateQueueOptions extends RedisBotOptions {
   /**
    * Most stored, unfinished updates; past it `append` stores no more (the poller waits).
    * Integer >= 1. @defaultValue 10000
@@ -122,8 +116,8 @@ export class RedisUpdateQueue implements AsyncDisposable {
       );
     }
     const given = checkOptions("options", options, KNOWN);
-    const redis = checkRedis<Redis>(given.redis);
-    this.#ns = `${namespaceOf(checkPrefix(given.prefix), checkBotId(given.botId))}:q`;
+    const { redis, namespace } = checkBotOptions<Redis>(given);
+    this.#ns = `${namespace}:q`;
     const integer = (name: string, fallback: number, min: number) =>
       given[name] === undefined ? fallback : checkNumber(name, given[name], { integer: true, min });
     this.#maxUnfinished = integer("maxUnfinished", redisUpdateQueueDefaults.maxUnfinished, 1);

@@ -154,7 +154,7 @@ async function main(): Promise<number> {
       run.expectations.every((e) => e.met) &&
       figures.outOfOrder === 0 &&
       sim.counters().tooManyRequests === 0 &&
-      sim.counters().updatesQueued === tally.handled &&
+      sim.counters().updatesQueued === tally.ledger.updatesHandled &&
       unreconciled(report).length === 0;
     return sound ? 0 : 1;
   } finally {
@@ -325,7 +325,9 @@ async function killVictimProcess(
   let jobsEndedAt: number | undefined;
   let pollingAt: number | undefined;
   while (performance.now() < deadline) {
-    if (jobsEndedAt === undefined && tally.jobsOfEnded(index)) jobsEndedAt = systemClock.now();
+    if (jobsEndedAt === undefined && tally.runningJobsOf(index) === 0) {
+      jobsEndedAt = systemClock.now();
+    }
     const fetched = tally.fetchedByOtherThan(index);
     if (pollingAt === undefined && fetched !== undefined && fetched > killedAt) pollingAt = fetched;
     if (

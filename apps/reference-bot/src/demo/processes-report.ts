@@ -3,8 +3,8 @@
 // sim saw in every chat, and the kill; and the report made of them, every sum an equation.
 
 import type { BotApiSim } from "@telepace/bot-api-sim";
-import type { JobEnd } from "../bot-events.js";
 import type { SupervisorMessage } from "../supervisor-channel.js";
+import { BotLedger } from "./bot-ledger.js";
 import { equation, plural } from "./report.js";
 
 /** One reply the crowd waits for. */
@@ -35,16 +35,14 @@ export interface KillRecord {
   readonly pollingAfterMs: number | undefined;
 }
 
-/** What every process reported, by process (1-based). */
+/**
+ * What every process reported, by process (1-based): the bot's ledger of updates and jobs over
+ * all of them, and which process each job and poll came from.
+ */
 export class ProcessesTally {
-  readonly #handled = new Map<number, number>();
-  readonly #outcomes = { succeeded: 0, failed: 0, "timed-out": 0 };
-  readonly #jobStarted = new Map<string, number>();
-  readonly #jobEnded = new Map<string, JobEnd>();
-  readonly #jobRecovered = new Map<
-    string,
-    { readonly by: number; readonly isDelivered: boolean }
-  >();
+  readonly ledger = new BotLedger();
+  readonly #jobOwner = new Map<string, number>();
+  readonly #jobsEnded = new Set<string>();
   readonly #lastFetch = new Map<number, number>();
   #cancelsHonoured = 0;
   #cancelsRefused = 0;
@@ -52,22 +50,18 @@ export class ProcessesTally {
 
   /** Records one message of process `index`, received at `atMs` (systemClock). */
   record(index: number, message: SupervisorMessage, atMs: number): void {
+    // The ledger's per-process tallies follow one process at a time; its updates and jobs do not.
+    if (message.type !== "ready" && message.type !== "stats") this.ledger.record(message);
     switch (message.type) {
-      case "update-handled":
-        this.#handled.set(message.updateId, (this.#handled.get(message.updateId) ?? 0) + 1);
-        this.#outcomes[message.outcome]++;
-        break;
       case "updates-fetched":
         this.#lastFetch.set(index, atMs);
         break;
       case "job-started":
-        this.#jobStarted.set(message.jobId, index);
+        this.#jobOwner.set(message.jobId, index);
         break;
       case "job-ended":
-        this.#jobEnded.set(message.jobId, message.end);
-        break;
       case "job-recovered":
-        this.#jobRecovered.set(message.jobId, { by: index, isDelivered: message.isDelivered });
+        this.#jobsEnded.add(message.jobId);
         break;
       case "job-cancel-asked":
         if (message.isHonoured) this.#cancelsHonoured++;
@@ -79,14 +73,14 @@ export class ProcessesTally {
 
   /** The process whose job `jobId` is, if it started. */
   processOfJob(jobId: string): number | undefined {
-    return this.#jobStarted.get(jobId);
+    return this.#jobOwner.get(jobId);
   }
 
-  /** Jobs of `index` with no ending yet. */
+  /** Jobs of `index` with no ending yet (its own, or another process's). */
   runningJobsOf(index: number): number {
     let running = 0;
-    for (const [id, owner] of this.#jobStarted) {
-      if (owner === index && !this.#jobEnded.has(id) && !this.#jobRecovered.has(id)) running++;
+    for (const [id, owner] of this.#jobOwner) {
+      if (owner === index && !this.#jobsEnded.has(id)) running++;
     }
     return running;
   }
@@ -94,8 +88,9 @@ export class ProcessesTally {
   /** The process that fetched updates last (the poller), if any did. */
   get lastPoller(): number | undefined {
     let latest: [number, number] | undefined;
-    for (const [index, at] of this.#lastFetch)
+    for (const [index, at] of this.#lastFetch) {
       if (latest === undefined || at > latest[1]) latest = [index, at];
+    }
     return latest?.[0];
   }
 
@@ -108,53 +103,11 @@ export class ProcessesTally {
     return latest;
   }
 
-  /** Whether every job `index` started has an ending (its own, or another process's). */
-  jobsOfEnded(index: number): boolean {
-    return this.runningJobsOf(index) === 0;
-  }
-
-  get handled(): number {
-    return this.#handled.size;
-  }
-
-  get repeated(): number {
-    let repeated = 0;
-    for (const times of this.#handled.values()) if (times > 1) repeated++;
-    return repeated;
-  }
-
-  get outcomes(): Readonly<Record<"succeeded" | "failed" | "timed-out", number>> {
-    return { ...this.#outcomes };
-  }
-
   get cancels() {
     return {
       honoured: this.#cancelsHonoured,
       refused: this.#cancelsRefused,
       elsewhere: this.#cancelsElsewhere,
-    };
-  }
-
-  jobs() {
-    const ended: Record<JobEnd, number> = {
-      done: 0,
-      cancelled: 0,
-      interrupted: 0,
-      undeliverable: 0,
-    };
-    let unaccounted = 0;
-    for (const id of this.#jobStarted.keys()) {
-      const end = this.#jobEnded.get(id);
-      if (end !== undefined) ended[end]++;
-      else if (!this.#jobRecovered.has(id)) unaccounted++;
-    }
-    const told = [...this.#jobRecovered.values()].filter((each) => each.isDelivered).length;
-    return {
-      started: this.#jobStarted.size,
-      ended,
-      recovered: this.#jobRecovered.size,
-      told,
-      unaccounted,
     };
   }
 }
@@ -200,9 +153,11 @@ function ms(value: number | undefined): string {
 /** The report, in the embedded demo's form. */
 export function formatProcessesReport(sim: BotApiSim, run: ProcessesRun): string {
   const { tally, kill } = run;
+  const { ledger } = tally;
   const counters = sim.counters();
-  const lost = counters.updatesQueued - tally.handled;
-  const jobs = tally.jobs();
+  const lost = counters.updatesQueued - ledger.updatesHandled;
+  const jobs = ledger.jobs();
+  const outcomes = ledger.handlingOutcomes;
   const cancels = tally.cancels;
   const kinds = new Map<string, { expected: number; met: number }>();
   for (const e of run.expectations) {
@@ -214,16 +169,16 @@ export function formatProcessesReport(sim: BotApiSim, run: ProcessesRun): string
   const met = run.expectations.filter((e) => e.met).length;
   // Every update the killed process held runs again elsewhere (it may have been answered
   // already); an update reported handled twice is one of them.
-  const ranAgain = Math.max(tally.repeated, kill?.heldUpdates ?? 0);
+  const ranAgain = Math.max(ledger.updatesRepeated, kill?.heldUpdates ?? 0);
   const explained = Math.min(run.duplicates, ranAgain);
   const lines = [
     "",
     `telepace reference bot — ${run.processes.length} processes on one Redis (report, ${run.elapsedS.toFixed(1)} s)`,
     `  processes             ${run.processes.length} of one bot (pids ${run.processes.map((p) => p.pid).join(", ")}) on ${run.redis}; each polls when it holds the lease, and works`,
     `  updates               ${equation(counters.updatesQueued, "sent to the bot", [
-      [tally.handled, "handled", true],
+      [ledger.updatesHandled, "handled", true],
       [lost, "lost", true],
-    ])}; ${tally.outcomes.failed} failed, ${tally.outcomes["timed-out"]} timed out, ${ranAgain} ran again after the kill (held by the killed process)`,
+    ])}; ${outcomes.failed} failed, ${outcomes["timed-out"]} timed out, ${ranAgain} ran again after the kill (held by the killed process)`,
     `  replies delivered     ${met}/${run.expectations.length} expected (${[...kinds]
       .map(([kind, { expected, met: got }]) => `${kind} ${got}/${expected}`)
       .join(", ")})`,
@@ -243,7 +198,7 @@ export function formatProcessesReport(sim: BotApiSim, run: ProcessesRun): string
       [jobs.ended.undeliverable, "undeliverable"],
       [
         jobs.recovered,
-        `ended by another process after the kill (${plural(jobs.told, "user")} told)`,
+        `ended by another process after the kill (${plural(jobs.recoveredDelivered, "user")} told)`,
       ],
       [jobs.unaccounted, "UNACCOUNTED"],
     ])}`,

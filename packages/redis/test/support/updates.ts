@@ -3,32 +3,28 @@
 
 import type { Update } from "@grammyjs/types";
 
-/** A private text message from `userId` (who is also the chat). */
-export function message(updateId: number, userId: number, text = `m${updateId}`): Update {
+/** A text message from `userId` in `chat`. */
+function textUpdate(updateId: number, chat: object, userId: number, text: string): Update {
   return {
     update_id: updateId,
     message: {
       message_id: updateId,
       date: 1,
-      chat: { id: userId, type: "private", first_name: "u" },
+      chat,
       from: { id: userId, is_bot: false, first_name: "u" },
       text,
     },
   } as Update;
 }
 
+/** A private text message from `userId` (who is also the chat). */
+export function message(updateId: number, userId: number, text = `m${updateId}`): Update {
+  return textUpdate(updateId, { id: userId, type: "private", first_name: "u" }, userId, text);
+}
+
 /** A text message from `userId` in the group `chatId` (negative). */
 export function groupMessage(updateId: number, chatId: number, userId: number): Update {
-  return {
-    update_id: updateId,
-    message: {
-      message_id: updateId,
-      date: 1,
-      chat: { id: chatId, type: "group", title: "g" },
-      from: { id: userId, is_bot: false, first_name: "u" },
-      text: `g${updateId}`,
-    },
-  } as Update;
+  return textUpdate(updateId, { id: chatId, type: "group", title: "g" }, userId, `g${updateId}`);
 }
 
 export function userOf(update: Update): number {
