@@ -41,6 +41,8 @@ export interface BotConfig {
    * no metrics endpoint. In the demo, the bot's processes serve it one after the other.
    */
   readonly metricsPort: number | undefined;
+  /** Demo only: no crowd; keep the sim and the bot running for a person on the sim's chat page. */
+  readonly ui: boolean;
 }
 
 /** A configuration problem, reported as one line without a stack. */
@@ -69,6 +71,8 @@ Options:
   -h, --help       this text
 
 Options (embedded demo):
+  --ui             no crowd: keep the sim and the bot running, print the URL of the sim's chat
+                   page to talk to the bot in a browser, and wait for Ctrl-C
   --duration <s>   seconds the crowd keeps starting conversations (default 20)
   --users <n>      simulated users (default 6)
   --groups <n>     simulated groups (default 2)
@@ -156,6 +160,7 @@ export function readConfig(
         "log-level": { type: "string" },
         "data-dir": { type: "string" },
         "metrics-port": { type: "string" },
+        ui: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -181,11 +186,16 @@ export function readConfig(
     }
     target = { kind: "api", token, apiRoot: parseApiRoot(env.TELEGRAM_API_ROOT) };
   }
+  const ui = values.ui === true;
+  if (ui && target.kind === "api") {
+    throw new ConfigError("--ui runs the embedded sim's chat page: unset TELEGRAM_BOT_TOKEN");
+  }
 
   const dataDir = flag("data-dir") ?? env.TELEPACE_DATA_DIR;
   if (dataDir === "") throw new ConfigError("--data-dir must not be empty");
   return {
     target,
+    ui,
     metricsPort: parseMetricsPort(flag("metrics-port"), env.TELEPACE_METRICS_PORT),
     dataDir:
       dataDir !== undefined

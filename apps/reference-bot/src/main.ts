@@ -6,6 +6,7 @@
 import { PollingStoppedError } from "@telepace/update-dispatch";
 import { type BotConfig, ConfigError, readConfig, USAGE } from "./config.js";
 import { runEmbeddedDemo } from "./demo/embedded-demo.js";
+import { runUiDemo } from "./demo/ui-demo.js";
 import { createLogger, scrub } from "./logger.js";
 import { describeJournal, ReferenceBot, StartupError } from "./reference-bot.js";
 import { runSharedBot, type SharedBotReady } from "./shared-bot.js";
@@ -153,7 +154,7 @@ async function main(): Promise<number> {
     if (config.target.kind === "api") {
       return await runAgainstApi(config as BotConfig & { target: { kind: "api" } });
     }
-    return await runEmbeddedDemo(config);
+    return await (config.ui ? runUiDemo(config) : runEmbeddedDemo(config));
   } catch (error) {
     if (error instanceof StartupError || error instanceof PollingStoppedError) {
       process.stderr.write(`reference-bot: ${scrub(error.message, secrets)}\n`);

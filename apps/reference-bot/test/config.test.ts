@@ -25,6 +25,7 @@ describe("readConfig", () => {
       crowd: { durationS: 20, users: 6, groups: 2, seed: 1 },
       dataDir: undefined,
       metricsPort: undefined,
+      ui: false,
     });
     expect(readConfig([], { TELEGRAM_BOT_TOKEN: "  " })).toMatchObject({
       target: { kind: "embedded" },
@@ -146,6 +147,16 @@ describe("readConfig", () => {
     expect(readConfig([], { LOG_LEVEL: "" })).toMatchObject({ logLevel: "error" });
     expect(configError(() => readConfig([], { LOG_LEVEL: "loud" })).message).toBe(
       'log level must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+    );
+  });
+
+  it("runs the demo for a person on the sim's chat page with --ui, never against the API", () => {
+    expect(readConfig(["--", "--ui"], {})).toMatchObject({
+      target: { kind: "embedded" },
+      ui: true,
+    });
+    expect(configError(() => readConfig(["--ui"], { TELEGRAM_BOT_TOKEN: TOKEN })).message).toBe(
+      "--ui runs the embedded sim's chat page: unset TELEGRAM_BOT_TOKEN",
     );
   });
 

@@ -19,6 +19,7 @@ describe("the demo's crowd at scale", () => {
         logLevel: "error",
         dataDir: undefined,
         metricsPort: undefined,
+        ui: false,
         crowd: { users: 40, groups: 8, durationS: 15, seed: 11 },
       },
       {

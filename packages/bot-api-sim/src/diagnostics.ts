@@ -31,6 +31,20 @@ export interface UpdateMessage {
   readonly updateType: string;
 }
 
+/** One POST of an update to a webhook ended. */
+export interface WebhookMessage {
+  readonly type: "webhook";
+  readonly botId: number;
+  readonly updateId: number;
+  /** `confirmed` (a 2xx), `failed` (retried later) or `dropped` (it would expire before a retry). */
+  readonly outcome: "confirmed" | "failed" | "dropped";
+  /** The webhook's HTTP status, 0 when no answer came (refused, reset, timed out). */
+  readonly status: number;
+  readonly durationMs: number;
+  /** How often this update had failed before. */
+  readonly failures: number;
+}
+
 /** A fault was injected into a call. */
 export interface FaultMessage {
   readonly type: "fault";
@@ -39,13 +53,19 @@ export interface FaultMessage {
 }
 
 /** Every event the simulator publishes, by its `type`. */
-export type BotApiSimEvent = RequestMessage | RateLimitedMessage | UpdateMessage | FaultMessage;
+export type BotApiSimEvent =
+  | RequestMessage
+  | RateLimitedMessage
+  | UpdateMessage
+  | WebhookMessage
+  | FaultMessage;
 
 /** Channel names by event type, for `diagnostics_channel.subscribe(name, fn)`. */
 export const botApiSimChannels = channelNames("bot-api-sim", [
   "request",
   "rate-limited",
   "update",
+  "webhook",
   "fault",
 ] as const);
 

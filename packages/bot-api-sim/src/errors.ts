@@ -1,6 +1,8 @@
 // The error family of @telepace/bot-api-sim: what the control API throws when a test asks for
 // something the simulated world cannot do. Wire errors to the bot are envelopes, not these.
 
+import { brandErrors } from "@telepace/core";
+
 /** Stable codes of {@link BotApiSimError}. */
 export type BotApiSimErrorCode =
   | "ERR_SIM_CLOSED"
@@ -32,3 +34,6 @@ export class BotApiSimError extends Error {
     this.code = code;
   }
 }
+
+// `instanceof` by brand: it holds for an error from another installed copy of this package.
+brandErrors("@telepace/bot-api-sim", { BotApiSimError });

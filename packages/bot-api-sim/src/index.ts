@@ -4,6 +4,7 @@
 export {
   BotApiSim,
   type CloseOptions,
+  type RestartUpdateIdsOptions,
   type SimBotInfo,
   type SimBotSnapshot,
   type SimSnapshot,
@@ -26,6 +27,7 @@ export {
   type RateLimitedMessage,
   type RequestMessage,
   type UpdateMessage,
+  type WebhookMessage,
 } from "./diagnostics.js";
 export { BotApiSimError, type BotApiSimErrorCode } from "./errors.js";
 export { BOT_API_METHODS, type BotApiMethod } from "./methods/known-methods.js";
@@ -40,6 +42,8 @@ export {
 } from "./options.js";
 export { start } from "./start.js";
 export {
+  type ArmedFault,
+  type ArmedFaults,
   type DisruptOptions,
   type ErrorRateOptions,
   type FailOptions,
@@ -50,5 +54,7 @@ export type { CallbackAnswer } from "./world/bot-record.js";
 export type { MemberStatus } from "./world/chat-record.js";
 export type { SimCounters } from "./world/counters.js";
 export type { DraftChange, MessageDraft } from "./world/message-draft.js";
+export type { BucketBudget, SendBudget, WindowBudget } from "./world/rate-limiter.js";
+export type { ShownReplyKeyboard } from "./world/reply-keyboards.js";
 export type { BotRef, ChatRef, UserRef, WaitOptions } from "./world/sim-world.js";
 export type { Transcript, TranscriptEvent, TranscriptEventKind } from "./world/transcript.js";

@@ -71,8 +71,18 @@ export interface RateLimitOptions {
 export interface BotApiSimOptions {
   /** TCP port on the loopback interface; 0 picks a free one. Integer 0–65535. @defaultValue 0 */
   readonly port?: number;
-  /** Loopback address to bind (`127.0.0.1`, `::1` or `localhost`). @defaultValue `"127.0.0.1"` */
+  /**
+   * Address to bind: loopback (`127.0.0.1`, `::1` or `localhost`), or any other address when
+   * `allowNonLoopback` is set. @defaultValue `"127.0.0.1"`
+   */
   readonly host?: string;
+  /**
+   * Let `host` be an address other than loopback (`0.0.0.0`, a LAN address). The control API and
+   * the chat page have no authentication, so whoever reaches the port can act as any user and
+   * read every chat; start() emits a process warning (and a warn log line) when it binds so.
+   * @defaultValue false
+   */
+  readonly allowNonLoopback?: boolean;
   /** Shorthand for `bots: [{ token }]`. Ignored when `bots` is given. */
   readonly token?: string;
   /** The bots to serve. At least one. @defaultValue one bot with a random token */
@@ -150,6 +160,7 @@ export const defaultRateLimits: Readonly<RateLimitOptions> = Object.freeze({
 export const botApiSimDefaults = Object.freeze({
   port: 0,
   host: "127.0.0.1",
+  allowNonLoopback: false,
   timeScale: 1,
   rangeRequests: true,
   maxFileStorageBytes: 512 * 1024 * 1024,
@@ -168,6 +179,8 @@ export const botApiSimDefaults = Object.freeze({
 export interface ResolvedOptions {
   readonly port: number;
   readonly host: string;
+  /** Whether `host` is a loopback address. */
+  readonly isLoopback: boolean;
   readonly bots: readonly BotOptions[];
   readonly rateLimits: Readonly<RateLimitOptions> | false;
   readonly timeScale: number;
@@ -194,6 +207,7 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
 const OPTION_KEYS: readonly (keyof BotApiSimOptions)[] = [
   "port",
   "host",
+  "allowNonLoopback",
   "token",
   "bots",
   "rateLimits",
@@ -340,14 +354,24 @@ export function resolveOptions(options?: BotApiSimOptions): ResolvedOptions {
       ...(max === undefined ? {} : { max }),
     });
   const host = given.host === undefined ? d.host : given.host;
-  if (typeof host !== "string" || !LOOPBACK_HOSTS.has(host)) {
+  const allowNonLoopback = checkBoolean(
+    "allowNonLoopback",
+    given.allowNonLoopback,
+    d.allowNonLoopback,
+  );
+  const isLoopback = typeof host === "string" && LOOPBACK_HOSTS.has(host);
+  if (!isLoopback && !allowNonLoopback) {
     throw new RangeError(
-      `Expected \`host\` to be a loopback address (127.0.0.1, ::1 or localhost), got ${describeValue(host)}`,
+      `Expected \`host\` to be a loopback address (127.0.0.1, ::1 or localhost) unless \`allowNonLoopback\` is true, got ${describeValue(host)}`,
     );
+  }
+  if (typeof host !== "string" || host.trim() === "") {
+    throw new TypeError(`Expected \`host\` to be a non-empty string, got ${describeValue(host)}`);
   }
   return {
     port: int("port", 0, 65535),
     host,
+    isLoopback,
     bots: resolveBots(given),
     rateLimits: resolveRateLimits(given.rateLimits),
     timeScale: checkOptionalNumber("timeScale", given.timeScale, d.timeScale, {

@@ -73,6 +73,9 @@ describe("parseCliArgs", () => {
     expect(parseCliArgs(["-t", TOKEN, "-t", "42:other"])).toMatchObject({
       options: { bots: [{ token: TOKEN }, { token: "42:other" }] },
     });
+    expect(parseCliArgs(["--host", "0.0.0.0", "--allow-non-loopback"])).toMatchObject({
+      options: { host: "0.0.0.0", allowNonLoopback: true },
+    });
     expect(parseCliArgs(["--help"])).toEqual({ kind: "help" });
     expect(parseCliArgs(["-v"])).toEqual({ kind: "version" });
   });
@@ -82,7 +85,10 @@ describe("parseCliArgs", () => {
     [["--port", "abc"], '--port expects an integer, got "abc"'],
     [["--port", "70000"], "--port must be 0–65535, got 70000"],
     [["--time-scale", "0"], "--time-scale must be > 0 and <= 10000, got 0"],
-    [["--host", "0.0.0.0"], '--host must be a loopback address, got "0.0.0.0"'],
+    [
+      ["--host", "0.0.0.0"],
+      '--host must be a loopback address unless --allow-non-loopback is given, got "0.0.0.0"',
+    ],
     [["--token", "nonsense"], "Expected `--token #1` to look like"],
     [["--port"], "argument missing"],
     [["stray"], "positional argument"],
@@ -96,7 +102,7 @@ describe("parseCliArgs", () => {
 describe("the command", () => {
   let child: ChildProcess;
   let output: Promise<{ code: number | null; stdout: string; stderr: string }>;
-  let sim: Pick<BotApiSim, "apiRoot" | "token" | "controlRoot">;
+  let sim: Pick<BotApiSim, "apiRoot" | "token" | "controlRoot" | "pageUrl">;
 
   beforeAll(async () => {
     child = launch(["--port", "0", "--token", TOKEN]);
@@ -104,7 +110,7 @@ describe("the command", () => {
     let text = "";
     for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
       text += chunk.toString();
-      if (text.includes("control ")) break;
+      if (text.includes("page ")) break;
     }
     const lines = Object.fromEntries(
       text
@@ -116,6 +122,7 @@ describe("the command", () => {
       apiRoot: lines.apiRoot as string,
       token: lines.token as string,
       controlRoot: lines.control as string,
+      pageUrl: lines.page as string,
     };
   }, 30_000);
 
@@ -140,10 +147,11 @@ describe("the command", () => {
       .result.bots[0]?.isPolling;
   };
 
-  it("prints its apiRoot, token and control URL", () => {
+  it("prints its apiRoot, token, control URL and page URL", () => {
     expect(sim.apiRoot).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sim.token).toBe(TOKEN);
     expect(sim.controlRoot).toBe(`${sim.apiRoot}/_sim`);
+    expect(sim.pageUrl).toBe(`${sim.apiRoot}/`);
   });
 
   it("answers getMe in every encoding and the common errors", async () => {
@@ -209,8 +217,14 @@ describe("--json and SIGINT", () => {
       text += chunk.toString();
       if (text.includes("\n")) break;
     }
-    const line = JSON.parse(text) as { apiRoot: string; controlRoot: string; tokens: string[] };
+    const line = JSON.parse(text) as {
+      apiRoot: string;
+      controlRoot: string;
+      pageUrl: string;
+      tokens: string[];
+    };
     expect(line.tokens).toEqual([TOKEN, second]);
+    expect(line.pageUrl).toBe(`${line.apiRoot}/`);
     const me = await call(line as unknown as BotApiSim, "getMe", {}, { token: second });
     expect(me.body.result.id).toBe(987654321);
     child.kill("SIGINT");

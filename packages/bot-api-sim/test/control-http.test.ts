@@ -152,6 +152,25 @@ describe("control over HTTP", () => {
     expect((await result("/counters")).calls.getMe).toBeGreaterThan(0);
   });
 
+  it("restarts a bot's update ids, refusing while updates are pending", async () => {
+    const own = await start({ rateLimits: false });
+    try {
+      const user = own.users.create();
+      const chat = own.chats.createPrivate(user);
+      expect((await control(own, "/updates/restart-ids", { next_update_id: 5 })).body).toEqual({
+        ok: true,
+        result: true,
+      });
+      own.sendText(user, chat, "hello");
+      expect((await call(own, "getUpdates")).body.result[0].update_id).toBe(5);
+      const refused = await control(own, "/updates/restart-ids", { next_update_id: 1 });
+      expect(refused.status).toBe(400);
+      expect(refused.body.code).toBe("ERR_INVALID_STATE");
+    } finally {
+      await own.close();
+    }
+  });
+
   it("answers clear errors: unknown route 404, bad input 400, unknown ids 404, timeouts 408", async () => {
     expect((await control(sim, "/nope")).body).toEqual({
       ok: false,

@@ -71,6 +71,41 @@ describe("offsets", () => {
   });
 });
 
+describe("update ids that restart", () => {
+  it("restartUpdateIds numbers the next updates from `nextId`, so an old offset lies in the future", async () => {
+    const { user, chat } = await setup();
+    sim.sendText(user, chat, "old");
+    const [old] = ids(await call(sim, "getUpdates")) as [number];
+    await clock.advance(3001);
+    expect(ids(await call(sim, "getUpdates", { offset: old + 1 }))).toEqual([]);
+    sim.restartUpdateIds({ nextId: 7 });
+    sim.sendText(user, chat, "new 1");
+    sim.sendText(user, chat, "new 2");
+    await clock.advance(3001);
+    // The old offset is past the new numbering: the answer starts at its head, confirming nothing.
+    expect(ids(await call(sim, "getUpdates", { offset: old + 1 }))).toEqual([7, 8]);
+    expect(sim.pendingUpdates()).toBe(2);
+    await clock.advance(3001);
+    expect(ids(await call(sim, "getUpdates", { offset: 8 }))).toEqual([8]);
+    expect(sim.pendingUpdates()).toBe(1);
+  });
+
+  it("refuses to restart while updates are pending, and checks its options", async () => {
+    const { user, chat } = await setup();
+    sim.sendText(user, chat, "pending");
+    expect(() => sim.restartUpdateIds({ nextId: 1 })).toThrow(
+      expect.objectContaining({ code: "ERR_INVALID_STATE" }) as never,
+    );
+    expect(() => sim.restartUpdateIds({ nextId: 0 })).toThrow(
+      "Expected `nextId` to be an integer >= 1 and <= 2147483647, got 0",
+    );
+    expect(() => sim.restartUpdateIds({ nextid: 1 } as never)).toThrow("did you mean `nextId`?");
+    expect(() => sim.restartUpdateIds(undefined as never)).toThrow(
+      "Expected `nextId` to be an integer >= 1 and <= 2147483647, got undefined",
+    );
+  });
+});
+
 describe("clamping", () => {
   it("clamps limit to 1–100 instead of rejecting it", async () => {
     const { user, chat } = await setup();

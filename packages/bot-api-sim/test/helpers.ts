@@ -1,5 +1,6 @@
 // Test helpers: call a simulator over real HTTP (undici) in each encoding, and check its answers.
 
+import { deflateSync } from "node:zlib";
 import { Agent, type Dispatcher, FormData, request } from "undici";
 import { expect } from "vitest";
 import type { BotApiSim } from "../src/index.js";
@@ -143,6 +144,48 @@ export const PNG_1X1 = Buffer.from(
     "b50000000049454e44ae426082",
   "hex",
 );
+
+function crc32(bytes: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let bit = 0; bit < 8; bit++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** A real RGB PNG of a sunset-like gradient, for pictures a browser must be able to show. */
+export function gradientPng(width: number, height: number): Buffer {
+  const rows: Buffer[] = [];
+  for (let y = 0; y < height; y++) {
+    const row = Buffer.alloc(1 + width * 3);
+    for (let x = 0; x < width; x++) {
+      row[1 + x * 3] = 250 - Math.round((60 * y) / height);
+      row[2 + x * 3] = 190 - Math.round((110 * y) / height);
+      row[3 + x * 3] = 90 + Math.round((120 * y) / height);
+    }
+    rows.push(row);
+  }
+  const chunk = (type: string, data: Buffer): Buffer => {
+    const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bit depth
+  header[9] = 2; // RGB
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(Buffer.concat(rows))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
 
 /** A PNG header claiming the given size (enough for dimension sniffing). */
 export function pngOfSize(width: number, height: number): Buffer {

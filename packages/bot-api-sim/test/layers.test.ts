@@ -19,9 +19,10 @@ const LAYER: Readonly<Record<string, number>> = {
   "methods/": 3,
   "server/": 4,
   "control/": 5,
-  "start.ts": 6,
-  "index.ts": 7,
-  "cli/": 7,
+  "ui/": 6,
+  "start.ts": 7,
+  "index.ts": 8,
+  "cli/": 8,
 };
 
 function unit(file: string): string {

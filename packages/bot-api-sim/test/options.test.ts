@@ -10,7 +10,7 @@ describe("options", () => {
     [{ port: 1.5 }, "Expected `port` to be an integer >= 0 and <= 65535, got 1.5"],
     [
       { host: "0.0.0.0" },
-      'Expected `host` to be a loopback address (127.0.0.1, ::1 or localhost), got "0.0.0.0"',
+      'Expected `host` to be a loopback address (127.0.0.1, ::1 or localhost) unless `allowNonLoopback` is true, got "0.0.0.0"',
     ],
     [{ timeScale: 0 }, "Expected `timeScale` to be a finite number > 0 and <= 10000, got 0"],
     [{ bots: [] }, "Expected `bots` to be a non-empty array, got []"],

@@ -1,21 +1,26 @@
 // The update queue against a model of getUpdates' offset rules, under random interleavings of
-// new updates and calls with any offset and limit.
+// new updates, calls with any offset and limit, and webhook confirmations of single updates.
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { UpdateQueue } from "../src/world/update-queue.js";
 
-type Op = { kind: "push" } | { kind: "take"; offset: number; limit: number };
+type Op =
+  | { kind: "push" }
+  | { kind: "take"; offset: number; limit: number }
+  | { kind: "confirm"; pick: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.constant<Op>({ kind: "push" }),
+  // A webhook confirming one pending update, anywhere in the queue.
+  fc.record({ pick: fc.nat() }).map((confirm): Op => ({ kind: "confirm", ...confirm })),
   fc
     .record({ offset: fc.integer({ min: -8, max: 30 }), limit: fc.integer({ min: 1, max: 5 }) })
     .map((take): Op => ({ kind: "take", ...take })),
 );
 
 describe("UpdateQueue", () => {
-  it("behaves like the offset model", () => {
+  it("behaves like the offset model, also with updates confirmed one by one", () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
         const first = 10;
@@ -26,6 +31,16 @@ describe("UpdateQueue", () => {
           if (step.kind === "push") {
             queue.push("message", { message_id: next } as never, 0);
             pending.push(next++);
+            continue;
+          }
+          if (step.kind === "confirm") {
+            const items = queue.pendingFrom(0, 0);
+            const item = items[step.pick % Math.max(1, items.length)];
+            if (item !== undefined) {
+              queue.confirm(item);
+              pending = pending.filter((id) => id !== item.update.update_id);
+            }
+            expect(queue.size).toBe(pending.length);
             continue;
           }
           let from = step.offset;

@@ -61,9 +61,9 @@ describe("paths and methods", () => {
     expectEnvelope(await raw(sim, `/bot${sim.token}/`), 404, "Not Found: method not found");
   });
 
-  it("answers 404 Not Found for paths outside /bot", async () => {
-    expectEnvelope(await raw(sim, "/"), 404, "Not Found");
+  it("answers 404 Not Found for paths outside /bot (and the chat page at /)", async () => {
     expectEnvelope(await raw(sim, "/api/getMe"), 404, "Not Found");
+    expectEnvelope(await raw(sim, "/index.html"), 404, "Not Found");
   });
 
   it("answers a clear 400 for a real method the simulator does not implement", async () => {

@@ -3,6 +3,7 @@
 
 import { checkNumber, checkObject, checkOptions, checkSignal, describeValue } from "@telepace/core";
 import type { ChatId } from "@telepace/outbox";
+import type { ByteRange } from "./bot-api-http.js";
 import { TextTooLongError } from "./errors.js";
 
 /** The keys every per-request options object may have. */
@@ -87,4 +88,13 @@ export function checkText(
   if (parseMode === undefined && value.length > limit) {
     throw new TextTooLongError(field, value.length, limit);
   }
+}
+
+/** A download's byte range, when given: integers, `start` >= 0, `end` (optional) >= `start`. */
+export function checkByteRange(value: unknown): ByteRange | undefined {
+  if (value === undefined) return undefined;
+  const range = checkOptions("range", value, ["start", "end"]) as Partial<ByteRange>;
+  const start = checkNumber("range.start", range.start, { integer: true, min: 0 });
+  if (range.end !== undefined) checkNumber("range.end", range.end, { integer: true, min: start });
+  return value as ByteRange;
 }

@@ -4,7 +4,7 @@
 
 import { Readable } from "node:stream";
 import { abortReason, type Clock, onAbort } from "@telepace/core";
-import { NetworkError, OutboxError } from "@telepace/outbox";
+import { isConnectFailure, NetworkError, networkErrorCode, OutboxError } from "@telepace/outbox";
 import { Pool } from "undici";
 import { parseEnvelope, type ResponseHeaders } from "./envelope.js";
 import { ClientError } from "./errors.js";
@@ -52,30 +52,6 @@ export interface FileDownload {
     | undefined;
   /** The bytes. Consume or destroy it; aborting the download's signal destroys it. */
   readonly body: Readable;
-}
-
-// Failures that happen before a single byte of the request can reach the server.
-const NEVER_SENT = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "ERR_TLS_CERT_ALTNAME_INVALID",
-  "CERT_HAS_EXPIRED",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
-]);
-
-function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string") return code;
-  const nested = (error as { errors?: unknown } | null)?.errors;
-  // Happy-eyeballs connects fail with an AggregateError of per-address errors.
-  return Array.isArray(nested) ? codeOf(nested[0]) : undefined;
 }
 
 const TIMEOUT = Symbol("timeout");
@@ -164,14 +140,18 @@ export class BotApiHttp {
     };
   }
 
-  /** Closes the pool gracefully: requests in flight finish, new ones are refused. */
-  close(): Promise<void> {
-    return this.#pool.close();
-  }
-
-  /** Closes the pool now, failing requests in flight. */
-  destroy(): Promise<void> {
-    return this.#pool.destroy();
+  /**
+   * Closes the pool gracefully (requests in flight finish, new ones are refused), and destroys it
+   * (failing what is still in flight) when that takes longer than `timeoutMs`.
+   */
+  async close(timeoutMs: number): Promise<void> {
+    let timer: { cancel(): void } | undefined;
+    const deadline = new Promise<false>((resolve) => {
+      timer = this.#clock.setTimer(() => resolve(false), timeoutMs);
+    });
+    const inTime = await Promise.race([this.#pool.close().then(() => true), deadline]);
+    timer?.cancel();
+    if (!inTime) await this.#pool.destroy();
   }
 
   async #exchange<T>(
@@ -215,8 +195,8 @@ export class BotApiHttp {
 
   #networkError(method: string, error: unknown): NetworkError {
     const cause = redactSecret(error, this.#token);
-    const code = codeOf(cause);
-    const neverSent = code !== undefined && NEVER_SENT.has(code);
+    const code = networkErrorCode(cause);
+    const neverSent = isConnectFailure(cause);
     const detail = cause instanceof Error ? cause.message : String(cause);
     return new NetworkError(
       `${method}: ${neverSent ? "could not connect" : "connection lost"} (${code ?? "no code"}): ${detail}`,

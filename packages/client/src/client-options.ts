@@ -111,7 +111,7 @@ export interface SendMessageOptions extends WriteOptions {
 export interface ScheduleOptions extends WriteOptions {
   /** The chat paced and ordered with. @defaultValue `params.chat_id` */
   readonly chatId?: ChatId | undefined;
-  /** Coalescing key within the chat. @defaultValue none (never coalesced) */
+  /** Coalescing key within the chat (build it with `writeKeys`). @defaultValue none (never coalesced) */
   readonly key?: string | undefined;
   /** @defaultValue Priority.send */
   readonly priority?: number | undefined;
@@ -119,7 +119,7 @@ export interface ScheduleOptions extends WriteOptions {
   readonly idempotent?: boolean | undefined;
   /** Whether it takes a chat pacing slot. @defaultValue true */
   readonly paced?: boolean | undefined;
-  /** Keys of pending ops it drops. */
+  /** Keys of pending ops it drops (e.g. `writeKeys.editsOf(messageId)`). */
   readonly supersedes?: readonly string[] | undefined;
 }
 

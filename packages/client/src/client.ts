@@ -17,15 +17,19 @@ import {
   type OutboxOperation,
   outboxDefaults,
   Priority,
-  RetryAfterError,
+  planWrite,
+  replacingProgress,
   type StreamMessageOptions,
   StreamRegistry,
   type StreamSource,
   TelegramOutbox,
+  type WriteMethodName,
+  writeOperation,
 } from "@telepace/outbox";
 import {
   CAPTION_LIMIT,
   type CheckedRequestOptions,
+  checkByteRange,
   checkChatId,
   checkMessageId,
   checkNonEmptyString,
@@ -34,12 +38,7 @@ import {
   checkText,
   TEXT_LIMIT,
 } from "./arguments.js";
-import {
-  BotApiHttp,
-  type ByteRange,
-  type FileDownload,
-  type RequestOptions,
-} from "./bot-api-http.js";
+import { BotApiHttp, type FileDownload, type RequestOptions } from "./bot-api-http.js";
 import {
   type ClientCloseOptions,
   containedLogger,
@@ -209,13 +208,7 @@ export class TelegramClient implements AsyncDisposable {
       );
     }
     const checked = checkRequestOptions(options, ["range"]);
-    const range = checked.given.range as ByteRange | undefined;
-    if (range !== undefined) {
-      checkOptions("range", range, ["start", "end"]);
-      checkNumber("range.start", range.start, { integer: true, min: 0 });
-      if (range.end !== undefined)
-        checkNumber("range.end", range.end, { integer: true, min: range.start });
-    }
+    const range = checkByteRange(checked.given.range);
     return this.#readRetry.run("downloadFile", checked.signal, () =>
       this.#http.download(filePath, range, checked),
     );
@@ -242,18 +235,18 @@ export class TelegramClient implements AsyncDisposable {
     const checked = checkRequestOptions(options, ["replaceMessageId"]);
     const replaced = checked.given.replaceMessageId;
     if (replaced !== undefined) checkMessageId(replaced, "replaceMessageId");
-    return this.#send<MethodResult<"sendMessage">>(
-      {
-        chatId,
-        key: replaced === undefined ? undefined : `replace:${replaced}`,
-        priority: Priority.send,
-        supersedes: replaced === undefined ? undefined : [`edit:${replaced}`],
-        execute: (signal) =>
-          this.#attempt("sendMessage", { ...extra, chat_id: chatId, text }, signal, checked),
-        ...(replaced === undefined
-          ? {}
-          : { followUp: () => this.#deleteOp(chatId, replaced as number, checked) }),
-      },
+    const send = this.#op<MethodResult<"sendMessage">>(
+      "sendMessage",
+      { ...extra, chat_id: chatId, text },
+      checked,
+    );
+    if (replaced === undefined) return this.#send(send, checked);
+    const progressId = replaced as number;
+    const remove = { chat_id: chatId, message_id: progressId };
+    return this.#send(
+      replacingProgress(send, progressId, (signal) =>
+        this.#attempt("deleteMessage", remove, signal, checked),
+      ),
       checked,
     );
   }
@@ -280,19 +273,11 @@ export class TelegramClient implements AsyncDisposable {
     checkText("text", text, TEXT_LIMIT, extra.parse_mode);
     const checked = checkRequestOptions(options);
     return this.#enqueue(
-      {
-        chatId,
-        key: `edit:${messageId}`,
-        priority: Priority.edit,
-        idempotent: true,
-        execute: (signal) =>
-          this.#attempt(
-            "editMessageText",
-            { ...extra, chat_id: chatId, message_id: messageId, text },
-            signal,
-            checked,
-          ),
-      },
+      this.#op(
+        "editMessageText",
+        { ...extra, chat_id: chatId, message_id: messageId, text },
+        checked,
+      ),
       checked,
     );
   }
@@ -310,7 +295,10 @@ export class TelegramClient implements AsyncDisposable {
     checkChatId(chatId);
     checkMessageId(messageId);
     const checked = checkRequestOptions(options);
-    return this.#send(this.#deleteOp(chatId, messageId, checked), checked);
+    return this.#send(
+      this.#op("deleteMessage", { chat_id: chatId, message_id: messageId }, checked),
+      checked,
+    );
   }
 
   /**
@@ -353,17 +341,7 @@ export class TelegramClient implements AsyncDisposable {
     const extra = checkParams(params);
     const checked = checkRequestOptions(options);
     return this.#send(
-      {
-        key: `callback:${callbackQueryId}`,
-        priority: Priority.send,
-        execute: (signal) =>
-          this.#attempt(
-            "answerCallbackQuery",
-            { ...extra, callback_query_id: callbackQueryId },
-            signal,
-            checked,
-          ),
-      },
+      this.#op("answerCallbackQuery", { ...extra, callback_query_id: callbackQueryId }, checked),
       checked,
     );
   }
@@ -385,15 +363,7 @@ export class TelegramClient implements AsyncDisposable {
     const extra = checkParams(params);
     const checked = checkRequestOptions(options);
     return this.#send(
-      {
-        chatId,
-        key: "chat-action",
-        priority: Priority.send,
-        idempotent: true,
-        paced: false,
-        execute: (signal) =>
-          this.#attempt("sendChatAction", { ...extra, chat_id: chatId, action }, signal, checked),
-      },
+      this.#op("sendChatAction", { ...extra, chat_id: chatId, action }, checked),
       checked,
     );
   }
@@ -480,15 +450,7 @@ export class TelegramClient implements AsyncDisposable {
     const started = this.#clock.now();
     this.#closePromise = (async () => {
       await this.outbox.close({ drain, timeoutMs });
-      const leftMs = Math.max(0, timeoutMs - (this.#clock.now() - started));
-      let timer: { cancel(): void } | undefined;
-      const deadline = new Promise<void>((resolve) => {
-        timer = this.#clock.setTimer(resolve, leftMs);
-      });
-      const graceful = this.#http.close().then(() => true);
-      const finishedInTime = await Promise.race([graceful, deadline.then(() => false)]);
-      timer?.cancel();
-      if (!finishedInTime) await this.#http.destroy();
+      await this.#http.close(Math.max(0, timeoutMs - (this.#clock.now() - started)));
     })();
     return this.#closePromise;
   }
@@ -544,31 +506,21 @@ export class TelegramClient implements AsyncDisposable {
     checkText("caption", extra.caption, CAPTION_LIMIT, extra.parse_mode);
     const checked = checkRequestOptions(options);
     const input = toInputFile(file, field);
-    return this.#send<MethodResult<M>>(
-      {
-        chatId,
-        priority: Priority.send,
-        execute: (signal) =>
-          this.#attempt(method, { ...extra, chat_id: chatId, [field]: input }, signal, checked),
-      },
+    return this.#send(
+      this.#op<MethodResult<M>>(method, { ...extra, chat_id: chatId, [field]: input }, checked),
       checked,
     );
   }
 
-  #deleteOp(
-    chatId: ChatId,
-    messageId: number,
+  /** The op of a write, scheduled as the outbox plans `method` with these params. */
+  #op<T>(
+    method: WriteMethodName,
+    params: Params,
     options: CheckedRequestOptions,
-  ): OutboxOperation<true> {
-    return {
-      chatId,
-      key: `delete:${messageId}`,
-      priority: Priority.delete,
-      idempotent: true,
-      supersedes: [`edit:${messageId}`],
-      execute: (signal) =>
-        this.#attempt("deleteMessage", { chat_id: chatId, message_id: messageId }, signal, options),
-    };
+  ): OutboxOperation<T> {
+    return writeOperation(planWrite(method, params), (signal) =>
+      this.#attempt(method, params, signal, options),
+    );
   }
 
   /** One attempt of a write, on the outbox's signal; the caller's timeout applies. */

@@ -2,6 +2,8 @@
 // outbox classifies (API errors, 429s, network errors) are `OutboxError`s of `@telepace/outbox`,
 // which this package depends on and re-exports.
 
+import { brandErrors } from "@telepace/core";
+
 /** Stable codes of {@link ClientError}. Match on these, never on `message`. */
 export type ClientErrorCode =
   | "ERR_TEXT_TOO_LONG"
@@ -87,3 +89,6 @@ export class ReadRetryLimitError extends ClientError {
     this.retryAfterMs = details.retryAfterMs;
   }
 }
+
+// `instanceof` by brand: it holds for an error from another installed copy of this package.
+brandErrors("@telepace/client", { ClientError, TextTooLongError, ReadRetryLimitError });

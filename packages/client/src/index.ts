@@ -20,6 +20,7 @@ export {
   splitMessageText,
   TelegramApiError,
   unwrapOutcome,
+  writeKeys,
 } from "@telepace/outbox";
 export type {
   ByteRange,

@@ -1,3 +1,4 @@
+import { eventually } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import {
   OutboxError,
@@ -188,11 +189,11 @@ describe("TelegramClient: close", { timeout: 20_000 }, () => {
   });
 
   it("destroys the pool when a read outlives the deadline", async () => {
-    const { client } = await connect(() => {
+    const { server, client } = await connect(() => {
       // never answers
     });
     const poll = client.getUpdates({ timeout: 30 });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually("the poll reached the server", () => expect(server.requests).toHaveLength(1));
     await client.close({ timeoutMs: 100 });
     await expect(poll).rejects.toMatchObject({ code: "ERR_NETWORK", method: "getUpdates" });
   });

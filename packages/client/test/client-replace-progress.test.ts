@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { OutboxDelivered } from "@telepace/outbox";
 import { eventually } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
+import { Priority, writeKeys } from "../src/index.js";
 import { apiError, message, ok, type RecordedRequest } from "./support/bot-server.js";
 import { connect } from "./support/client.js";
 
@@ -67,9 +68,14 @@ describe("seed: replace-progress (sendMessage with replaceMessageId)", { timeout
     const outcome = await client.sendMessage(1, "final", {}, { replaceMessageId: 10 });
     expect(outcome).toMatchObject({ status: "failed", error: { errorCode: 400 } });
     expect("followUp" in outcome).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A delete would have been enqueued (as a follow-up) before the send's outcome settled.
+    const { pending, inFlight, counters } = client.outbox.snapshot();
+    expect({ pending, inFlight, enqueued: counters.enqueued }).toEqual({
+      pending: 0,
+      inFlight: 0,
+      enqueued: 1,
+    });
     expect(api.methods).toEqual(["sendMessage"]);
-    expect(client.outbox.snapshot().pending).toBe(0);
   });
 
   it("replace-progress sends for the same progress message coalesce (one final message)", async () => {
@@ -97,6 +103,34 @@ describe("seed: a delete drops pending edits (client)", { timeout: 20_000 }, () 
     expect((await first).status).toBe("delivered");
     expect((await deleted).status).toBe("delivered");
     expect(api.methods).toEqual(["editMessageText", "deleteMessage"]);
+  });
+
+  it("deleteMessage drops every pending edit of the message, one a write keyed by writeKeys too", async () => {
+    const { server, api, client, inFlight } = await editInFlight("first");
+    const caption = client.write(
+      "editMessageCaption",
+      { chat_id: 1, message_id: 10, caption: "new" },
+      { key: writeKeys.edit(10, "editMessageCaption"), priority: Priority.edit, idempotent: true },
+    );
+    const deleted = client.deleteMessage(1, 10);
+    expect(client.outbox.snapshot().pending).toBe(1); // the delete alone
+    expect(await caption).toMatchObject({ status: "superseded", reason: "dropped" });
+    server.release();
+    await inFlight;
+    expect((await deleted).status).toBe("delivered");
+    expect(api.methods).toEqual(["editMessageText", "deleteMessage"]);
+  });
+
+  it("a chat action replaces a pending one of its topic, not another topic's", async () => {
+    const { server, api, client, inFlight } = await editInFlight("first");
+    const topic = (thread: number) =>
+      client.sendChatAction(1, "typing", { message_thread_id: thread });
+    const [first, other, replacing] = [topic(5), topic(6), topic(5)];
+    expect(await first).toMatchObject({ status: "superseded", reason: "coalesced" });
+    server.release();
+    await inFlight;
+    expect([(await other).status, (await replacing).status]).toEqual(["delivered", "delivered"]);
+    expect(api.requests.slice(1).map((r) => r.params.message_thread_id)).toEqual([5, 6]);
   });
 
   it("edits coalesce per message and a send pre-empts a pending edit (client)", async () => {

@@ -114,8 +114,11 @@ describe("client.streamMessage against the sim", () => {
       },
       { canStop: true },
     );
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(sim.transcript(dm).draft?.hasStopButton).toBe(true);
+    await eventually("a draft frame with the Stop button shows the first words", () => {
+      const draft = sim.transcript(dm).draft;
+      expect(draft?.hasStopButton).toBe(true);
+      expect(draft?.text.startsWith("w0 w1 w2")).toBe(true);
+    });
     sim.stopDraft(user, dm);
     const updates = (await client.getUpdates({ timeout: 0 })) as Update[];
     expect(updates.some((update) => client.streams.handleUpdate(update))).toBe(true);
@@ -150,7 +153,9 @@ describe("client.streamMessage against the sim", () => {
     const { group } = await setup();
     const stream = client.streamMessage(group.id);
     stream.append("first part ");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually("the progress message is sent", () =>
+      expect(texts(group.id)).toEqual(["first part"]),
+    );
     sim.faults.failNext("sendMessage", 1, { code: 502 });
     stream.append("and the end");
     const outcome = await stream.end();

@@ -6,7 +6,7 @@ import diagnosticsChannel from "node:diagnostics_channel";
 /** Publishes one event type's event, building it only when the channel has subscribers. */
 export type Publish<E extends { readonly type: string }> = <T extends E["type"]>(
   type: T,
-  build: () => Extract<E, { readonly type: T }>,
+  build: () => Extract<E, { readonly type: NoInfer<T> }>,
 ) => void;
 
 /**

@@ -1,5 +1,7 @@
 // The error family of @telepace/core: one base class with a stable `code`.
 
+import { brandErrors } from "./error-brand.js";
+
 /** Stable codes of {@link CoreError}. */
 export type CoreErrorCode = "ERR_SEMAPHORE_CLOSED";
 
@@ -16,3 +18,6 @@ export class CoreError extends Error {
     this.code = code;
   }
 }
+
+// `instanceof` by brand: it holds for an error from another installed copy of this package.
+brandErrors("@telepace/core", { CoreError });

@@ -10,6 +10,7 @@ export {
 } from "./clock.js";
 export { createDeferred, type Deferred } from "./deferred.js";
 export { channelNames, createChannels, createPublisher, type Publish } from "./diagnostics.js";
+export { brandErrors } from "./error-brand.js";
 export { CoreError, type CoreErrorCode } from "./errors.js";
 export {
   checkLogger,

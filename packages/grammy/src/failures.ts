@@ -3,7 +3,7 @@
 // `NetworkError` that says whether the request may have reached Telegram.
 
 import type { ResponseParameters } from "@grammyjs/types";
-import { NetworkError, type NetworkFailure } from "@telepace/outbox";
+import { isConnectFailure, NetworkError, type NetworkFailure } from "@telepace/outbox";
 import { HttpError } from "grammy";
 
 /** The `ok: false` envelope of the Bot API, as grammY's transformers see it. */
@@ -37,15 +37,6 @@ export class ApiFailure extends Error {
   }
 }
 
-// Errors after which the request provably never left this machine.
-const NEVER_LEFT = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-]);
-
 function field(value: unknown, name: string): unknown {
   return typeof value === "object" && value !== null
     ? (value as Record<string, unknown>)[name]
@@ -53,8 +44,7 @@ function field(value: unknown, name: string): unknown {
 }
 
 function failureOf(inner: unknown): NetworkFailure {
-  const code = field(inner, "code") ?? field(field(inner, "cause"), "code");
-  if (typeof code === "string" && NEVER_LEFT.has(code)) return "connect";
+  if (isConnectFailure(inner)) return "connect";
   // node-fetch: a body that is not JSON; a plain SyntaxError from other fetch implementations.
   if (field(inner, "type") === "invalid-json" || inner instanceof SyntaxError) {
     return "bad-response";

@@ -1,11 +1,15 @@
-export type {
-  MessageStream,
-  StreamMessageOptions,
-  StreamOutcome,
-  StreamRegistry,
-  StreamSource,
+// The outbox's write vocabulary and streams, as a grammY user names them.
+export {
+  type MessageStream,
+  type MethodClass,
+  type MethodName,
+  methodClasses,
+  type StreamMessageOptions,
+  type StreamOutcome,
+  type StreamRegistry,
+  type StreamSource,
 } from "@telepace/outbox";
-export { type MethodClass, type MethodName, methodClasses } from "./method-classes.js";
+export type { BotIntakeOptions } from "./bot-intake.js";
 export { type ReplacingProgress, replacing } from "./progress-marker.js";
 export {
   type GrammySignal,
@@ -15,3 +19,8 @@ export {
 export { type RunnerHandle, type RunOptions, run } from "./runner.js";
 export type { StreamFlavor } from "./streaming.js";
 export { type TelepaceOptions, type TelepaceTransformer, telepace } from "./transformer.js";
+export {
+  type WebhookCallback,
+  type WebhookCallbackOptions,
+  webhookCallback,
+} from "./webhook-callback.js";

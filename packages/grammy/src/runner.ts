@@ -2,53 +2,26 @@
 // a journal before their offset is confirmed, then run through `bot.handleUpdate` in
 // per-principal order, principals in parallel, with bounded memory and a graceful stop.
 
-import type { Update } from "@grammyjs/types";
-import { type Clock, checkOptions, type Logger } from "@telepace/core";
-import {
-  type AllowedUpdate,
-  type IntakeCloseResult,
-  type IntakeDispatcherOptions,
+import { checkOptions } from "@telepace/core";
+import type {
+  AllowedUpdate,
+  IntakeCloseResult,
   UpdateIntake,
-  type UpdateIntakeSnapshot,
-  type UpdateJournal,
+  UpdateIntakeSnapshot,
 } from "@telepace/update-dispatch";
-import { type Bot, BotError, type Context } from "grammy";
+import type { Bot, Context } from "grammy";
+import { BOT_INTAKE_OPTION_NAMES, type BotIntakeOptions, botIntake } from "./bot-intake.js";
 import { checkPeerOptions } from "./peer-options.js";
 import type { GrammySignal } from "./replace-progress.js";
 
 /** Options of {@link run}. */
-export interface RunOptions {
-  /**
-   * Where updates wait between fetching and finishing. Pass a durable `UpdateJournal` to keep
-   * them across a crash or restart; it is not closed by the runner.
-   * @defaultValue a new MemoryUpdateJournal (lost on a crash)
-   */
-  readonly journal?: UpdateJournal | undefined;
-  /**
-   * Bounds of the dispatcher: `maxConcurrency` (16), `maxQueuedPerPrincipal` (32),
-   * `maxActivePrincipals` (256), `timeoutMs` (none), … as in `@telepace/update-dispatch`.
-   */
-  readonly dispatcher?: IntakeDispatcherOptions | undefined;
-  /**
-   * Stored updates not finished yet; at the bound fetching pauses. Integer >= 1.
-   * @defaultValue 1000
-   */
-  readonly maxUnfinished?: number | undefined;
+export interface RunOptions extends BotIntakeOptions {
   /** `limit` of each getUpdates. Integer 1–100. @defaultValue 100 */
   readonly pollLimit?: number | undefined;
   /** `timeout` of each getUpdates, in seconds. Integer 0–50. @defaultValue 30 */
   readonly pollTimeoutSeconds?: number | undefined;
   /** `allowed_updates` of each getUpdates. @defaultValue not sent (Telegram keeps the last list) */
   readonly allowedUpdates?: readonly AllowedUpdate[] | undefined;
-  /**
-   * How long `stop()` lets running updates finish (ms) before it aborts them and leaves the rest
-   * in the journal. Integer 0–2147483647. @defaultValue 10000
-   */
-  readonly stopTimeoutMs?: number | undefined;
-  /** Time source for waits and deadlines. @defaultValue systemClock */
-  readonly clock?: Clock | undefined;
-  /** A pino-compatible logger for the intake and dispatcher. @defaultValue silent */
-  readonly logger?: Logger | undefined;
 }
 
 /** The running bot, as {@link run} returns it. */
@@ -73,15 +46,10 @@ export interface RunnerHandle {
 }
 
 const OPTION_NAMES = [
-  "journal",
-  "dispatcher",
-  "maxUnfinished",
+  ...BOT_INTAKE_OPTION_NAMES,
   "pollLimit",
   "pollTimeoutSeconds",
   "allowedUpdates",
-  "stopTimeoutMs",
-  "clock",
-  "logger",
 ] as const satisfies readonly (keyof RunOptions)[];
 
 // Names from bot.start() and grammY runner's run(), and what does that here.
@@ -96,16 +64,6 @@ const PEER_OPTIONS: Readonly<Record<string, string>> = Object.freeze({
   runner: "`pollTimeoutSeconds` and `allowedUpdates`",
   sink: "`dispatcher` (`maxConcurrency`, `timeoutMs`, per-principal bounds)",
 });
-
-/** A middleware error goes to `bot.catch`'s handler; anything else is the dispatcher's to log. */
-async function handle<C extends Context>(bot: Bot<C>, update: Update): Promise<void> {
-  try {
-    await bot.handleUpdate(update);
-  } catch (error) {
-    if (error instanceof BotError) await bot.errorHandler(error as BotError<C>);
-    else throw error;
-  }
-}
 
 /**
  * Runs `bot` by long polling through an `UpdateIntake` (`@telepace/update-dispatch`): each batch
@@ -123,18 +81,12 @@ async function handle<C extends Context>(bot: Bot<C>, update: Update): Promise<v
 export function run<C extends Context>(bot: Bot<C>, options?: RunOptions): RunnerHandle {
   checkPeerOptions(options, PEER_OPTIONS);
   const given = checkOptions("options", options, OPTION_NAMES) as RunOptions;
-  const intake = new UpdateIntake((update) => handle(bot, update), {
+  const intake = botIntake(bot, given, {
     getUpdates: (params, { signal }) =>
       bot.api.getUpdates(params, signal as unknown as GrammySignal),
-    journal: given.journal,
-    dispatcher: given.dispatcher,
-    maxUnfinished: given.maxUnfinished,
     pollLimit: given.pollLimit,
     pollTimeoutSeconds: given.pollTimeoutSeconds,
     allowedUpdates: given.allowedUpdates,
-    closeTimeoutMs: given.stopTimeoutMs,
-    clock: given.clock,
-    logger: given.logger,
   });
   const stopping = new AbortController();
   let running = true;

@@ -4,16 +4,17 @@
 
 import {
   type OutboxCloseOptions,
-  type OutboxOperation,
   type OutboxSnapshot,
+  planWrite,
+  replacingProgress,
   StreamRegistry,
   TelegramOutbox,
   type TelegramOutboxOptions,
+  writeOperation,
 } from "@telepace/outbox";
 import type { Api, Context, MiddlewareFn, Transformer } from "grammy";
 import { bridgeSignal } from "./abort-bridge.js";
 import { ApiFailure, type FailedEnvelope, networkFailureOf } from "./failures.js";
-import { editKeysOf, type OperationPlan, planOperation } from "./operation-plan.js";
 import { type Envelope, responseOf } from "./outcome-response.js";
 import { checkPeerOptions } from "./peer-options.js";
 import { replacedMessageOf, withoutMarker } from "./progress-marker.js";
@@ -69,9 +70,13 @@ const PEER_OPTIONS: Readonly<Record<string, string>> = Object.freeze({
 
 const installed = new WeakSet<object>();
 
-// A call only this transformer answers: it learns the API it wraps without a request to Telegram
-// (for a bot whose first write is a stream, e.g. a webhook bot given its botInfo).
-const BIND_STREAMS = "telepace.bindStreams";
+// Marks a stream's request sent through the API the middleware saw, before any call of its own
+// went through this transformer (a webhook bot given its botInfo, whose first write is a stream):
+// the transformer makes it without the outbox (the stream scheduled it already) and learns from
+// it the API it wraps. A symbol key, so it is never serialised.
+const STREAM_ATTEMPT: unique symbol = Symbol("telepace.streamAttempt");
+
+type RawCall = (payload: object, signal: AbortSignal) => Promise<unknown>;
 
 /** Whether `transformer` was made by {@link telepace}. */
 export function isTelepaceTransformer(transformer: unknown): boolean {
@@ -92,21 +97,6 @@ function attempt(
     }
     if (response.ok) return response;
     throw new ApiFailure(method, response as FailedEnvelope);
-  };
-}
-
-function operation(
-  plan: OperationPlan,
-  execute: (signal: AbortSignal) => Promise<Envelope>,
-): OutboxOperation<Envelope> {
-  return {
-    chatId: plan.chatId,
-    key: plan.key,
-    priority: plan.priority,
-    idempotent: plan.idempotent,
-    paced: plan.paced,
-    supersedes: plan.supersedes,
-    execute,
   };
 }
 
@@ -134,16 +124,21 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
   const outbox = new TelegramOutbox(options);
   // The API this transformer wraps, as of its latest call: streams make their attempts through it.
   let latestPrev: Prev | undefined;
+  // An API with this transformer that the middleware saw, for streams before the first call.
+  let seenApi: Api | undefined;
   const streams = new StreamRegistry({
     outbox,
     clock: options?.clock,
     transport: async (method, params, signal) => {
-      if (latestPrev === undefined) {
+      if (latestPrev !== undefined)
+        return (await attempt(latestPrev, method, params)(signal)).result;
+      if (seenApi === undefined) {
         throw new Error(
           "telepace: streams go through the API the transformer is installed on; install it with bot.api.config.use(pace)",
         );
       }
-      return (await attempt(latestPrev, method, params)(signal)).result;
+      const raw = seenApi.raw as unknown as Record<string, RawCall>;
+      return (raw[method] as RawCall)({ ...params, [STREAM_ATTEMPT]: true }, signal);
     },
   });
 
@@ -154,41 +149,38 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
     signal?: unknown,
   ): Promise<Envelope> => {
     latestPrev = prev;
-    if (method === BIND_STREAMS) return { ok: true, result: true };
     const given = payload ?? {};
-    const plan = planOperation(method, given);
+    if (STREAM_ATTEMPT in given) {
+      const { [STREAM_ATTEMPT]: _marker, ...body } = given as Record<string | symbol, unknown>;
+      return attempt(prev, method, body as Record<string, unknown>)(signal as AbortSignal);
+    }
+    const plan = planWrite(method, given);
     const replaced = replacedMessageOf(given);
     if (plan === undefined) return prev(method, given, signal);
     if (replaced !== undefined && plan.methodClass !== "send") {
       throw new TypeError(`replacing() marks a send; ${method} is not one`);
     }
     const body = replaced === undefined ? given : withoutMarker(given);
-    const op = operation(plan, attempt(prev, method, body));
+    const op = writeOperation(plan, attempt(prev, method, body));
+    // Only a delivered final deletes the progress message; the caller does not wait for it.
+    const scheduled =
+      replaced === undefined
+        ? op
+        : replacingProgress(
+            op,
+            replaced,
+            attempt(prev, "deleteMessage", { chat_id: body.chat_id, message_id: replaced }),
+          );
     const bridged = bridgeSignal(signal);
     try {
-      if (replaced === undefined) {
-        return responseOf(await outbox.enqueue(op, { signal: bridged.signal }));
-      }
-      const remove = { chat_id: body.chat_id, message_id: replaced };
-      const deletePlan = planOperation("deleteMessage", remove) as OperationPlan;
-      const replacing: OutboxOperation<Envelope> = {
-        ...op,
-        supersedes: editKeysOf(replaced),
-        // Only a delivered final deletes the progress message; it is not awaited by the caller.
-        followUp: () => operation(deletePlan, attempt(prev, "deleteMessage", remove)),
-      };
-      return responseOf(await outbox.enqueue(replacing, { signal: bridged.signal }));
+      return responseOf(await outbox.enqueue(scheduled, { signal: bridged.signal }));
     } finally {
       bridged.dispose();
     }
   };
 
   const bindStreams = async (api: Api): Promise<void> => {
-    if (latestPrev !== undefined || !api.config.installedTransformers().includes(transformer)) {
-      return;
-    }
-    const raw = api.raw as unknown as Record<string, () => Promise<unknown>>;
-    await raw[BIND_STREAMS]?.();
+    if (api.config.installedTransformers().includes(transformer)) seenApi = api;
   };
   const middleware = streamMiddleware(streams, bindStreams);
   const transformer = Object.assign(transform as unknown as Transformer, {

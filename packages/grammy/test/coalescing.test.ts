@@ -2,6 +2,7 @@
 // its message's pending edits, replace-progress deletes only after the final arrived, and one
 // chat's calls keep their order.
 
+import { ManualClock } from "@telepace/core";
 import { eventually } from "@telepace/testing";
 import { Api } from "grammy";
 import { afterEach, describe, expect, it } from "vitest";
@@ -45,6 +46,37 @@ describe("coalesced edits", () => {
     expect(await Promise.all([text, markup, removed])).toEqual([true, true, true]);
     expect(events(f, chat.id).map((event) => event.kind)).toEqual(["send", "delete"]);
     expect(f.sim.counters().calls.editMessageText).toBeUndefined();
+  });
+});
+
+describe("one key for a message's edits, whoever made them", () => {
+  it("a delete through grammY drops a stream's pending edit of its progress message", async () => {
+    // The outbox runs on a manual clock: the group's next slot comes only when the test says.
+    const clock = new ManualClock();
+    f = await fixture({ clock, groupBurst: 1 });
+    const { sim, bot, pace } = f;
+    const group = sim.chats.createSupergroup({ members: [sim.users.create()] });
+    await bot.api.getMe(); // streams go through the API the transformer has seen
+    const stream = pace.streams.open(group.id);
+    stream.append("first part");
+    await eventually("the progress message is sent", () =>
+      expect(events(f as Fixture, group.id).map((event) => event.text)).toEqual(["first part"]),
+    );
+    const progress = events(f, group.id)[0]?.messageId as number;
+    stream.append(" and more");
+    await eventually("the stream's edit waits for the group's next slot", () =>
+      expect(pace.snapshot().pending).toBe(1),
+    );
+    const removed = bot.api.deleteMessage(group.id, progress).catch((error: unknown) => error);
+    await eventually("the delete is queued", () =>
+      expect(pace.snapshot().counters.enqueued).toBe(3),
+    );
+    expect(pace.snapshot()).toMatchObject({ pending: 1, counters: { superseded: 1 } });
+    await clock.advance(60_000);
+    expect(await removed).toBe(true);
+    await clock.advance(60_000);
+    expect(sim.counters().calls.editMessageText).toBeUndefined();
+    expect(events(f, group.id).map((event) => event.kind)).toEqual(["send", "delete"]);
   });
 });
 

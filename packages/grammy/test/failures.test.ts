@@ -2,6 +2,7 @@
 // freeze only their chat, 5xx are retried only where a repeat cannot duplicate a message, "not
 // modified" is success, a blocked chat fails once for all its pending calls.
 
+import { eventually } from "@telepace/testing";
 import { GrammyError, HttpError } from "grammy";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Fixture, fixture } from "./support.js";
@@ -32,7 +33,9 @@ describe("429 storms", () => {
         return message;
       });
     const storm = Array.from({ length: 8 }, (_, i) => send(stormy.id, `storm ${i}`));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await eventually("the storm is queued first", () =>
+      expect(f?.pace.snapshot().counters.enqueued).toBe(8),
+    );
     const quiet = [send(calm.id, "calm 0"), send(calm.id, "calm 1")];
     const results = await Promise.allSettled([...storm, ...quiet]);
 

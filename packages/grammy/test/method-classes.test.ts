@@ -1,9 +1,7 @@
-// Every method class against the sim: what goes through the outbox, with which key and priority,
-// and what passes straight through unpaced.
+// Every method class against the sim: what goes through the outbox and what passes straight
+// through unpaced (the outbox's tests check each class's key and priority).
 
 import { afterEach, describe, expect, it } from "vitest";
-import { classOfMethod, methodClasses } from "../src/method-classes.js";
-import { planOperation } from "../src/operation-plan.js";
 import { type Fixture, fixture } from "./support.js";
 
 let f: Fixture | undefined;
@@ -13,58 +11,6 @@ afterEach(async () => {
 });
 
 describe("method classes", () => {
-  it("classifies every method, and a future one by its name", () => {
-    expect(Object.keys(methodClasses).length).toBeGreaterThan(180);
-    expect(classOfMethod("getSomethingNew")).toBe("read");
-    expect(classOfMethod("doSomethingNew")).toBe("other");
-    expect(methodClasses.getUpdates).toBe("read");
-    expect(methodClasses.editMessageMedia).toBe("edit");
-  });
-
-  it("plans keys, priorities and supersedes per class", () => {
-    expect(planOperation("getChat", { chat_id: 1 })).toBeUndefined();
-    expect(planOperation("sendMessage", { chat_id: 1, text: "x" })).toMatchObject({
-      chatId: 1,
-      key: undefined,
-      priority: 0,
-      idempotent: false,
-      paced: true,
-    });
-    expect(planOperation("editMessageCaption", { chat_id: 1, message_id: 5 })).toMatchObject({
-      chatId: 1,
-      key: "editMessageCaption:5",
-      priority: 2,
-      idempotent: true,
-    });
-    expect(planOperation("editMessageText", { inline_message_id: "abc" })).toMatchObject({
-      chatId: undefined,
-      key: "editMessageText:inline:abc",
-    });
-    const remove = planOperation("deleteMessages", { chat_id: -5, message_ids: [7, 8] });
-    expect(remove).toMatchObject({ chatId: -5, priority: 1, idempotent: true });
-    expect(remove?.supersedes).toContain("editMessageReplyMarkup:8");
-    expect(planOperation("sendChatAction", { chat_id: 1, action: "typing" })).toMatchObject({
-      key: "chat-action::",
-      paced: false,
-    });
-    expect(planOperation("answerCallbackQuery", { callback_query_id: "q" })).toMatchObject({
-      chatId: undefined,
-      key: "callback:q",
-    });
-    expect(planOperation("sendMessageDraft", { chat_id: 1, draft_id: 3 })).toMatchObject({
-      key: "sendMessageDraft:3",
-      priority: 2,
-    });
-    expect(planOperation("setMyCommands", { commands: [] })).toMatchObject({
-      methodClass: "other",
-      chatId: undefined,
-    });
-    expect(planOperation("pinChatMessage", { chat_id: 3, message_id: 1 })).toMatchObject({
-      chatId: 3,
-      paced: false,
-    });
-  });
-
   it("sends, edits, deletes, chat actions, callback answers and chat-less calls go through the outbox; reads do not", async () => {
     f = await fixture();
     const { sim, bot, pace } = f;

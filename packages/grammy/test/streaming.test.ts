@@ -202,6 +202,8 @@ describe("ctx.replyWithStream", () => {
     });
     const outcome = await stream?.result;
     expect(outcome?.status).toBe("delivered");
+    // The stream's first request, made before any call went through the transformer, arrived too.
+    expect(pace.snapshot().counters).toMatchObject({ failed: 0 });
     const sends = calls.filter((call) => call.method === "sendMessage");
     expect(sends.length).toBeGreaterThan(0);
     for (const send of sends) expect(send.payload.message_thread_id).toBe(7);

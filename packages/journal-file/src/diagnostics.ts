@@ -12,6 +12,7 @@ export const journalFileChannels = channelNames("journal-file", [
   "written",
   "compacted",
   "failed",
+  "resumed",
 ] as const);
 
 /** A message on one of {@link journalFileChannels}. */
@@ -48,6 +49,17 @@ export type JournalFileEvent =
       /** `ERR_JOURNAL_IO` with the system error's code (`EIO`, `ENOSPC`…), when it has one. */
       readonly code: string;
       readonly systemCode: string | null;
+    }
+  | {
+      /** The journal writes again after an outage (one or more `failed` events). */
+      readonly type: "resumed";
+      readonly directory: string;
+      /** From the first failure of the outage to the write of the new log, on the clock. */
+      readonly outageMs: number;
+      /** Failures during the outage: the first one and every attempt to resume that failed. */
+      readonly failures: number;
+      /** Size of the new log, in bytes. */
+      readonly fileBytes: number;
     };
 
 /** Publishes a {@link JournalFileEvent}, building it only when the channel has subscribers. */

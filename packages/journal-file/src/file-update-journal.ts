@@ -16,6 +16,7 @@ import { acquireLock, type DirectoryLock } from "./directory-lock.js";
 import { ioError, JournalError } from "./errors.js";
 import { JournalModel } from "./journal-model.js";
 import { type JournalPaths, journalPaths } from "./log-file.js";
+import { LogOutage } from "./log-outage.js";
 import { type Recovery, recoverLog } from "./log-recovery.js";
 import { LogWriter } from "./log-writer.js";
 import { type FileUpdateJournalOptions, type ResolvedOptions, resolveOptions } from "./options.js";
@@ -50,8 +51,15 @@ export interface FileJournalSnapshot extends JournalSnapshot {
   readonly syncs: number;
   /** Monotonic: compactions, automatic or not. */
   readonly compactions: number;
-  /** Whether a write or sync failed, so every change now rejects with `ERR_JOURNAL_FAILED`. */
+  /**
+   * Whether a write or sync failed and the journal has not resumed yet: changes reject with
+   * `ERR_JOURNAL_FAILED` until one, after a back-off, manages to write again.
+   */
   readonly isFailed: boolean;
+  /** Monotonic: failed writes, syncs, compactions and attempts to resume. */
+  readonly failures: number;
+  /** Monotonic: outages that ended with the journal writing again. */
+  readonly recoveries: number;
   readonly isClosed: boolean;
 }
 
@@ -81,8 +89,9 @@ interface Counters {
 export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
   readonly #directory: string;
   readonly #paths: JournalPaths;
-  readonly #model: JournalModel;
+  #model: JournalModel;
   readonly #writer: LogWriter;
+  readonly #outage: LogOutage;
   readonly #lock: DirectoryLock;
   readonly #logger: Logger;
   readonly #recoveredTailBytes: number;
@@ -115,12 +124,21 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
     const lock = await acquireLock(paths.lock);
     let journal: FileUpdateJournal | undefined;
     try {
-      if (lock.takenOverFrom !== undefined) {
+      const holder = lock.takenOverFrom;
+      if (holder !== undefined) {
         safeLog(
           resolved.logger,
           "warn",
-          { directory, pid: lock.takenOverFrom },
+          { directory, pid: holder.pid, pidNamespace: holder.pidNamespace ?? null },
           "journal lock of a process that is gone taken over",
+        );
+      }
+      if (!lock.hasLivenessSocket && process.platform !== "win32") {
+        safeLog(
+          resolved.logger,
+          "info",
+          { directory },
+          "journal lock without a liveness socket: a process in another pid namespace cannot check this one",
         );
       }
       await rm(paths.compacting, { force: true });
@@ -140,7 +158,7 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
         fileBytes: recovery.file.size,
         records: recovery.file.records,
         cutBytes: recovery.cutBytes,
-        takenOverFrom: lock.takenOverFrom ?? null,
+        takenOverFrom: holder?.pid ?? null,
       }));
       journal = new FileUpdateJournal(directory, paths, model, lock, resolved, recovery);
       if (recovery.file.size >= resolved.compactAfterBytes) await journal.compact();
@@ -168,21 +186,24 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
     this.#lock = lock;
     this.#logger = options.logger;
     this.#recoveredTailBytes = recovery.cutBytes;
-    this.#writer = new LogWriter(
+    this.#writer = new LogWriter({
       paths,
-      recovery.file,
-      recovery.endsCovered,
-      options.compactAfterBytes,
-      {
+      file: recovery.file,
+      isCoveredToEnd: recovery.endsCovered,
+      compactAfterBytes: options.compactAfterBytes,
+      hooks: {
         liveFrames: () => this.#model.liveRecords().map(encodeRecord),
         onFailure: (error) => {
           const cause = (error.cause as { code?: unknown } | undefined)?.code;
           const systemCode = typeof cause === "string" ? cause : null;
+          const isOutageStart = this.#outage.failed();
           safeLog(
             this.#logger,
-            "error",
+            isOutageStart ? "error" : "debug",
             { directory, code: error.code, cause: systemCode },
-            "journal write failed; it accepts no more writes until reopened",
+            isOutageStart
+              ? "journal write failed; it resumes once a write succeeds again"
+              : "journal still cannot write",
           );
           publish("failed", () => ({ type: "failed", directory, code: error.code, systemCode }));
         },
@@ -198,7 +219,27 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
         onWritten: (bytes, records, isSynced) =>
           publish("written", () => ({ type: "written", directory, bytes, records, isSynced })),
       },
-    );
+    });
+    this.#outage = new LogOutage({
+      clock: options.clock,
+      writer: this.#writer,
+      logPath: paths.log,
+      dedupeHorizon: options.dedupeHorizon,
+      model: () => this.#model,
+      replaceModel: (model) => {
+        this.#model = model;
+      },
+      onResumed: (outageMs, failures) => {
+        const fileBytes = this.#writer.sizeBytes;
+        safeLog(
+          this.#logger,
+          "info",
+          { directory, outageMs, failures },
+          "journal writes again after a failed write",
+        );
+        publish("resumed", () => ({ type: "resumed", directory, outageMs, failures, fileBytes }));
+      },
+    });
   }
 
   /** Whether `close()` was called. */
@@ -210,6 +251,16 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
     if (this.#closing !== undefined) {
       throw new JournalError("ERR_JOURNAL_CLOSED", `The journal in ${this.#directory} is closed`);
     }
+  }
+
+  /**
+   * During an outage, a change first tries to resume the journal (see `LogOutage`): it rejects
+   * with `ERR_JOURNAL_FAILED` when that cannot happen yet. `undefined` while the journal writes,
+   * so that changes of one turn still go out together.
+   */
+  #writable(): Promise<void> | undefined {
+    if (!this.#writer.isFailed) return undefined;
+    return this.#outage.resume().then(() => this.#assertOpen());
   }
 
   /** Applies a change to the state and queues its record; throws before changing anything. */
@@ -227,23 +278,22 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
    */
   async append(updates: readonly Update[]): Promise<AppendResult> {
     this.#assertOpen();
-    this.#writer.assertWritable();
+    checkUpdates(updates);
+    const writable = this.#writable();
+    if (writable !== undefined) await writable;
     const fresh: Update[] = [];
     const inBatch = new Set<number>();
-    for (const update of checkUpdates(updates)) {
+    for (const update of updates) {
       const id = update.update_id;
       if (this.#model.seen.has(id) || inBatch.has(id)) continue;
       inBatch.add(id);
       fresh.push(update);
     }
     const duplicates = updates.length - fresh.length;
+    if (fresh.length === 0) await this.#writer.settled();
+    else await this.#change({ type: "append", updates: fresh }, true);
     this.#counters.duplicates += duplicates;
-    if (fresh.length === 0) {
-      await this.#writer.settled();
-    } else {
-      this.#counters.appended += fresh.length;
-      await this.#change({ type: "append", updates: fresh }, true);
-    }
+    this.#counters.appended += fresh.length;
     return Object.freeze({ appended: Object.freeze(fresh), duplicates });
   }
 
@@ -251,7 +301,12 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
   async finish(updateId: number): Promise<void> {
     this.#assertOpen();
     checkUpdateId("updateId", updateId);
-    this.#writer.assertWritable();
+    const writable = this.#writable();
+    if (writable !== undefined) {
+      // Kept in memory even when resuming fails: the log the journal resumes with says it.
+      if (this.#model.unfinished.delete(updateId)) this.#counters.finished += 1;
+      return writable;
+    }
     if (!this.#model.unfinished.delete(updateId)) return;
     this.#counters.finished += 1;
     await this.#writer.finish(updateId);
@@ -260,12 +315,14 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
   /** Stored, unfinished updates in arrival order. */
   async unfinished(): Promise<readonly Update[]> {
     this.#assertOpen();
+    await this.#outage.settled();
     return Object.freeze([...this.#model.unfinished.values()]);
   }
 
   /** The highest `update_id` ever stored, or `undefined` before the first append. */
   async highestUpdateId(): Promise<number | undefined> {
     this.#assertOpen();
+    await this.#outage.settled();
     return this.#model.highestUpdateId;
   }
 
@@ -280,7 +337,7 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
    */
   async restartIds(): Promise<void> {
     this.#assertOpen();
-    this.#writer.assertWritable();
+    await this.#writable();
     const unfinished = this.#model.unfinished.size;
     if (unfinished > 0) {
       throw new JournalError(
@@ -309,7 +366,9 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
    */
   async compact(): Promise<void> {
     this.#assertOpen();
-    await this.#writer.compact();
+    // Resuming writes a compacted log already.
+    const writable = this.#writable();
+    await (writable ?? this.#writer.compact());
   }
 
   /** Stores (replaces) one application record; synced like an append. */
@@ -317,7 +376,8 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
     this.#assertOpen();
     checkStateKey(key);
     checkStateValue(value);
-    this.#writer.assertWritable();
+    const writable = this.#writable();
+    if (writable !== undefined) await writable;
     // A copy, so the caller changing its object later cannot change what was stored.
     const copy = JSON.parse(JSON.stringify(value)) as JournalStateValue;
     await this.#change({ type: "put", key, value: copy }, true);
@@ -327,7 +387,8 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
   async deleteState(key: string): Promise<void> {
     this.#assertOpen();
     checkStateKey(key);
-    this.#writer.assertWritable();
+    const writable = this.#writable();
+    if (writable !== undefined) await writable;
     if (!this.#model.state.has(key)) return;
     await this.#change({ type: "delete", key }, true);
   }
@@ -335,6 +396,7 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
   /** Every application record (values are frozen copies). */
   async state(): Promise<ReadonlyMap<string, JournalStateValue>> {
     this.#assertOpen();
+    await this.#outage.settled();
     return new Map(this.#model.state);
   }
 
@@ -353,6 +415,7 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
       recoveredTailBytes: this.#recoveredTailBytes,
       ...this.#counters,
       ...this.#writer.counters,
+      ...this.#outage.counters,
       isFailed: this.#writer.isFailed,
       isClosed: this.isClosed,
     });
@@ -368,6 +431,8 @@ export class FileUpdateJournal implements UpdateJournal, AsyncDisposable {
   }
 
   async #close(): Promise<void> {
+    // One more try to write what an outage held back (finishes), whatever the back-off says.
+    if (this.#writer.isFailed) await this.#outage.resume(true).catch(() => {});
     try {
       await this.#writer.close();
     } catch (error) {

@@ -1,7 +1,7 @@
 // The files of a journal directory and the two ways they are written: a positional append to the
 // log, and an atomic replacement of the whole log (write a temporary file, sync, rename, sync).
 
-import { type FileHandle, open, rename } from "node:fs/promises";
+import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { FILE_HEADER } from "./record-codec.js";
 
@@ -50,6 +50,18 @@ export async function writeFully(
   }
 }
 
+/** Reads the first `length` bytes of a file, however many calls the kernel needs. */
+export async function readPrefix(handle: FileHandle, length: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  let read = 0;
+  while (read < length) {
+    const { bytesRead } = await handle.read(buffer, read, length - read, read);
+    if (bytesRead === 0) throw new Error(`The file ended at byte ${read} of ${length}`);
+    read += bytesRead;
+  }
+  return buffer;
+}
+
 /** Makes a rename or a new file in `directory` durable (its entry, not just its bytes). */
 export async function syncDirectory(directory: string): Promise<void> {
   // Windows cannot open a directory as a file; NTFS journals the rename itself.
@@ -68,7 +80,8 @@ export async function syncDirectory(directory: string): Promise<void> {
  */
 export async function replaceLog(paths: JournalPaths, frames: readonly Buffer[]): Promise<LogFile> {
   const content = Buffer.concat([FILE_HEADER, ...frames]);
-  const handle = await open(paths.compacting, "w");
+  // Readable too: after a failed write the synced part of the log is read back (see LogOutage).
+  const handle = await open(paths.compacting, "w+");
   try {
     await writeFully(handle, content, 0);
     await handle.datasync();
@@ -76,6 +89,8 @@ export async function replaceLog(paths: JournalPaths, frames: readonly Buffer[])
     await syncDirectory(paths.directory);
   } catch (error) {
     await handle.close().catch(() => {});
+    // On a full disk, what was written of the new log is the space the next attempt needs.
+    await rm(paths.compacting, { force: true }).catch(() => {});
     throw error;
   }
   return { handle, size: content.length, records: frames.length };

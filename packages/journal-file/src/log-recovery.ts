@@ -3,7 +3,7 @@
 
 import { type FileHandle, open } from "node:fs/promises";
 import { ioError, JournalError } from "./errors.js";
-import type { JournalModel } from "./journal-model.js";
+import { JournalModel } from "./journal-model.js";
 import { type JournalPaths, type LogFile, replaceLog } from "./log-file.js";
 import { encodeRecord, FILE_HEADER, findSyncCovering, readRecord } from "./record-codec.js";
 
@@ -40,6 +40,54 @@ async function openOrCreate(
   return { handle: await open(paths.log, "r+"), isNew: true };
 }
 
+/** How far {@link replayRecords} got. */
+interface Replay {
+  /** Where the intact records end (the whole buffer unless its tail is torn). */
+  readonly end: number;
+  readonly records: number;
+  /** Whether the last record is a `synced` record covering everything before it. */
+  readonly endsCovered: boolean;
+}
+
+/**
+ * Replays the records of a log (`bytes`, header included) into `model`, up to the first damaged
+ * one that no later `synced` record covers. Damage a `synced` record covers, a record this
+ * version cannot read and a missing header are `ERR_JOURNAL_CORRUPT`.
+ */
+function replayRecords(bytes: Buffer, model: JournalModel, path: string): Replay {
+  if (
+    bytes.length < FILE_HEADER.length ||
+    !bytes.subarray(0, FILE_HEADER.length).equals(FILE_HEADER)
+  ) {
+    throw corrupt(path, "it does not start with a telepace journal header (version 1)");
+  }
+  let offset = FILE_HEADER.length;
+  let records = 0;
+  let endsCovered = false;
+  while (offset < bytes.length) {
+    const step = readRecord(bytes, offset);
+    if (step.ok) {
+      model.apply(step.record);
+      records += 1;
+      endsCovered = step.record.type === "synced" && step.record.durableEnd === offset;
+      offset = step.end;
+      continue;
+    }
+    if (step.damage === "unreadable") {
+      throw corrupt(path, `the record at byte ${offset} has a valid checksum but cannot be read`);
+    }
+    const covering = findSyncCovering(bytes, offset);
+    if (covering !== undefined) {
+      throw corrupt(
+        path,
+        `the record at byte ${offset} is damaged (${step.damage}) although the record at byte ${covering} says it had been synced`,
+      );
+    }
+    break;
+  }
+  return { end: offset, records, endsCovered };
+}
+
 /**
  * Opens (or creates) the log and replays it into `model`. At the first damaged record: when no
  * intact record after it says a completed sync covered it (a `synced` record), it is the torn
@@ -58,53 +106,47 @@ export async function recoverLog(paths: JournalPaths, model: JournalModel): Prom
   const { handle, isNew } = opened;
   try {
     const bytes = await handle.readFile();
-    if (
-      bytes.length < FILE_HEADER.length ||
-      !bytes.subarray(0, FILE_HEADER.length).equals(FILE_HEADER)
-    ) {
-      throw corrupt(paths.log, "it does not start with a telepace journal header (version 1)");
-    }
-    let offset = FILE_HEADER.length;
-    let records = 0;
-    let endsCovered = false;
-    while (offset < bytes.length) {
-      const step = readRecord(bytes, offset);
-      if (step.ok) {
-        model.apply(step.record);
-        records += 1;
-        endsCovered = step.record.type === "synced" && step.record.durableEnd === offset;
-        offset = step.end;
-        continue;
-      }
-      if (step.damage === "unreadable") {
-        throw corrupt(
-          paths.log,
-          `the record at byte ${offset} has a valid checksum but cannot be read`,
-        );
-      }
-      const covering = findSyncCovering(bytes, offset);
-      if (covering !== undefined) {
-        throw corrupt(
-          paths.log,
-          `the record at byte ${offset} is damaged (${step.damage}) although the record at byte ${covering} says it had been synced`,
-        );
-      }
-      break;
-    }
+    const { end, records, endsCovered } = replayRecords(bytes, model, paths.log);
     try {
-      if (offset < bytes.length) await handle.truncate(offset);
+      if (end < bytes.length) await handle.truncate(end);
       // What a crashed process wrote may still be only in the page cache: sync it before
       // this process's records say it is durable.
       await handle.datasync();
     } catch (error) {
       throw ioError(`sync the journal log ${paths.log}`, error);
     }
-    const cutBytes = bytes.length - offset;
-    return { file: { handle, size: offset, records }, cutBytes, isNew, endsCovered };
+    const cutBytes = bytes.length - end;
+    return { file: { handle, size: end, records }, cutBytes, isNew, endsCovered };
   } catch (error) {
     await handle.close().catch(() => {});
     throw error instanceof JournalError
       ? error
       : ioError(`read the journal log ${paths.log}`, error);
   }
+}
+
+/**
+ * What the journal holds after a failed write, for resuming: the synced part of its log
+ * (`durable`, every byte a completed sync covered, so the page cache cannot show it otherwise),
+ * replayed into a fresh model — without what was never acknowledged — plus the finishes
+ * `current` has that it lacks (asked for since the last sync, or during the outage).
+ */
+export function durableModel(
+  durable: Buffer,
+  path: string,
+  current: JournalModel,
+  dedupeHorizon: number,
+): JournalModel {
+  const model = new JournalModel(dedupeHorizon);
+  const { end } = replayRecords(durable, model, path);
+  if (end < durable.length) {
+    throw corrupt(
+      path,
+      `the record at byte ${end} is damaged although a completed sync covered it`,
+    );
+  }
+  for (const id of [...model.unfinished.keys()]) {
+    if (!current.unfinished.has(id)) model.unfinished.delete(id);
+  }
+  return model;
 }

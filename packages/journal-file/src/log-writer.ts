@@ -1,12 +1,21 @@
 // Group commit over the log: the records queued while the previous write runs go out together in
 // one write with at most one fdatasync, and a compaction replaces the log between two groups.
 // The first group after a sync starts with a `synced` record, so recovery can tell damage a
-// crash left (never synced) from damage to synced data.
+// crash left (never synced) from damage to synced data. After a failed write or sync it writes
+// nothing more until `resume` has put a new log in place.
 
 import { createDeferred, type Deferred } from "@telepace/core";
 import { ioError, JournalError } from "./errors.js";
-import { type JournalPaths, type LogFile, replaceLog, writeFully } from "./log-file.js";
+import { type JournalPaths, type LogFile, readPrefix, replaceLog, writeFully } from "./log-file.js";
 import { encodeRecord } from "./record-codec.js";
+
+function failedError(cause: JournalError): JournalError {
+  return new JournalError(
+    "ERR_JOURNAL_FAILED",
+    "The journal is not writing: a write or sync failed, and it has not resumed yet",
+    { cause },
+  );
+}
 
 /** Records that go out in one write. */
 interface Group {
@@ -29,12 +38,24 @@ export interface LogWriterHooks {
    * flight, so it describes exactly what is on disk plus the group compaction takes over.
    */
   liveFrames(): Buffer[];
-  /** Told once about the first failed write, sync or compaction. */
+  /** Told about each failed write, sync, compaction or resumption (its `ERR_JOURNAL_IO`). */
   onFailure(error: JournalError): void;
   /** Told about each finished compaction. */
   onCompacted(before: number, after: number): void;
   /** Told about each write of a group. */
   onWritten(bytes: number, records: number, isSynced: boolean): void;
+}
+
+/** What a {@link LogWriter} starts from. */
+export interface LogWriterOptions {
+  readonly paths: JournalPaths;
+  /** The log, open and synced (everything in it is durable). */
+  readonly file: LogFile;
+  /** Whether the log ends with a `synced` record covering all of it (a clean close). */
+  readonly isCoveredToEnd: boolean;
+  /** See `FileUpdateJournalOptions.compactAfterBytes`. */
+  readonly compactAfterBytes: number;
+  readonly hooks: LogWriterHooks;
 }
 
 /** Counters of a {@link LogWriter}. */
@@ -46,9 +67,10 @@ export interface LogWriterCounters {
 
 /**
  * Serializes every change to the log. Writes queued in one turn (and while a write is in flight)
- * share a group; a group syncs when any record in it asked for a sync. After the first failed
- * write or sync nothing more is written: the page cache can no longer be trusted to match the
- * disk, so the journal must be reopened (which re-reads the disk).
+ * share a group; a group syncs when any record in it asked for a sync. After a failed write or
+ * sync nothing more is appended: past the last completed sync the page cache can no longer be
+ * trusted to match the disk. {@link resume} writes the journal's live records to a new log
+ * instead, and appending goes on there.
  */
 export class LogWriter {
   readonly #paths: JournalPaths;
@@ -72,23 +94,14 @@ export class LogWriter {
   #failure: JournalError | undefined;
   readonly counters: LogWriterCounters = { writes: 0, syncs: 0, compactions: 0 };
 
-  /**
-   * @param file - the log, open and synced (everything in it is durable).
-   * @param endsCovered - whether it ends with a `synced` record covering all of it.
-   */
-  constructor(
-    paths: JournalPaths,
-    file: LogFile,
-    endsCovered: boolean,
-    compactAfterBytes: number,
-    hooks: LogWriterHooks,
-  ) {
-    this.#paths = paths;
+  constructor(options: LogWriterOptions) {
+    const { file } = options;
+    this.#paths = options.paths;
     this.#file = file;
     this.#durableEnd = file.size;
-    this.#coveredSize = endsCovered ? file.size : 0;
-    this.#compactAfterBytes = compactAfterBytes;
-    this.#hooks = hooks;
+    this.#coveredSize = options.isCoveredToEnd ? file.size : 0;
+    this.#compactAfterBytes = options.compactAfterBytes;
+    this.#hooks = options.hooks;
   }
 
   /** Bytes in the log, including its header. */
@@ -101,18 +114,50 @@ export class LogWriter {
     return this.#file.records;
   }
 
-  /** Whether a write failed (see {@link assertWritable}). */
+  /** Whether a write failed and no {@link resume} has succeeded since. */
   get isFailed(): boolean {
     return this.#failure !== undefined;
   }
 
-  /** Throws `ERR_JOURNAL_FAILED` once a write has failed; call before changing any state. */
-  assertWritable(): void {
-    if (this.#failure !== undefined) throw this.#failure;
+  /** `ERR_JOURNAL_FAILED` (its `cause` the latest I/O error) while {@link isFailed}. */
+  get failure(): JournalError | undefined {
+    return this.#failure;
+  }
+
+  /**
+   * The part of the log a completed sync covered, read back after a failure. Bytes past it may
+   * be in the page cache only, or not even there, so nothing else is trusted.
+   */
+  async durableBytes(): Promise<Buffer> {
+    try {
+      return await readPrefix(this.#file.handle, this.#durableEnd);
+    } catch (error) {
+      throw this.#refail(ioError(`read back the journal log ${this.#paths.log}`, error));
+    }
+  }
+
+  /**
+   * After a failure: writes the live records to a new log in place of the old one (as a
+   * compaction does), and accepts writes again. Rejects with the `ERR_JOURNAL_IO` of the attempt
+   * (and stays failed) when the file system still fails. Call it with nothing queued, as a
+   * failed writer holds nothing.
+   */
+  async resume(): Promise<void> {
+    if (this.#failure === undefined) return;
+    const before = this.#file;
+    try {
+      this.#adopt(await replaceLog(this.#paths, this.#hooks.liveFrames()));
+    } catch (error) {
+      throw this.#refail(ioError(`write a new journal log ${this.#paths.log}`, error));
+    }
+    this.#failure = undefined;
+    await before.handle.close().catch(() => {});
   }
 
   /** Queues a framed record; resolves once written (and synced, with `needsSync`). */
   write(frame: Buffer, needsSync: boolean): Promise<void> {
+    // Appending past a failure would trust bytes the page cache may not hold: resume first.
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
     const group = this.#group();
     group.frames.push(frame);
     group.bytes += frame.length;
@@ -122,6 +167,7 @@ export class LogWriter {
 
   /** Queues a finished id (no sync of its own); resolves once written. */
   finish(updateId: number): Promise<void> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
     const group = this.#group();
     group.finishedIds.push(updateId);
     return group.done.promise;
@@ -251,12 +297,8 @@ export class LogWriter {
     this.#compactionRequests = [];
     this.#isCompactionDue = false;
     const before = this.#file;
-    this.#file = await replaceLog(this.#paths, this.#hooks.liveFrames());
+    this.#adopt(await replaceLog(this.#paths, this.#hooks.liveFrames()));
     this.counters.compactions += 1;
-    this.#sizeAfterCompaction = this.#file.size;
-    this.#durableEnd = this.#file.size;
-    this.#markedEnd = 0;
-    this.#coveredSize = 0;
     this.#inFlight = undefined;
     await before.handle.close().catch(() => {});
     group?.done.resolve();
@@ -265,13 +307,26 @@ export class LogWriter {
     this.#hooks.onCompacted(before.size, this.#file.size);
   }
 
+  /** A failure while failed already: the latest cause is the one to report. */
+  #refail(cause: JournalError): JournalError {
+    this.#failure = failedError(cause);
+    this.#hooks.onFailure(cause);
+    return cause;
+  }
+
+  /** Takes a newly written, synced log as the one to append to. */
+  #adopt(file: LogFile): void {
+    this.#file = file;
+    this.#sizeAfterCompaction = file.size;
+    this.#durableEnd = file.size;
+    this.#markedEnd = 0;
+    this.#coveredSize = 0;
+    this.#isCompactionDue = false;
+  }
+
   #fail(error: unknown): void {
     const cause = error instanceof JournalError ? error : ioError("write the journal", error);
-    this.#failure = new JournalError(
-      "ERR_JOURNAL_FAILED",
-      "The journal accepts no more writes after a failed write or sync; close and reopen it",
-      { cause },
-    );
+    this.#failure = failedError(cause);
     // What was being written fails with the I/O error itself; what was queued behind it with
     // ERR_JOURNAL_FAILED, like every later call.
     this.#inFlight?.done.reject(cause);

@@ -1,6 +1,14 @@
 // The options of FileUpdateJournal.open, their defaults in one frozen object, and their checking.
 
-import { checkLogger, checkOptionalNumber, checkOptions, type Logger } from "@telepace/core";
+import {
+  type Clock,
+  checkClock,
+  checkLogger,
+  checkOptionalNumber,
+  checkOptions,
+  type Logger,
+  systemClock,
+} from "@telepace/core";
 
 /** Options of {@link FileUpdateJournal.open}. */
 export interface FileUpdateJournalOptions {
@@ -15,15 +23,21 @@ export interface FileUpdateJournalOptions {
   readonly compactAfterBytes?: number;
   /**
    * How far below `highestUpdateId` (in update ids) stored ids are remembered exactly. An id at
-   * or below `highestUpdateId - dedupeHorizon` counts as a duplicate without a lookup: Telegram
-   * never sends an update that far below one it already delivered. Memory is one range per gap in
-   * the ids within the horizon (Telegram's ids are consecutive, so usually one range).
+   * or below `highestUpdateId - dedupeHorizon` counts as a duplicate without a lookup: within one
+   * numbering Telegram does not send an update that far below one it delivered (a new numbering
+   * starts with `restartIds()`). Memory is one range per gap in the ids within the horizon
+   * (Telegram's ids are consecutive, so usually one range).
    *
    * Integer >= 0. @defaultValue 100000
    */
   readonly dedupeHorizon?: number;
   /** Where recovery, compaction and failures are logged (pino-compatible). @defaultValue none */
   readonly logger?: Logger;
+  /**
+   * Times the back-off between attempts to resume after a failed write (see the README's
+   * "A failed write or sync"); tests pass a `ManualClock`. @defaultValue the system clock
+   */
+  readonly clock?: Clock;
 }
 
 /** The defaults of {@link FileUpdateJournalOptions}. */
@@ -37,9 +51,10 @@ export interface ResolvedOptions {
   readonly compactAfterBytes: number;
   readonly dedupeHorizon: number;
   readonly logger: Logger;
+  readonly clock: Clock;
 }
 
-const known = ["compactAfterBytes", "dedupeHorizon", "logger"] as const;
+const known = ["compactAfterBytes", "dedupeHorizon", "logger", "clock"] as const;
 
 /** Checks the options whole (unknown keys, types, ranges) and fills in the defaults. */
 export function resolveOptions(options: unknown): ResolvedOptions {
@@ -63,5 +78,6 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     compactAfterBytes,
     dedupeHorizon,
     logger: checkLogger(given.logger),
+    clock: checkClock(given.clock, systemClock),
   };
 }

@@ -1,14 +1,14 @@
 // FileUpdateJournal against the UpdateJournal contract, reopening the same directory for the
 // durability tests.
 
+import { describeJournalContract } from "@telepace/testing";
 import { FileUpdateJournal } from "../src/index.js";
 import { temporaryDirectory } from "./helpers.js";
-import { describeJournalContract } from "./journal-contract.js";
 
 describeJournalContract("FileUpdateJournal", {
   open: async () => FileUpdateJournal.open(await temporaryDirectory()),
   reopen: async (journal) => {
     await journal.close();
-    return FileUpdateJournal.open((journal as FileUpdateJournal).snapshot().directory);
+    return FileUpdateJournal.open(journal.snapshot().directory);
   },
 });

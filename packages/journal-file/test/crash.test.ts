@@ -10,9 +10,11 @@ import { describe, expect, it } from "vitest";
 import { FileUpdateJournal } from "../src/index.js";
 import { encodeRecord } from "../src/record-codec.js";
 import { crashUpdate } from "./fixtures/crash-update.js";
+import { roundIds } from "./fixtures/restart-rounds.js";
 import { logPath, temporaryDirectory } from "./helpers.js";
 
-const CHILD = fileURLToPath(new URL("./fixtures/append-child.ts", import.meta.url));
+const APPEND_CHILD = fileURLToPath(new URL("./fixtures/append-child.ts", import.meta.url));
+const RESTART_CHILD = fileURLToPath(new URL("./fixtures/restart-child.ts", import.meta.url));
 const PACKAGE = fileURLToPath(new URL("..", import.meta.url));
 
 interface ChildRun {
@@ -21,30 +23,24 @@ interface ChildRun {
   readonly stderr: string;
 }
 
-/** Starts the child and kills it with SIGKILL `delayMs` after its `acks`-th acknowledged batch. */
-async function runAndKill(
-  directory: string,
-  options: { batchSize: number; textRepeat: number; acks: number; delayMs: number },
-): Promise<ChildRun> {
+/** When to kill: `delayMs` after the `count`-th line of this kind. */
+interface KillPlan {
+  readonly kind: string;
+  readonly count: number;
+  readonly delayMs: number;
+}
+
+/** Starts a fixture with `args` and kills it with SIGKILL as `plan` says. */
+async function runAndKill(script: string, args: string[], plan: KillPlan): Promise<ChildRun> {
   const child = spawn(
     process.execPath,
-    [
-      "--conditions=@telepace/source",
-      "--import",
-      "tsx",
-      CHILD,
-      directory,
-      String(options.batchSize),
-      String(options.textRepeat),
-      // Small enough that the child compacts every few batches, so kills land in compactions too.
-      String(512 * 1024),
-    ],
+    ["--conditions=@telepace/source", "--import", "tsx", script, ...args],
     { cwd: PACKAGE, stdio: ["ignore", "pipe", "pipe"] },
   );
   const lines: { kind: string; ids: number[] }[] = [];
   let stderr = "";
   let buffered = "";
-  let acks = 0;
+  let seen = 0;
   let isKilledOnPlan = false;
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
@@ -56,9 +52,9 @@ async function runAndKill(
     for (const line of complete) {
       const [kind = "", ids = ""] = line.split(" ");
       lines.push({ kind, ids: ids.split(",").map(Number) });
-      if (kind === "acked" && ++acks === options.acks) {
+      if (kind === plan.kind && ++seen === plan.count) {
         isKilledOnPlan = true;
-        setTimeout(() => child.kill("SIGKILL"), options.delayMs);
+        setTimeout(() => child.kill("SIGKILL"), plan.delayMs);
       }
     }
   });
@@ -90,7 +86,17 @@ describe("a process killed with SIGKILL", () => {
         acks: 1 + Math.floor(Math.random() * 20),
         delayMs: Math.random() * 3,
       };
-      const { lines } = await runAndKill(directory, plan);
+      const { lines } = await runAndKill(
+        APPEND_CHILD,
+        [
+          directory,
+          String(plan.batchSize),
+          String(plan.textRepeat),
+          // Small enough that the child compacts every few batches, so kills land in compactions too.
+          String(512 * 1024),
+        ],
+        { kind: "acked", count: plan.acks, delayMs: plan.delayMs },
+      );
       const context = JSON.stringify({ run, plan });
       const begun: number[][] = [];
       for (const { kind, ids } of lines) {
@@ -146,4 +152,51 @@ describe("a process killed with SIGKILL", () => {
       await journal.close();
     }
   }, 60_000);
+});
+
+describe("a process killed with SIGKILL while it restarts the ids", () => {
+  it("leaves the old numbering or the new one, never a mix", async () => {
+    const outcomes = new Set<string>();
+    // Soon after a restart began (inside its compaction of a 2 MB state record), and after one
+    // ended (before the next numbering's first update).
+    const plans = [
+      ...[0, 1, 2, 4, 6, 8, 12, 20].map((delayMs) => ({ kind: "restarting", delayMs })),
+      ...[0, 5, 10].map((delayMs) => ({ kind: "restarted", delayMs })),
+    ];
+    for (const [run, { kind, delayMs }] of plans.entries()) {
+      const directory = await temporaryDirectory();
+      const plan = { kind, count: 1 + (run % 3), delayMs };
+      const { lines } = await runAndKill(RESTART_CHILD, [directory, String(2_000_000)], plan);
+      const journal = await FileUpdateJournal.open(directory);
+      // The last round whose state record was synced; its restart may or may not have happened.
+      const round = (await journal.state()).get("round") as number;
+      const context = JSON.stringify({ run, plan, round });
+      const restarted = lines.some(({ kind, ids }) => kind === "restarted" && ids[0] === round);
+      const highest = await journal.highestUpdateId();
+      const old = roundIds(round);
+      const next = roundIds(round + 1);
+      expect(((await journal.state()).get("ballast") as string).length, context).toBe(2_000_000);
+      const unfinished = (await journal.unfinished()).map((update) => update.update_id);
+      const again = await journal.append(old.map((id) => crashUpdate(id, 1)));
+      if (highest === old.at(-1)) {
+        // The old numbering, whole: every id of the round is still a duplicate.
+        expect(restarted, context).toBe(false);
+        expect(unfinished, context).toEqual([]);
+        expect(again.duplicates, context).toBe(5);
+        outcomes.add("old");
+      } else {
+        // The new numbering: nothing of the old one remembered; maybe some of the next round.
+        expect(highest === undefined || next.includes(highest), `${context} ${highest}`).toBe(true);
+        expect(
+          unfinished.every((id) => next.includes(id)),
+          context,
+        ).toBe(true);
+        expect(again.duplicates, context).toBe(0);
+        outcomes.add("new");
+      }
+      await journal.close();
+    }
+    // Both happen over the runs: the kills did land on either side of the rename.
+    expect([...outcomes].sort()).toEqual(["new", "old"]);
+  }, 120_000);
 });

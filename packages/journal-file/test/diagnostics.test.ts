@@ -24,6 +24,7 @@ describe("diagnostics channels", () => {
       written: "telepace:journal-file:written",
       compacted: "telepace:journal-file:compacted",
       failed: "telepace:journal-file:failed",
+      resumed: "telepace:journal-file:resumed",
     });
   });
 

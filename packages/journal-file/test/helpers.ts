@@ -1,12 +1,14 @@
 // Test helpers of @telepace/journal-file: temporary journal directories removed after each file,
-// and batches of the contract suite's updates.
+// batches of the contract suite's updates, a journal's rejections, and what root-only tests need.
 
+import { spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Update } from "@grammyjs/types";
-import { afterAll } from "vitest";
-import { contractUpdate } from "./journal-contract.js";
+import { contractUpdate } from "@telepace/testing";
+import { afterAll, expect } from "vitest";
+import { JournalError } from "../src/index.js";
 
 const created: string[] = [];
 
@@ -29,3 +31,32 @@ export const updates = (...ids: number[]): Update[] => ids.map(contractUpdate);
 
 /** The ids of a list of updates, in order. */
 export const idsOf = (list: readonly Update[]): number[] => list.map((update) => update.update_id);
+
+/** The `JournalError` a promise rejects with (fails the test when it resolves or throws another). */
+export async function journalRejection(promise: Promise<unknown>): Promise<JournalError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(JournalError);
+  return error as JournalError;
+}
+
+/**
+ * Why a test of namespaces (`what`) cannot run here, or `undefined`: it needs Linux, root, and
+ * `unshare` with `unshareArgs` to succeed.
+ */
+export function namespacesUnavailable(
+  what: string,
+  unshareArgs: readonly string[],
+): string | undefined {
+  if (process.platform !== "linux") return `${what} are Linux only`;
+  if (process.getuid?.() !== 0) {
+    return "they need root (CI runs as root; locally: sudo pnpm exec vitest run --project journal-file)";
+  }
+  const probe = spawnSync("unshare", unshareArgs);
+  if (probe.error !== undefined || probe.status !== 0) {
+    return `\`unshare ${unshareArgs.join(" ")}\` fails here (it needs util-linux and ${what})`;
+  }
+  return undefined;
+}

@@ -1,10 +1,10 @@
 // Options and arguments are checked whole: unknown keys with the closest name, types and ranges,
 // and values the log could not store faithfully, before anything is written.
 
+import { contractUpdate } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { FileUpdateJournal, fileUpdateJournalDefaults } from "../src/index.js";
 import { temporaryDirectory } from "./helpers.js";
-import { contractUpdate } from "./journal-contract.js";
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   return promise.then(
@@ -72,11 +72,33 @@ describe("FileUpdateJournal.open options", () => {
     );
   });
 
-  it("accepts Infinity for compactAfterBytes and 0 for dedupeHorizon", async () => {
+  it("takes Infinity for compactAfterBytes: no compaction of its own, compact() still works", async () => {
     const journal = await FileUpdateJournal.open(await temporaryDirectory(), {
       compactAfterBytes: Number.POSITIVE_INFINITY,
-      dedupeHorizon: 0,
     });
+    const large = (id: number) => ({ ...contractUpdate(id), big: "x".repeat(64 * 1024) });
+    for (let id = 0; id < 32; id++) {
+      await journal.append([large(id)]);
+      await journal.finish(id);
+    }
+    expect(journal.snapshot().fileBytes).toBeGreaterThan(2 * 1024 * 1024);
+    expect(journal.snapshot().compactions).toBe(0);
+    await journal.compact();
+    expect(journal.snapshot()).toMatchObject({
+      compactions: 1,
+      unfinished: 0,
+      highestUpdateId: 31,
+    });
+    await journal.close();
+  });
+
+  it("takes 0 for dedupeHorizon: every id at or below the highest is a duplicate", async () => {
+    const journal = await FileUpdateJournal.open(await temporaryDirectory(), { dedupeHorizon: 0 });
+    await journal.append([contractUpdate(10)]);
+    const late = await journal.append([contractUpdate(9), contractUpdate(10), contractUpdate(11)]);
+    expect(late.appended.map((update) => update.update_id)).toEqual([11]);
+    expect(late.duplicates).toBe(2);
+    expect(journal.snapshot().idRanges).toBe(1);
     await journal.close();
   });
 });

@@ -1,5 +1,7 @@
 // The error family of @telepace/media-scheduler: one base class with a stable `code`.
 
+import { brandErrors } from "@telepace/core";
+
 /**
  * Stable codes of {@link MediaSchedulerError}.
  *
@@ -29,3 +31,6 @@ export class MediaSchedulerError extends Error {
     this.code = code;
   }
 }
+
+// `instanceof` by brand: it holds for an error from another installed copy of this package.
+brandErrors("@telepace/media-scheduler", { MediaSchedulerError });

@@ -1,5 +1,5 @@
-// The intake's metrics: offset lag and unfinished updates read from its snapshot, its polling
-// counters, and getUpdates durations from its diagnostics events.
+// The intake's metrics: offset lag and unfinished updates read from its snapshot, its polling and
+// journal counters, a journal outage, and getUpdates durations from its diagnostics events.
 
 import type { BatchObservableResult, Meter } from "@opentelemetry/api";
 import type { UpdateIntakeEvent } from "@telepace/update-dispatch";
@@ -21,6 +21,10 @@ export interface UpdateIntakeSource {
     readonly duplicates: number;
     readonly rateLimited: number;
     readonly backoffs: number;
+    /** Read when present (an intake of update-dispatch 0.3 or later). */
+    readonly idRestarts?: number;
+    readonly journalFailures?: number;
+    readonly journalOutageMs?: number;
     readonly dispatcher: DispatcherSnapshotView;
   };
 }
@@ -60,6 +64,18 @@ export function instrumentIntake(meter: Meter, intake: UpdateIntakeSource): () =
     description: "Waits before polling again (429s, transient failures, failed appends)",
     unit: "{wait}",
   });
+  const idRestarts = meter.createObservableCounter("telepace.intake.id_restarts", {
+    description: "Times the update ids restarted lower and the journal forgot the old ones",
+    unit: "{restart}",
+  });
+  const journalFailures = meter.createObservableCounter("telepace.intake.journal.failures", {
+    description: "Journal calls that failed (appends, finishes, restarts of ids, reads at start)",
+    unit: "{call}",
+  });
+  const journalOutage = meter.createObservableGauge("telepace.intake.journal.outage", {
+    description: "How long the journal has been failing now; 0 while it works",
+    unit: "s",
+  });
   const observables = [
     offsetLag,
     unfinished,
@@ -69,6 +85,9 @@ export function instrumentIntake(meter: Meter, intake: UpdateIntakeSource): () =
     duplicates,
     rateLimited,
     backoffs,
+    idRestarts,
+    journalFailures,
+    journalOutage,
   ];
   const callback = (result: BatchObservableResult): void => {
     const snapshot = intake.snapshot();
@@ -80,6 +99,13 @@ export function instrumentIntake(meter: Meter, intake: UpdateIntakeSource): () =
     result.observe(duplicates, snapshot.duplicates);
     result.observe(rateLimited, snapshot.rateLimited);
     result.observe(backoffs, snapshot.backoffs);
+    if (snapshot.idRestarts !== undefined) result.observe(idRestarts, snapshot.idRestarts);
+    if (snapshot.journalFailures !== undefined) {
+      result.observe(journalFailures, snapshot.journalFailures);
+    }
+    if (snapshot.journalOutageMs !== undefined) {
+      result.observe(journalOutage, seconds(snapshot.journalOutageMs));
+    }
   };
   meter.addBatchObservableCallback(callback, observables);
 

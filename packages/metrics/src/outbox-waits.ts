@@ -1,5 +1,7 @@
 // How long outbox ops wait before their first attempt, pieced together from the events of an
-// outbox before 0.3 (they carry no times): an op's enqueue time is kept until it starts or leaves.
+// outbox 0.2 (they carry no times): an op's enqueue time is kept until it starts or leaves. It
+// stays because this package requires no outbox version (it never loads the outbox) and reads
+// 0.2, which is released; without it an outbox 0.2 would leave queue waits unmeasured.
 
 /** One op waiting for its first attempt. */
 interface Waiting {

@@ -1,6 +1,6 @@
 import type { Update } from "@grammyjs/types";
 import { createDeferred, ManualClock } from "@telepace/core";
-import { type GetUpdates, UpdateIntake } from "@telepace/update-dispatch";
+import { type GetUpdates, MemoryUpdateJournal, UpdateIntake } from "@telepace/update-dispatch";
 import { describe, expect, it } from "vitest";
 import { instrumentTelepace } from "../src/index.js";
 import { meterHarness } from "./support/metric-reader.js";
@@ -39,7 +39,7 @@ describe("intake metrics", () => {
         getUpdates: scripted(clock, [
           { delayMs: 1_500, updates: [message(1, 10), message(2, 11), message(3, 12)] },
           { error: { error_code: 429, parameters: { retry_after: 3 } } },
-          { delayMs: 500, updates: [message(4, 13), message(5, 14), message(3, 12)] },
+          { delayMs: 500, updates: [message(4, 13), message(5, 14), message(5, 14)] },
         ]),
       },
     );
@@ -87,6 +87,39 @@ describe("intake metrics", () => {
     metrics.stop();
     stop.abort();
     await running;
+    await intake.close();
+  });
+});
+
+describe("intake journal metrics", () => {
+  it("reports failed journal calls, an outage while it lasts, and restarts of update ids", async () => {
+    const clock = new ManualClock();
+    const { meter, collect } = meterHarness();
+    const journal = new MemoryUpdateJournal();
+    const append = journal.append.bind(journal);
+    let failing = 2;
+    journal.append = (updates) =>
+      failing-- > 0
+        ? Promise.reject(Object.assign(new Error("full"), { code: "ENOSPC" }))
+        : append(updates);
+    const intake = new UpdateIntake(() => {}, { clock, journal });
+    const metrics = instrumentTelepace({ meter, intake });
+    await expect(intake.accept(message(1, 10))).rejects.toThrow("full");
+    await clock.advance(2_500);
+    await expect(intake.accept(message(1, 10))).rejects.toThrow("full");
+    let collected = await collect();
+    expect(collected.value("telepace.intake.journal.failures")).toBe(2);
+    expect(collected.value("telepace.intake.journal.outage")).toBe(2.5);
+    expect(collected.value("telepace.intake.id_restarts")).toBe(0);
+
+    expect(await intake.accept(message(1, 10))).toEqual({ status: "stored" });
+    await clock.flush();
+    await clock.advance(7 * 24 * 3_600_000); // a silent week: the next id starts a new numbering
+    expect(await intake.accept(message(1, 10))).toEqual({ status: "stored" });
+    collected = await collect();
+    expect(collected.value("telepace.intake.journal.outage")).toBe(0);
+    expect(collected.value("telepace.intake.id_restarts")).toBe(1);
+    metrics.stop();
     await intake.close();
   });
 });

@@ -1,18 +1,18 @@
 // One attempt of an op: its request started under a fresh AbortController, and its answer carried
-// out — delivered (its follow-up enqueued), or what the retry policy decided for a failure.
+// out — delivered (its follow-up enqueued), or what the retry policy decided for a failure. What
+// the scheduler must know of it is returned, never applied here: the outbox hands it on.
 
 import { type Logger, safeLog } from "@telepace/core";
 import type { FailureVerdict } from "./classify.js";
 import { publish } from "./events.js";
-import { type Entry, isPaced, type Lane } from "./lane.js";
+import type { AttemptEnd, Entry, Lane } from "./lane.js";
 import type { OutboxOperation } from "./operation.js";
 import type { ResolvedOutboxOptions } from "./outbox-options.js";
 import type { MutableCounters } from "./outbox-snapshot.js";
 import type { OutboxOutcome } from "./outcome.js";
 import type { PendingOps } from "./pending-ops.js";
 import { retryAfterFrom } from "./retry-after.js";
-import { decideRetry } from "./retry-policy.js";
-import type { Scheduler } from "./scheduler.js";
+import { decideRetry, type Hold } from "./retry-policy.js";
 import { errorLabel, failedOutcome, type Settlement } from "./settlement.js";
 
 /** What an attempt asks of the outbox it runs for. */
@@ -25,8 +25,6 @@ export interface AttemptHost {
   failLane(lane: Lane, error: unknown): void;
   /** Fails every pending op, as not delivered. */
   failAll(error: unknown): void;
-  /** An attempt ended: the outbox may be done closing. */
-  checkIdle(): void;
 }
 
 /** The parts of the outbox an attempt works on. */
@@ -34,14 +32,16 @@ export interface AttemptParts {
   readonly options: ResolvedOutboxOptions;
   readonly counters: MutableCounters;
   readonly pending: PendingOps;
-  readonly inFlight: Set<Entry>;
-  readonly scheduler: Scheduler;
   readonly settlement: Settlement;
 }
 
-type Attempt =
+/** An attempt's answer, as {@link AttemptRunner.start} resolves it. */
+export type AttemptAnswer = { readonly entry: Entry } & (
   | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly error: unknown };
+  | { readonly ok: false; readonly error: unknown }
+);
+
+const RESET_FAILURES: Hold = Object.freeze({ kind: "reset-failures" });
 
 /** Runs attempts: at most one per lane, each ending in a delivery, a requeue or a settlement. */
 export class AttemptRunner {
@@ -49,8 +49,6 @@ export class AttemptRunner {
   readonly #logger: Logger;
   readonly #counters: MutableCounters;
   readonly #pending: PendingOps;
-  readonly #inFlight: Set<Entry>;
-  readonly #scheduler: Scheduler;
   readonly #settlement: Settlement;
   readonly #host: AttemptHost;
 
@@ -59,24 +57,21 @@ export class AttemptRunner {
     this.#logger = parts.options.logger;
     this.#counters = parts.counters;
     this.#pending = parts.pending;
-    this.#inFlight = parts.inFlight;
-    this.#scheduler = parts.scheduler;
     this.#settlement = parts.settlement;
     this.#host = host;
   }
 
-  /** Starts the lane's head: the pacing store granted it a slot. */
-  start(lane: Lane, now: number): void {
+  /**
+   * Starts the lane's head (the pacing store granted it a slot at `now`); resolves with its answer
+   * for {@link AttemptRunner.finish}.
+   */
+  start(lane: Lane, now: number): Promise<AttemptAnswer> {
     const entry = this.#pending.shift(lane);
     entry.state = "in-flight";
     entry.attempts++;
     entry.startedAt = now;
     lane.inFlight = entry;
-    this.#inFlight.add(entry);
     this.#counters.executed++;
-    if (isPaced(entry) && lane.pacing.intervalMs > 0) {
-      lane.nextAt = now + lane.pacing.intervalMs;
-    }
     const controller = new AbortController();
     entry.controller = controller;
     publish("started", () => ({
@@ -92,33 +87,31 @@ export class AttemptRunner {
     } catch (error) {
       running = Promise.reject(error);
     }
-    running.then(
-      (value) => this.#finish(entry, { ok: true, value }),
-      (error: unknown) => this.#finish(entry, { ok: false, error }),
+    return running.then(
+      (value): AttemptAnswer => ({ entry, ok: true, value }),
+      (error: unknown): AttemptAnswer => ({ entry, ok: false, error }),
     );
   }
 
-  #finish(entry: Entry, attempt: Attempt): void {
+  /**
+   * Carries out an attempt's answer: the op is delivered, requeued in its place or settled as the
+   * retry policy decides. Returns what the scheduler must apply to the op's lane.
+   */
+  finish(answer: AttemptAnswer): AttemptEnd {
+    const { entry } = answer;
     const lane = entry.lane;
     lane.inFlight = undefined;
     entry.controller = undefined;
-    this.#inFlight.delete(entry);
-    const now = this.#options.clock.now();
-    this.#scheduler.recordDuration(now, now - entry.startedAt);
-    const returned429 = attempt.ok ? retryAfterFrom(attempt.value) : undefined;
-    const outcome: Attempt =
-      returned429 === undefined ? attempt : { ok: false, error: returned429 };
-
-    if (outcome.ok) {
-      lane.transientFailures = 0;
-      if (entry.state !== "settled") this.#deliver(entry, outcome.value);
-    } else {
-      this.#onFailure(entry, outcome.error, this.#classify(entry, outcome.error), now);
+    const endedAt = this.#options.clock.now();
+    const durationMs = endedAt - entry.startedAt;
+    const returned429 = answer.ok ? retryAfterFrom(answer.value) : undefined;
+    if (answer.ok && returned429 === undefined) {
+      if (entry.state !== "settled") this.#deliver(entry, answer.value);
+      return { lane, hold: RESET_FAILURES, endedAt, durationMs };
     }
-    this.#scheduler.place(lane);
-    // A place in flight is free: other ready chats may start even if this one has nothing left.
-    this.#scheduler.wake();
-    this.#host.checkIdle();
+    const error = answer.ok ? returned429 : answer.error;
+    const hold = this.#onFailure(entry, error, this.#classify(entry, error));
+    return { lane, hold, endedAt, durationMs };
   }
 
   #classify(entry: Entry, error: unknown): FailureVerdict {
@@ -135,8 +128,8 @@ export class AttemptRunner {
     }
   }
 
-  /** Carries out the retry policy's decision for a failed attempt. */
-  #onFailure(entry: Entry, error: unknown, verdict: FailureVerdict, now: number): void {
+  /** Carries out the retry policy's decision for a failed attempt; returns how to hold its lane. */
+  #onFailure(entry: Entry, error: unknown, verdict: FailureVerdict): Hold {
     const lane = entry.lane;
     const { hold, op } = decideRetry(
       {
@@ -151,25 +144,23 @@ export class AttemptRunner {
       },
       this.#options,
     );
-    this.#scheduler.hold(lane, hold, now);
     if (hold.kind === "freeze") this.#rateLimited(entry, hold.scope, hold.retryAfterMs);
     switch (op.action) {
       case "none":
-        return;
+        break;
       case "settle":
         this.#settlement.settle(entry, op.outcome);
-        return;
+        break;
       case "requeue":
         this.#requeue(entry, op.reason, op.delayMs);
-        return;
+        break;
       case "fail":
         this.#settlement.settle(entry, failedOutcome(op.error, entry.attempts, op.maybeDelivered));
         if (op.scope === "chat") this.#host.failLane(lane, op.error);
-        else if (op.scope === "all") {
-          this.#host.failAll(op.error);
-        }
-        return;
+        else if (op.scope === "all") this.#host.failAll(op.error);
+        break;
     }
+    return hold;
   }
 
   /** Counts, publishes and logs a 429 (the scheduler holds its chat). */

@@ -4,6 +4,7 @@
 // (it depends on this package, never the other way round).
 
 import type { ResponseParameters } from "@grammyjs/types";
+import { brandErrors } from "@telepace/core";
 
 /** Stable codes of {@link OutboxError}. Match on these, never on `message`. */
 export type OutboxErrorCode =
@@ -194,3 +195,14 @@ export class NetworkError extends OutboxError {
     this.statusCode = details.statusCode;
   }
 }
+
+// `instanceof` by brand: it holds for an error from another installed copy of this package.
+brandErrors("@telepace/outbox", {
+  OutboxError,
+  RetryAfterError,
+  RetryAfterTooLongError,
+  TelegramApiError,
+  ChatMigratedError,
+  ForbiddenError,
+  NetworkError,
+});

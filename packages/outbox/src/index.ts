@@ -5,6 +5,7 @@ export {
   type FailureContext,
   type FailureVerdict,
 } from "./classify.js";
+export { isConnectFailure, networkErrorCode } from "./connect-failure.js";
 export { outboxDefaults } from "./defaults.js";
 export {
   ChatMigratedError,
@@ -88,3 +89,13 @@ export {
   type StreamRegistrySnapshot,
   type StreamSource,
 } from "./streaming/stream-registry.js";
+export {
+  classOfMethod,
+  type MethodClass,
+  type MethodName,
+  methodClasses,
+  type WriteMethodName,
+} from "./writes/method-classes.js";
+export { replacingProgress } from "./writes/replace-progress.js";
+export { type WriteTarget, writeKeys } from "./writes/write-keys.js";
+export { planWrite, type WritePlan, writeOperation } from "./writes/write-plan.js";

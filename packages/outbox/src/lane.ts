@@ -1,10 +1,12 @@
 // A lane: the pending ops of one chat (or of one chat-less key) in send order,
-// (priority, queued_at), with the times the chat may next be asked for a pacing slot.
+// (priority, queued_at), with the times the chat may next be asked for a pacing slot, and what
+// an attempt's end tells the scheduler about them.
 
 import { BinaryHeap, type Deferred } from "@telepace/core";
 import { type OutboxOperation, Priority } from "./operation.js";
 import type { ChatPacing } from "./outbox-options.js";
 import type { OutboxOutcome } from "./outcome.js";
+import type { Hold } from "./retry-policy.js";
 
 /** Where an op stands in line: lower priority first, then earlier `queuedAt`, then `seq`. */
 export interface Place {
@@ -57,6 +59,17 @@ export interface Lane {
   frozenUntil: number;
   backoffUntil: number;
   transientFailures: number;
+}
+
+/** How an attempt of a lane ended, as the scheduler applies it to the lane. */
+export interface AttemptEnd {
+  readonly lane: Lane;
+  /** How the retry policy holds the lane (a success ends its run of transient failures). */
+  readonly hold: Hold;
+  /** The clock's time when the answer came. */
+  readonly endedAt: number;
+  /** How long the request took (ms). */
+  readonly durationMs: number;
 }
 
 /** A new lane with nothing pending and no pacing history. */

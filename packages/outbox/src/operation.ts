@@ -23,7 +23,7 @@ export interface OutboxOperation<T> {
    * The coalescing key within the chat: while an op with the same chat and key is still pending,
    * a newer one replaces it (and keeps its place in line). Omit it for an op that must never be
    * coalesced, such as a plain send.
-   * @example `edit:${messageId}`
+   * @example writeKeys.edit(messageId) // "edit:<messageId>"; see writeKeys
    */
   readonly key?: string | undefined;
   /**

@@ -57,7 +57,7 @@ function noop(): void {}
  * const outbox = new TelegramOutbox();
  * const outcome = await outbox.enqueue({
  *   chatId: 42,
- *   key: `edit:${messageId}`,
+ *   key: writeKeys.edit(messageId), // or the whole plan: writeOperation(planWrite(…), execute)
  *   priority: Priority.edit,
  *   idempotent: true,
  *   execute: (signal) => api.editMessageText({ chat_id: 42, message_id: messageId, text }, signal),
@@ -73,7 +73,6 @@ export class TelegramOutbox implements AsyncDisposable {
   readonly #scheduler: Scheduler;
   readonly #attempts: AttemptRunner;
   readonly #pending: PendingOps;
-  readonly #inFlight = new Set<Entry>();
   #seq = 0;
 
   #state: "open" | "closing" | "closed" = "open";
@@ -94,9 +93,8 @@ export class TelegramOutbox implements AsyncDisposable {
     this.#settlement = new Settlement(this.#counters, this.#logger);
     this.#pending = new PendingOps((chatKey) => pacingOf(this.#options, chatKey));
     this.#scheduler = new Scheduler(this.#options, {
-      inFlight: this.#inFlight,
       isClosed: () => this.#state === "closed",
-      start: (lane, now) => this.#attempts.start(lane, now),
+      start: (lane, now) => this.#start(lane, now),
       forget: (lane) => this.#pending.forgetIfIdle(lane),
       failLane: (lane, error) => this.#failLane(lane, error),
       failAll: (error) => this.#failAll(error),
@@ -109,8 +107,6 @@ export class TelegramOutbox implements AsyncDisposable {
         options: this.#options,
         counters: this.#counters,
         pending: this.#pending,
-        inFlight: this.#inFlight,
-        scheduler: this.#scheduler,
         settlement: this.#settlement,
       },
       {
@@ -118,7 +114,6 @@ export class TelegramOutbox implements AsyncDisposable {
         enqueueFollowUp: (op) => this.#enqueue(checkOperation(op), undefined, true),
         failLane: (lane, error) => this.#failLane(lane, error),
         failAll: (error) => this.#failAll(error),
-        checkIdle: () => this.#checkIdle(),
       },
     );
     this.#stopHearingFreezes = this.#options.store.onFreeze?.((chatKey, durationMs) =>
@@ -170,7 +165,7 @@ export class TelegramOutbox implements AsyncDisposable {
       {
         state: this.#state,
         pending: this.#pending.size,
-        inFlight: this.#inFlight.size,
+        inFlight: this.#scheduler.inFlight,
         lanes: this.#pending.lanes(),
         globalFrozenUntil: this.#scheduler.globalFrozenUntil,
         pacingStoreRetryAt: this.#scheduler.storeRetryAt,
@@ -328,6 +323,19 @@ export class TelegramOutbox implements AsyncDisposable {
     this.#checkIdle();
   }
 
+  // ---------------------------------------------------------------- attempts
+
+  /**
+   * Runs the attempt the scheduler granted; its answer is carried out and what the scheduler
+   * must know of it handed back, in one go, so whoever awaits the op's outcome sees both.
+   */
+  #start(lane: Lane, now: number): void {
+    void this.#attempts.start(lane, now).then((answer) => {
+      this.#scheduler.attemptEnded(this.#attempts.finish(answer));
+      this.#checkIdle();
+    });
+  }
+
   // ---------------------------------------------------------------- failing and closing
 
   #failLane(lane: Lane, error: unknown): void {
@@ -352,7 +360,7 @@ export class TelegramOutbox implements AsyncDisposable {
   }
 
   #checkIdle(): void {
-    if (this.#state === "closing" && this.#pending.size === 0 && this.#inFlight.size === 0) {
+    if (this.#state === "closing" && this.#pending.size === 0 && this.#scheduler.inFlight === 0) {
       this.#finishClose();
     }
   }
@@ -365,7 +373,9 @@ export class TelegramOutbox implements AsyncDisposable {
       "ERR_OUTBOX_CLOSED",
       "The outbox closed (close deadline passed)",
     );
-    for (const entry of [...this.#inFlight]) {
+    for (const lane of [...this.#scheduler.inFlightLanes()]) {
+      const entry = lane.inFlight;
+      if (entry === undefined) continue;
       entry.controller?.abort(reason);
       this.#settlement.settle(entry, closedOutcome(entry.attempts));
     }

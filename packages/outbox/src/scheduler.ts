@@ -1,10 +1,18 @@
 // When each lane may start: the lane queue, one question at a time to the pacing store, the
-// global budget's margin and freezes, one clock timer for the earliest moment anything can, and
-// a timer per slot the store reserved ahead.
+// global budget's margin and freezes, one clock timer for the earliest moment anything can, a
+// timer per slot the store reserved ahead, and the lanes it started that have not ended yet.
 
 import { safeLog, type Timer } from "@telepace/core";
 import { RetryAfterTooLongError } from "./errors.js";
-import { askableAt, type Entry, headOf, isPaced, type Lane, reserveOf } from "./lane.js";
+import {
+  type AttemptEnd,
+  askableAt,
+  type Entry,
+  headOf,
+  isPaced,
+  type Lane,
+  reserveOf,
+} from "./lane.js";
 import { LaneQueue } from "./lane-queue.js";
 import { GLOBAL_WINDOW_MS, type ResolvedOutboxOptions } from "./outbox-options.js";
 import type { PacingDecision, PacingRequest } from "./pacing-store.js";
@@ -14,11 +22,9 @@ import { errorLabel } from "./settlement.js";
 
 /** What the scheduler asks of the outbox it schedules for. */
 export interface SchedulerHost {
-  /** The requests in flight. */
-  readonly inFlight: ReadonlySet<Entry>;
   /** Whether the outbox closed: nothing starts any more. */
   isClosed(): boolean;
-  /** The store granted the lane a slot: start its head. */
+  /** The store granted the lane a slot: start its head; {@link Scheduler.attemptEnded} follows. */
   start(lane: Lane, now: number): void;
   /** The lane has nothing to start: forget it if it has nothing at all. */
   forget(lane: Lane): void;
@@ -47,6 +53,8 @@ export class Scheduler {
   readonly #host: SchedulerHost;
   readonly #queue = new LaneQueue<Lane>();
   readonly #durations: RecentDurations;
+  /** The lanes started and not ended yet, with when each started, in start order. */
+  readonly #running = new Map<Lane, number>();
   /** Whether any request has ended: until then how late requests arrive is unknown. */
   #hasDurations = false;
   #acquiring = 0;
@@ -78,6 +86,16 @@ export class Scheduler {
     return this.#globalFrozenUntil;
   }
 
+  /** Requests in flight: lanes started and not ended yet. */
+  get inFlight(): number {
+    return this.#running.size;
+  }
+
+  /** The lanes with a request in flight, in the order they started. */
+  inFlightLanes(): IterableIterator<Lane> {
+    return this.#running.keys();
+  }
+
   /** Puts a lane where the scheduler will look for it, or forgets it when it has no work. */
   place(lane: Lane): void {
     const head = headOf(lane);
@@ -105,13 +123,21 @@ export class Scheduler {
     });
   }
 
-  /** A request took `durationMs` and ended at `endedAt`: it widens the global margin. */
-  recordDuration(endedAt: number, durationMs: number): void {
+  /**
+   * The lane's request ended: its place in flight is free, its duration widens the global margin,
+   * and the lane is held as the attempt decided before it is placed again.
+   */
+  attemptEnded({ lane, hold, endedAt, durationMs }: AttemptEnd): void {
+    this.#running.delete(lane);
     this.#durations.record(endedAt, durationMs);
-    if (this.#hasDurations) return;
-    this.#hasDurations = true;
-    // A global wait decided with the cap is asked again with what this request took.
-    this.#globalReadyAt = Math.max(this.#globalFrozenUntil, this.#storeRetryAt);
+    if (!this.#hasDurations) {
+      this.#hasDurations = true;
+      // A global wait decided with the cap is asked again with what this request took.
+      this.#globalReadyAt = Math.max(this.#globalFrozenUntil, this.#storeRetryAt);
+    }
+    this.#hold(lane, hold, endedAt);
+    this.place(lane);
+    // A place in flight is free: other ready chats may start even if this one has nothing left.
     this.wake();
   }
 
@@ -119,7 +145,7 @@ export class Scheduler {
    * Holds the lane as the retry policy decided: a 429 freezes its chat, or every chat when it has
    * none (here and in the pacing store); a transient failure backs the chat off.
    */
-  hold(lane: Lane, hold: Hold, now: number): void {
+  #hold(lane: Lane, hold: Hold, now: number): void {
     switch (hold.kind) {
       case "none":
         return;
@@ -203,7 +229,7 @@ export class Scheduler {
     for (let due = this.#queue.popDue(now); due !== undefined; due = this.#queue.popDue(now)) {
       this.place(due);
     }
-    while (this.#host.inFlight.size + this.#acquiring < maxInFlight && now >= this.#globalReadyAt) {
+    while (this.#running.size + this.#acquiring < maxInFlight && now >= this.#globalReadyAt) {
       const lane = this.#queue.popReady();
       if (lane === undefined) break;
       // Each question at the time it is asked. A stale time would spin: the store's wait, counted
@@ -263,7 +289,7 @@ export class Scheduler {
     // early slots land within Telegram's second of this one's first requests.
     if (!this.#hasDurations) return marginMs;
     let longest = this.#durations.max(now);
-    for (const entry of this.#host.inFlight) longest = Math.max(longest, now - entry.startedAt);
+    for (const startedAt of this.#running.values()) longest = Math.max(longest, now - startedAt);
     return Math.min(marginMs, longest);
   }
 
@@ -272,9 +298,9 @@ export class Scheduler {
    * `reserveAheadMs` plus how long the op has waited, up to `reserveAheadMs`. Ops that waited
    * longer reserve earlier, so among processes sharing the store the op that has waited longest
    * tends to get the next slot, as one outbox would give it. Never more than the global second
-   * less the margin: the start a reservation follows a window later then began at least a margin
-   * before the question, so the margin asked with already covers it (its duration, or its age
-   * while in flight).
+   * less the margin: then the earlier start that the reserved slot comes a window after began at
+   * least `pacingMarginMs` before the question, so the margin the question carried already
+   * accounts for that start (by its duration once it ended, by its age while in flight).
    */
   #maxStartInMs(head: Entry, now: number): number {
     const { store, marginMs } = this.#options;
@@ -369,8 +395,15 @@ export class Scheduler {
       head !== undefined &&
       (request.paced || !isPaced(head)) &&
       request.chatReserve >= reserveOf(lane, head);
-    if (fits && lane.inFlight === undefined) this.#host.start(lane, startAt);
+    if (fits && lane.inFlight === undefined) this.#start(lane, head, startAt);
     else this.place(lane);
+  }
+
+  #start(lane: Lane, head: Entry, startAt: number): void {
+    // A paced op's start is what the chat's next paced op is spaced from.
+    if (isPaced(head) && lane.pacing.intervalMs > 0) lane.nextAt = startAt + lane.pacing.intervalMs;
+    this.#running.set(lane, startAt);
+    this.#host.start(lane, startAt);
   }
 
   /**

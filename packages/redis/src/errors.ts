@@ -2,6 +2,8 @@
 // differently about it (start Redis, fix the password, wait, upgrade it, fix a script, stop using
 // a closed object).
 
+import { brandErrors } from "@telepace/core";
+
 /** Stable codes of {@link RedisStoreError}. Match on these, never on `message`. */
 export type RedisStoreErrorCode =
   | "ERR_REDIS_CONNECTION"
@@ -23,6 +25,9 @@ export class RedisStoreError extends Error {
     this.code = code;
   }
 }
+
+// `instanceof` by brand: it holds for an error from another installed copy of this package.
+brandErrors("@telepace/redis", { RedisStoreError });
 
 /** The oldest Redis whose scripts we run: `TIME` in writing scripts and `ZADD … GT`-era replies. */
 export const MIN_REDIS_VERSION = "6.2.0";

@@ -1,5 +1,6 @@
 export type { RedisDurability } from "./durability.js";
 export { RedisStoreError, type RedisStoreErrorCode } from "./errors.js";
+export type { LeaseHolderOptions } from "./lease-holder.js";
 export { botIdOf, DEFAULT_KEY_PREFIX, type RedisBotOptions } from "./namespace.js";
 export {
   type RedisPacingStoreOptions,

@@ -52,6 +52,21 @@ return reply
 };
 
 /**
+ * KEYS: seen, highest, count. A new numbering of update ids: forgets every stored id and the
+ * highest one, and returns 1; returns 0, changing nothing, while any stored update is unfinished
+ * (a new id could collide with it).
+ */
+export const RESTART_IDS_SCRIPT: ScriptSource = {
+  name: "telepaceQueueRestartIds",
+  keys: 3,
+  lua: `
+if tonumber(redis.call('GET', KEYS[3]) or '0') > 0 then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1
+`,
+};
+
+/**
  * A named lease (the poller's): KEYS: lease. ARGV: token, leaseMs, mode ('take' | 'renew' |
  * 'release'). Take succeeds when free or already ours; renew only when ours; release deletes ours.
  * Returns 1 when the caller holds (or released) it, else 0.

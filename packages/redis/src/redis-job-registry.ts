@@ -4,15 +4,13 @@
 // job, and when that process dies its jobs pass, after their lease, to another one, which ends
 // them for their users.
 
-import type { Clock, Logger } from "@telepace/core";
 import {
-  checkClock,
-  checkLogger,
+  type Clock,
   checkNumber,
   checkOptions,
   describeValue,
+  type Logger,
   safeLog,
-  systemClock,
 } from "@telepace/core";
 import type { JournalStateValue } from "@telepace/update-dispatch";
 import type { Redis } from "ioredis";
@@ -23,10 +21,11 @@ import {
   JOB_REMOVE_SCRIPT,
   JOB_RENEW_SCRIPT,
 } from "./job-scripts.js";
+import { type LeaseHolderOptions, resolveLeaseHolder } from "./lease-holder.js";
 import { checkBotOptions, type RedisBotOptions } from "./namespace.js";
 
 /** Options of {@link RedisJobRegistry}. */
-export interface RedisJobRegistryOptions extends RedisBotOptions {
+export interface RedisJobRegistryOptions extends RedisBotOptions, LeaseHolderOptions {
   /** Names this process as the owner of its jobs. @defaultValue `"<pid>-<random>"` */
   readonly ownerId?: string | undefined;
   /**
@@ -39,9 +38,6 @@ export interface RedisJobRegistryOptions extends RedisBotOptions {
    * elsewhere is heard within this); below `leaseMs`. @defaultValue `leaseMs / 5`
    */
   readonly renewMs?: number | undefined;
-  readonly clock?: Clock | undefined;
-  /** pino-compatible; fixed messages, never a record. */
-  readonly logger?: Logger | undefined;
 }
 
 /** Defaults of {@link RedisJobRegistryOptions}. */
@@ -162,25 +158,15 @@ export class RedisJobRegistry implements AsyncDisposable {
     this.#keys = ["records", "owners", "leases", "cancellable", "progress", "cancels"].map(
       (name) => `${ns}:${name}`,
     );
-    this.#leaseMs =
-      given.leaseMs === undefined
-        ? redisJobRegistryDefaults.leaseMs
-        : checkNumber("leaseMs", given.leaseMs, { min: 100 });
+    const holder = resolveLeaseHolder(given, "ownerId", redisJobRegistryDefaults.leaseMs);
+    this.#leaseMs = holder.leaseMs;
     this.#renewMs =
       given.renewMs === undefined
         ? this.#leaseMs / redisJobRegistryDefaults.renewalsPerLease
         : checkNumber("renewMs", given.renewMs, { greaterThan: 0, max: this.#leaseMs - 1 });
-    if (
-      given.ownerId !== undefined &&
-      (typeof given.ownerId !== "string" || given.ownerId === "")
-    ) {
-      throw new TypeError("Expected `ownerId` to be a non-empty string");
-    }
-    this.#ownerId =
-      (given.ownerId as string | undefined) ??
-      `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
-    this.#clock = checkClock(given.clock, systemClock);
-    this.#logger = given.logger === undefined ? checkLogger(undefined) : checkLogger(given.logger);
+    this.#ownerId = holder.id;
+    this.#clock = holder.clock;
+    this.#logger = holder.logger;
     this.#connection = new ScriptConnection(redis);
   }
 

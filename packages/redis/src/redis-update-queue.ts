@@ -11,7 +11,7 @@ import { CLAIM_SCRIPT, COMPLETE_SCRIPT, HEARTBEAT_SCRIPT, OWNED_SCRIPT } from ".
 import { ScriptConnection } from "./connection.js";
 import { durabilityOf, type RedisDurability } from "./durability.js";
 import { checkBotOptions, type RedisBotOptions } from "./namespace.js";
-import { APPEND_SCRIPT, LEASE_SCRIPT } from "./queue-scripts.js";
+import { APPEND_SCRIPT, LEASE_SCRIPT, RESTART_IDS_SCRIPT } from "./queue-scripts.js";
 
 /** Options of {@link RedisUpdateQueue}. */
 export interface RedisUpdateQueueOptions extends RedisBotOptions {
@@ -254,6 +254,21 @@ export class RedisUpdateQueue implements AsyncDisposable {
   async highestUpdateId(): Promise<number | undefined> {
     const value = await this.#command(() => this.#connection.client.get(`${this.#ns}:highest`));
     return value === null ? undefined : Number(value);
+  }
+
+  /**
+   * Forgets every stored update id (the ones kept to skip duplicates) and the highest one, for a
+   * new numbering of update ids: Telegram picks the next id at random after a week without
+   * updates, often below the last, and the old ids would hide the new updates as duplicates or
+   * keep the poller's offset in the future. Resolves `false`, changing nothing, while a stored
+   * update is unfinished (a new id could collide with it); `true` once forgotten. The elected
+   * `SharedPoller` calls it when it sees the ids restart.
+   */
+  async restartIds(): Promise<boolean> {
+    const args = this.#keys("seen", "highest", "count");
+    return (
+      (await this.#connection.run(RESTART_IDS_SCRIPT, args, "update queue restart of ids")) === 1
+    );
   }
 
   /** Stored updates not completed yet. */

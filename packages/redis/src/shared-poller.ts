@@ -1,25 +1,31 @@
 // SharedPoller: long polling for a bot that runs as several processes. Every process may run one;
 // a lease in Redis elects the one that polls, renews it while it lives, and another process takes
-// over when the holder dies. Updates are stored in the RedisUpdateQueue before the next
-// getUpdates confirms them.
+// over when the holder dies. The holder polls on update-dispatch's PollingLoop into the
+// RedisUpdateQueue, so each batch is stored before the next getUpdates confirms it.
 
+import { checkOptions, onAbort, safeLog } from "@telepace/core";
 import {
-  type Clock,
-  checkClock,
-  checkFunction,
-  checkLogger,
-  checkNumber,
-  checkOptions,
-  type Logger,
-  safeLog,
-  systemClock,
-} from "@telepace/core";
-import type { GetUpdates } from "@telepace/update-dispatch";
+  type GetUpdates,
+  PollingLoop,
+  type PollingOptions,
+  type PollingStore,
+  pollingDefaults,
+} from "@telepace/update-dispatch";
+import {
+  LEASE_HOLDER_OPTION_NAMES,
+  type LeaseHolderOptions,
+  type ResolvedLeaseHolder,
+  resolveLeaseHolder,
+} from "./lease-holder.js";
 import { LeaseRenewal } from "./lease-renewal.js";
 import type { RedisUpdateQueue } from "./redis-update-queue.js";
 
-/** Options of {@link SharedPoller}. */
-export interface SharedPollerOptions {
+/**
+ * Options of {@link SharedPoller}: the polling options of `@telepace/update-dispatch`'s
+ * `PollingLoop` (`pollLimit`, `pollTimeoutSeconds`, `allowedUpdates`, `maxRetryAfterMs`,
+ * `journalFailure`), and `clock` and `logger` as in {@link LeaseHolderOptions}.
+ */
+export interface SharedPollerOptions extends PollingOptions, LeaseHolderOptions {
   /** Calls the Bot API's `getUpdates`; pass the signal on (it aborts when the lease is lost). */
   readonly getUpdates: GetUpdates;
   /** Names this process in the lease. @defaultValue `"<pid>-<random>"` */
@@ -29,21 +35,10 @@ export interface SharedPollerOptions {
    * the poller dies. >= 100. @defaultValue 10000
    */
   readonly leaseMs?: number | undefined;
-  /** Long-poll timeout in seconds, 0–50. @defaultValue 25 */
-  readonly pollTimeoutSeconds?: number | undefined;
-  /** Updates per `getUpdates`, 1–100. @defaultValue 100 */
-  readonly pollLimit?: number | undefined;
-  readonly clock?: Clock | undefined;
-  /** pino-compatible; fixed messages only. */
-  readonly logger?: Logger | undefined;
 }
 
 /** Defaults of {@link SharedPollerOptions}. */
-export const sharedPollerDefaults = Object.freeze({
-  leaseMs: 10_000,
-  pollTimeoutSeconds: 25,
-  pollLimit: 100,
-});
+export const sharedPollerDefaults = Object.freeze({ ...pollingDefaults, leaseMs: 10_000 });
 
 /** A fresh view of a {@link SharedPoller}. */
 export interface SharedPollerSnapshot {
@@ -52,36 +47,54 @@ export interface SharedPollerSnapshot {
   readonly isLeader: boolean;
   /** Times this process took the lease. */
   readonly elected: number;
+  /** `getUpdates` calls, ever. */
   readonly polls: number;
   readonly appended: number;
   readonly duplicates: number;
-  /** Failed `getUpdates` or queue calls, each followed by a delay. */
+  /** Failed `getUpdates` (429s included) or queue calls, each followed by a delay. */
   readonly failures: number;
-  /** Polls skipped because the queue held `maxUnfinished` updates. */
+  /** 429s from `getUpdates`, ever. */
+  readonly rateLimited: number;
+  /** Polls held back because the queue held `maxUnfinished` updates. */
   readonly pauses: number;
+  /** Times the update ids restarted lower and the queue forgot the old ones, ever. */
+  readonly idRestarts: number;
 }
 
 const KNOWN = Object.keys({
   getUpdates: true,
   pollerId: true,
   leaseMs: true,
-  pollTimeoutSeconds: true,
   pollLimit: true,
+  pollTimeoutSeconds: true,
+  allowedUpdates: true,
+  maxRetryAfterMs: true,
+  journalFailure: true,
   clock: true,
   logger: true,
 } satisfies Record<keyof SharedPollerOptions, true>);
 
+/** The keys the lease holder reads; the others are PollingLoop's. */
+const HOLDER_KEYS: ReadonlySet<string> = new Set(["pollerId", ...LEASE_HOLDER_OPTION_NAMES]);
+
 const LEASE_NAME = "poller";
+/** How often a full queue, or one whose old numbering is unfinished, is asked again. */
+const QUEUE_CHECK_MS = 100;
 const MAX_BACKOFF_MS = 5_000;
 
 const LOG = Object.freeze({
   elected: "Took the poller lease: this process polls",
   lost: "Lost the poller lease: another process polls",
-  failed: "Polling failed; retrying after a delay",
+  failed: "The poller lease could not be taken (Redis unreachable); retrying after a delay",
 });
+
+function noop(): void {}
 
 /**
  * Runs in every process; exactly one polls at a time. `run()` resolves when aborted or closed.
+ * Polling follows `PollingLoop`'s rules: 429s wait `retry_after`, other failures back off, 409
+ * (a webhook is set, or a poller outside this group) and 401/404 stop it, and update ids that
+ * restart lower make the queue forget the old ones once nothing of theirs is unfinished.
  *
  * @example
  * const poller = new SharedPoller(queue, { getUpdates: (p, o) => client.getUpdates(p, o) });
@@ -89,73 +102,62 @@ const LOG = Object.freeze({
  */
 export class SharedPoller implements AsyncDisposable {
   readonly #queue: RedisUpdateQueue;
-  readonly #getUpdates: GetUpdates;
-  readonly #pollerId: string;
-  readonly #leaseMs: number;
-  readonly #timeout: number;
-  readonly #limit: number;
-  readonly #clock: Clock;
-  readonly #logger: Logger;
+  readonly #holder: ResolvedLeaseHolder;
+  readonly #polling: PollingLoop;
   readonly #stopper = new AbortController();
   #leader: AbortController | undefined;
   #renewal: LeaseRenewal | undefined;
   #loop: Promise<void> | undefined;
   #elected = 0;
-  #polls = 0;
   #appended = 0;
   #duplicates = 0;
-  #failures = 0;
-  #pauses = 0;
+  #leaseFailures = 0;
 
   /** @throws {TypeError|RangeError} naming the option, when an option is malformed. */
   constructor(queue: RedisUpdateQueue, options: SharedPollerOptions) {
     this.#queue = queue;
     const given = checkOptions("options", options, KNOWN);
-    this.#getUpdates = checkFunction<GetUpdates>("getUpdates", given.getUpdates);
-    const number = (name: string, fallback: number, rule: Parameters<typeof checkNumber>[2]) =>
-      given[name] === undefined ? fallback : checkNumber(name, given[name], rule);
-    this.#leaseMs = number("leaseMs", sharedPollerDefaults.leaseMs, { min: 100 });
-    this.#timeout = number("pollTimeoutSeconds", sharedPollerDefaults.pollTimeoutSeconds, {
-      integer: true,
-      min: 0,
-      max: 50,
+    this.#holder = resolveLeaseHolder(given, "pollerId", sharedPollerDefaults.leaseMs);
+    const polling = Object.fromEntries(
+      Object.entries(given).filter(([key]) => !HOLDER_KEYS.has(key)),
+    ) as PollingOptions;
+    this.#polling = new PollingLoop(this.#store(), {
+      ...polling,
+      getUpdates: given.getUpdates as GetUpdates,
+      clock: this.#holder.clock,
+      logger: this.#holder.logger,
     });
-    this.#limit = number("pollLimit", sharedPollerDefaults.pollLimit, {
-      integer: true,
-      min: 1,
-      max: 100,
-    });
-    if (
-      given.pollerId !== undefined &&
-      (typeof given.pollerId !== "string" || given.pollerId === "")
-    ) {
-      throw new TypeError("Expected `pollerId` to be a non-empty string");
-    }
-    this.#pollerId =
-      (given.pollerId as string | undefined) ??
-      `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
-    this.#clock = checkClock(given.clock, systemClock);
-    this.#logger = given.logger === undefined ? checkLogger(undefined) : checkLogger(given.logger);
   }
 
-  /** Competes for the lease and polls while holding it, until aborted or closed. */
+  /**
+   * Competes for the lease and polls while holding it, until aborted or closed.
+   *
+   * @throws {PollingStoppedError} (rejects) on 409 and 401/404 (from `@telepace/update-dispatch`),
+   *   after giving the lease up: another process would fail the same way.
+   * @throws {UpdateDispatchError} (rejects) `ERR_POLLING_JOURNAL_FAILED` when the queue failed and
+   *   `journalFailure` is `"reject"`.
+   */
   run(options: { readonly signal?: AbortSignal | undefined } = {}): Promise<void> {
     if (this.#loop !== undefined) return this.#loop;
-    options.signal?.addEventListener("abort", () => void this.close(), { once: true });
-    this.#loop = this.#runLoop();
+    const unsubscribe = onAbort(options.signal, () => void this.close());
+    if (options.signal?.aborted) void this.close();
+    this.#loop = this.#runLoop().finally(unsubscribe);
     return this.#loop;
   }
 
   snapshot(): SharedPollerSnapshot {
+    const polling = this.#polling.snapshot();
     return Object.freeze({
-      pollerId: this.#pollerId,
+      pollerId: this.#holder.id,
       isLeader: this.#leader !== undefined,
       elected: this.#elected,
-      polls: this.#polls,
+      polls: polling.polls,
       appended: this.#appended,
       duplicates: this.#duplicates,
-      failures: this.#failures,
-      pauses: this.#pauses,
+      failures: polling.backoffs + this.#leaseFailures,
+      rateLimited: polling.rateLimited,
+      pauses: polling.pauses,
+      idRestarts: polling.idRestarts,
     });
   }
 
@@ -163,94 +165,101 @@ export class SharedPoller implements AsyncDisposable {
   async close(): Promise<void> {
     this.#stopper.abort();
     this.#leader?.abort();
-    await this.#loop;
+    await this.#loop?.catch(noop);
   }
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
 
+  /** The queue as the polling loop's store. */
+  #store(): PollingStore {
+    const queue = this.#queue;
+    const wait = (signal: AbortSignal) =>
+      this.#holder.clock.sleep(QUEUE_CHECK_MS, { signal }).catch(noop);
+    return {
+      // The append script stores up to the bound itself; the loop only needs to know "any".
+      room: async () => ((await queue.hasRoom()) ? Number.POSITIVE_INFINITY : 0),
+      waitForRoom: wait,
+      highestUpdateId: () => queue.highestUpdateId(),
+      append: async (updates) => {
+        const result = await queue.append(updates);
+        this.#appended += result.appended.length;
+        this.#duplicates += result.duplicates;
+      },
+      restartIds: async (signal) => {
+        while (!(await queue.restartIds())) {
+          await wait(signal);
+          signal.throwIfAborted();
+        }
+      },
+    };
+  }
+
   async #runLoop(): Promise<void> {
     const stop = this.#stopper.signal;
-    let backoffMs = 100;
-    while (!stop.aborted) {
-      let leader: AbortController | undefined;
-      try {
-        if (this.#leader === undefined) {
-          if (!(await this.#queue.lease(LEASE_NAME, this.#pollerId, this.#leaseMs, "take"))) {
-            await this.#pause(this.#leaseMs / 4);
-            continue;
-          }
-          this.#becomeLeader();
+    const { id, leaseMs } = this.#holder;
+    let backoffMs = QUEUE_CHECK_MS;
+    try {
+      while (!stop.aborted) {
+        let isTaken: boolean;
+        try {
+          isTaken = await this.#queue.lease(LEASE_NAME, id, leaseMs, "take");
+          backoffMs = QUEUE_CHECK_MS;
+        } catch {
+          this.#leaseFailures++;
+          safeLog(this.#holder.logger, "error", { pollerId: id }, LOG.failed);
+          await this.#pause(backoffMs);
+          backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+          continue;
         }
-        leader = this.#leader as AbortController;
-        await this.#pollOnce(leader);
-        backoffMs = 100;
-      } catch {
-        if (stop.aborted) break;
-        // The lease was lost mid-poll: compete again, no failure.
-        if (leader?.signal.aborted) continue;
-        this.#failures++;
-        safeLog(this.#logger, "error", { pollerId: this.#pollerId }, LOG.failed);
-        await this.#pause(backoffMs);
-        backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+        if (!isTaken) {
+          await this.#pause(leaseMs / 4);
+          continue;
+        }
+        const leader = this.#becomeLeader();
+        // Resolves when the lease is lost or the poller closes; rejects when polling must stop.
+        await this.#polling.run({ signal: leader.signal });
+        this.#stepDown(!stop.aborted);
       }
+    } finally {
+      this.#stepDown(false);
+      await this.#queue.lease(LEASE_NAME, id, leaseMs, "release").catch(noop);
     }
-    this.#stepDown(false);
-    await this.#queue.lease(LEASE_NAME, this.#pollerId, this.#leaseMs, "release").catch(() => {});
   }
 
-  async #pollOnce(leader: AbortController): Promise<void> {
-    if (!(await this.#queue.hasRoom())) {
-      this.#pauses++;
-      await this.#pause(100);
-      return;
-    }
-    const highest = await this.#queue.highestUpdateId();
-    this.#polls++;
-    const updates = await this.#getUpdates(
-      {
-        ...(highest === undefined ? {} : { offset: highest + 1 }),
-        limit: this.#limit,
-        timeout: this.#timeout,
-      },
-      { signal: leader.signal },
-    );
-    if (updates.length === 0) return;
-    const result = await this.#queue.append(updates);
-    this.#appended += result.appended.length;
-    this.#duplicates += result.duplicates;
-  }
-
-  #becomeLeader(): void {
-    this.#leader = new AbortController();
+  #becomeLeader(): AbortController {
+    const leader = new AbortController();
+    this.#leader = leader;
     this.#elected++;
-    safeLog(this.#logger, "info", { pollerId: this.#pollerId }, LOG.elected);
-    const renewal = new LeaseRenewal(this.#clock, this.#leaseMs / 3, async () => {
-      let held = false;
+    const { id, leaseMs, clock, logger } = this.#holder;
+    safeLog(logger, "info", { pollerId: id }, LOG.elected);
+    const renewal = new LeaseRenewal(clock, leaseMs / 3, async () => {
+      let isHeld = false;
       try {
-        held = await this.#queue.lease(LEASE_NAME, this.#pollerId, this.#leaseMs, "renew");
+        isHeld = await this.#queue.lease(LEASE_NAME, id, leaseMs, "renew");
       } catch {
         // Redis unreachable: the lease may lapse; stop polling before another process starts.
       }
       // A renewal of an earlier term that lands late leaves the current one alone.
-      if (!held && this.#renewal === renewal) this.#stepDown(true);
-      return held;
+      if (!isHeld && this.#renewal === renewal) this.#stepDown(true);
+      return isHeld;
     });
     this.#renewal = renewal;
     renewal.start();
+    return leader;
   }
 
-  #stepDown(lost: boolean): void {
+  #stepDown(isLost: boolean): void {
     this.#renewal?.stop();
     this.#renewal = undefined;
     if (this.#leader === undefined) return;
     this.#leader.abort();
     this.#leader = undefined;
-    if (lost) safeLog(this.#logger, "warn", { pollerId: this.#pollerId }, LOG.lost);
+    if (isLost) safeLog(this.#holder.logger, "warn", { pollerId: this.#holder.id }, LOG.lost);
   }
 
   #pause(ms: number): Promise<void> {
-    return this.#clock.sleep(ms, { signal: this.#stopper.signal }).catch(() => {});
+    return this.#holder.clock.sleep(ms, { signal: this.#stopper.signal }).catch(noop);
   }
 }

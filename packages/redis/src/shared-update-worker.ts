@@ -8,16 +8,14 @@ import { randomBytes } from "node:crypto";
 import type { Update } from "@grammyjs/types";
 import {
   type Clock,
-  checkClock,
   checkFunction,
-  checkLogger,
   checkNumber,
   checkOptions,
   type Logger,
   safeLog,
-  systemClock,
 } from "@telepace/core";
 import { UpdateDispatchError } from "@telepace/update-dispatch";
+import { type LeaseHolderOptions, resolveLeaseHolder } from "./lease-holder.js";
 import { LeaseRenewal } from "./lease-renewal.js";
 import type { QueueClaim, RedisUpdateQueue } from "./redis-update-queue.js";
 
@@ -28,8 +26,8 @@ import type { QueueClaim, RedisUpdateQueue } from "./redis-update-queue.js";
  */
 export type SharedUpdateProcessor = (update: Update, signal: AbortSignal) => unknown;
 
-/** Options of {@link SharedUpdateWorker}. */
-export interface SharedUpdateWorkerOptions {
+/** Options of {@link SharedUpdateWorker}; `clock` and `logger` as in {@link LeaseHolderOptions}. */
+export interface SharedUpdateWorkerOptions extends LeaseHolderOptions {
   /** Names this worker in leases; unique per process. @defaultValue `"<pid>-<random>"` */
   readonly workerId?: string | undefined;
   /** Updates in processing at once (each of a different principal). Integer >= 1. @defaultValue 16 */
@@ -65,9 +63,6 @@ export interface SharedUpdateWorkerOptions {
    * @defaultValue undefined (no timeout)
    */
   readonly timeoutMs?: number | undefined;
-  readonly clock?: Clock | undefined;
-  /** pino-compatible; fixed messages, never an update or an error message. */
-  readonly logger?: Logger | undefined;
 }
 
 /** Defaults of {@link SharedUpdateWorkerOptions}. */
@@ -130,6 +125,8 @@ function newClaimId(): string {
 interface Running {
   readonly claim: QueueClaim;
   readonly controller: AbortController;
+  /** Its completion was sent: a heartbeat that finds the lease gone finds it completed. */
+  isCompleting: boolean;
 }
 
 /**
@@ -178,13 +175,14 @@ export class SharedUpdateWorker implements AsyncDisposable {
     this.#queue = queue;
     this.#processor = checkFunction<SharedUpdateProcessor>("processor", processor);
     const given = checkOptions("options", options, KNOWN);
+    const holder = resolveLeaseHolder(given, "workerId", sharedUpdateWorkerDefaults.leaseMs);
     const number = (name: string, fallback: number, rule: Parameters<typeof checkNumber>[2]) =>
       given[name] === undefined ? fallback : checkNumber(name, given[name], rule);
     this.#concurrency = number("concurrency", sharedUpdateWorkerDefaults.concurrency, {
       integer: true,
       min: 1,
     });
-    this.#leaseMs = number("leaseMs", sharedUpdateWorkerDefaults.leaseMs, { min: 100 });
+    this.#leaseMs = holder.leaseMs;
     this.#heartbeatMs = number(
       "heartbeatMs",
       this.#leaseMs / sharedUpdateWorkerDefaults.renewalsPerLease,
@@ -199,17 +197,9 @@ export class SharedUpdateWorker implements AsyncDisposable {
       given.timeoutMs === undefined
         ? undefined
         : checkNumber("timeoutMs", given.timeoutMs, { greaterThan: 0, max: 2_147_483_647 });
-    if (
-      given.workerId !== undefined &&
-      (typeof given.workerId !== "string" || given.workerId === "")
-    ) {
-      throw new TypeError("Expected `workerId` to be a non-empty string");
-    }
-    this.#workerId =
-      (given.workerId as string | undefined) ??
-      `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
-    this.#clock = checkClock(given.clock, systemClock);
-    this.#logger = given.logger === undefined ? checkLogger(undefined) : checkLogger(given.logger);
+    this.#workerId = holder.id;
+    this.#clock = holder.clock;
+    this.#logger = holder.logger;
     this.#heartbeat = new LeaseRenewal(this.#clock, this.#heartbeatMs, async () => {
       await this.#beat();
       return true;
@@ -305,7 +295,7 @@ export class SharedUpdateWorker implements AsyncDisposable {
   #start(claim: QueueClaim): void {
     this.#claimed++;
     if (claim.deliveries > 1) this.#handedOver++;
-    const running: Running = { claim, controller: new AbortController() };
+    const running: Running = { claim, controller: new AbortController(), isCompleting: false };
     this.#running.add(running);
     void this.#process(running);
   }
@@ -315,6 +305,7 @@ export class SharedUpdateWorker implements AsyncDisposable {
     // A lost lease (or close) aborted the signal: the update runs again elsewhere. A timeout
     // aborted it too, but the update is finished.
     if (ending === "timed-out" || !running.controller.signal.aborted) {
+      running.isCompleting = true;
       await this.#complete(running.claim);
     }
     this.#running.delete(running);
@@ -403,7 +394,8 @@ export class SharedUpdateWorker implements AsyncDisposable {
         this.#leaseMs,
       );
       running.forEach((r, index) => {
-        if (held[index] === false && this.#running.has(r)) {
+        // A completing update's own answer says whether its lease held.
+        if (held[index] === false && this.#running.has(r) && !r.isCompleting) {
           this.#lost(r.claim);
           r.controller.abort(new Error("lease lost"));
         }

@@ -1,7 +1,6 @@
 import type { ManualClock } from "@telepace/core";
+import { describePacingProperties, describePacingStoreContract } from "@telepace/outbox/testing";
 import { describeWithRedis } from "@telepace/testing";
-import { describePacingProperties } from "../../outbox/test/support/pacing-properties.js";
-import { describePacingStoreContract } from "../../outbox/test/support/pacing-store-contract.js";
 import { RedisPacingStore } from "../src/index.js";
 import { TrackedStore } from "./support/tracked-store.js";
 

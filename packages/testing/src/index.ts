@@ -1,7 +1,33 @@
+export {
+  BotApiCallError,
+  botApiGetUpdates,
+  type GetUpdatesCall,
+} from "./bot-api-get-updates.js";
 export { type ChannelRecorder, recordChannels } from "./channel-recorder.js";
+export {
+  CHROMIUM_ARGS,
+  CHROMIUM_INSTALL_HINT,
+  type ChromiumLaunch,
+  chromiumPath,
+  describeWithChromium,
+  hasChromium,
+} from "./chromium.js";
 export { describeWithRedis } from "./describe-with-redis.js";
+export { type InstanceofMismatch, instanceofAcrossCopies } from "./error-copies.js";
 export { type EventuallyOptions, eventually } from "./eventually.js";
 export { jainIndex } from "./jain-index.js";
+export {
+  type ContractJournal,
+  contractUpdate,
+  describeJournalContract,
+  type JournalContractTarget,
+} from "./journal-contract.js";
+export {
+  type CrowdSim,
+  type CrowdUpdate,
+  type PrivateCrowd,
+  privateCrowd,
+} from "./private-crowd.js";
 export {
   hasRedisServer,
   REDIS_INSTALL_HINT,
@@ -17,3 +43,10 @@ export {
   runUsageExample,
   type UsageExampleRun,
 } from "./usage-example.js";
+export {
+  serveWebhook,
+  WEBHOOK_FRAMEWORKS,
+  type WebhookAdapters,
+  type WebhookFramework,
+  type WebhookServer,
+} from "./webhook-servers.js";

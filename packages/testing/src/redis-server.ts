@@ -5,6 +5,7 @@
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createServer, Socket } from "node:net";
+import { isCi } from "./ci.js";
 
 /** A running test server. */
 export interface RedisTestServer {
@@ -149,9 +150,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
  */
 export function redisSuiteMode(suites: readonly string[]): "run" | "fail" | "skip" {
   if (hasRedisServer()) return "run";
-  if (process.env.CI !== undefined && process.env.CI !== "" && process.env.CI !== "false") {
-    return "fail";
-  }
+  if (isCi()) return "fail";
   console.warn(
     `\n*** redis-server is not on PATH: these suites did NOT run: ${suites.join(", ")}.\n` +
       `*** Install it (${REDIS_INSTALL_HINT}) to run them; under CI they fail instead.\n`,

@@ -1,11 +1,14 @@
 // The error family of @telepace/update-dispatch: one base class with a stable `code`.
 
+import { brandErrors } from "@telepace/core";
+
 /** Stable codes of {@link UpdateDispatchError}. */
 export type UpdateDispatchErrorCode =
   | "ERR_UPDATE_TIMEOUT"
   | "ERR_DISPATCHER_CLOSED"
   | "ERR_POLLING_CONFLICT"
   | "ERR_POLLING_UNAUTHORIZED"
+  | "ERR_POLLING_JOURNAL_FAILED"
   | "ERR_INTAKE_RUNNING"
   | "ERR_INTAKE_CLOSED"
   | "ERR_JOURNAL_CLOSED"
@@ -17,8 +20,10 @@ export type UpdateDispatchErrorCode =
  * The dispatcher never throws these at its caller: `ERR_UPDATE_TIMEOUT` and
  * `ERR_DISPATCHER_CLOSED` are the `reason` of the `AbortSignal` a processor receives, so the
  * processor can tell a per-update timeout from the end of the close grace period. The intake
- * rejects `run()` with a {@link PollingStoppedError} when polling cannot go on, and with
- * `ERR_INTAKE_RUNNING` / `ERR_INTAKE_CLOSED` when it is already polling or closed; a closed
+ * rejects `run()` with a {@link PollingStoppedError} when polling cannot go on, with
+ * `ERR_POLLING_JOURNAL_FAILED` when storing a fetched batch failed and its `journalFailure` is
+ * `"reject"` (`cause`: the journal's error), and with `ERR_INTAKE_RUNNING` / `ERR_INTAKE_CLOSED`
+ * when it is already polling or closed; a closed
  * {@link MemoryUpdateJournal} rejects with `ERR_JOURNAL_CLOSED`, and its `restartIds()` with
  * `ERR_JOURNAL_UNFINISHED` while a stored update is unfinished.
  */
@@ -59,3 +64,6 @@ export class PollingStoppedError extends UpdateDispatchError {
     this.errorCode = errorCode;
   }
 }
+
+// `instanceof` by brand: it holds for an error from another installed copy of this package.
+brandErrors("@telepace/update-dispatch", { UpdateDispatchError, PollingStoppedError });

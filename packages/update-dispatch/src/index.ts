@@ -8,7 +8,6 @@ export {
   type DrainOptions,
   type EnqueueOptions,
   type UpdateDispatcherOptions,
-  type UpdateDispatchLogger,
   type UpdateProcessor,
   updateDispatcherDefaults,
 } from "./dispatcher/options.js";
@@ -19,10 +18,7 @@ export type {
   ProcessOutcome,
   RejectReason,
 } from "./dispatcher/results.js";
-export type {
-  UpdateDispatchSnapshot,
-  UpdateDispatchStats,
-} from "./dispatcher/snapshot.js";
+export type { UpdateDispatchSnapshot } from "./dispatcher/snapshot.js";
 export { UpdateDispatcher } from "./dispatcher/update-dispatcher.js";
 export {
   PollingStoppedError,
@@ -32,9 +28,6 @@ export {
 export { type UpdateIntakeEvent, updateIntakeChannels } from "./intake/diagnostics.js";
 export {
   type AcceptOptions,
-  type AllowedUpdate,
-  type GetUpdates,
-  type GetUpdatesParams,
   type IntakeCloseOptions,
   type IntakeDispatcherOptions,
   type RunOptions,
@@ -42,6 +35,21 @@ export {
   updateIntakeDefaults,
 } from "./intake/options.js";
 export type { GetUpdatesErrorFields } from "./intake/polling-failure.js";
+export {
+  type PollingEvent,
+  PollingLoop,
+  type PollingLoopOptions,
+  type PollingLoopSnapshot,
+  type PollingState,
+  type PollingStore,
+} from "./intake/polling-loop.js";
+export {
+  type AllowedUpdate,
+  type GetUpdates,
+  type GetUpdatesParams,
+  type PollingOptions,
+  pollingDefaults,
+} from "./intake/polling-options.js";
 export type {
   AcceptResult,
   IntakeCloseResult,
@@ -49,6 +57,27 @@ export type {
   UpdateIntakeSnapshot,
 } from "./intake/results.js";
 export { UpdateIntake } from "./intake/update-intake.js";
+export type {
+  WebhookBody,
+  WebhookHandlerSnapshot,
+  WebhookIntake,
+  WebhookOutcome,
+  WebhookRequest,
+  WebhookResponse,
+} from "./intake/webhook-core.js";
+export type { ExpressWebhookRequest } from "./intake/webhook-express.js";
+export type {
+  FastifyWebhookReply,
+  FastifyWebhookRequest,
+  FastifyWebhookRoute,
+} from "./intake/webhook-fastify.js";
+export { type WebhookHandler, webhookHandler } from "./intake/webhook-handler.js";
+export type { NodeWebhookRequest, NodeWebhookResponse } from "./intake/webhook-node.js";
+export {
+  type WebhookHandlerOptions,
+  webhookHandlerDefaults,
+  webhookHandlerOptionNames,
+} from "./intake/webhook-options.js";
 export {
   MemoryUpdateJournal,
   type MemoryUpdateJournalOptions,

@@ -5,6 +5,7 @@ import { ManualClock } from "@telepace/core";
 import { recordChannels } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import {
+  MemoryUpdateJournal,
   UpdateIntake,
   type UpdateIntakeEvent,
   updateIntakeChannels,
@@ -18,6 +19,7 @@ const processor = () => {};
 describe("UpdateIntake options", () => {
   it("has documented, frozen defaults", () => {
     expect(updateIntakeDefaults).toEqual({
+      journalFailure: "retry",
       maxUnfinished: 1000,
       pollLimit: 100,
       pollTimeoutSeconds: 30,
@@ -63,6 +65,19 @@ describe("UpdateIntake options", () => {
     [
       { dispatcher: { maxConcurency: 2 } },
       "Unknown option `maxConcurency` in `dispatcher` (did you mean `maxConcurrency`?)",
+    ],
+    [
+      { dispatcher: { dedupeWindow: 10 } },
+      "Unknown option `dedupeWindow` in `dispatcher` (the intake's journal decides what is a duplicate",
+    ],
+    [
+      { journalFailure: "ignore" },
+      'Expected `journalFailure` to be "retry" or "reject", got "ignore"',
+    ],
+    [
+      // A journal written before restartIds() existed.
+      { journal: Object.assign(new MemoryUpdateJournal(), { restartIds: undefined }) },
+      "got an object without `restartIds`",
     ],
     [{ logger: { info() {} } }, "Expected `logger` to be an object with"],
     [{ clock: {} }, "Expected `clock` to be an object with"],

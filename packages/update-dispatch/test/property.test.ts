@@ -295,7 +295,7 @@ describe("randomised schedules", () => {
             expect(inStartOrder).toEqual(inCallOrder);
           }
 
-          const stats = run.dispatcher.stats();
+          const stats = run.dispatcher.snapshot();
           expect(stats).toMatchObject({
             queued: 0,
             inFlight: 0,
@@ -349,7 +349,7 @@ describe("randomised schedules", () => {
           for (const id of [...unstarted, ...interrupted]) {
             expect(watermark === undefined || watermark < id).toBe(true);
           }
-          expect(run.dispatcher.stats()).toMatchObject({ queued: 0, inFlight: 0, waiting: 0 });
+          expect(run.dispatcher.snapshot()).toMatchObject({ queued: 0, inFlight: 0, waiting: 0 });
         },
       ),
       { numRuns: 100 },

@@ -37,7 +37,7 @@ describe("seed scenarios", () => {
     await dispatcher.enqueue(privateMessage(2, 42));
     await dispatcher.drain();
     expect(seen).toEqual([1, 2]);
-    expect(dispatcher.stats()).toMatchObject({ failed: 1, succeeded: 1 });
+    expect(dispatcher.snapshot()).toMatchObject({ failed: 1, succeeded: 1 });
   });
 
   it("a drained key is removed before a successor starts, and the successor is processed", async () => {
@@ -45,14 +45,14 @@ describe("seed scenarios", () => {
     const dispatcher = new UpdateDispatcher(rec.processor);
     await dispatcher.enqueue(privateMessage(1, 42));
     await dispatcher.drain();
-    expect(dispatcher.stats().activePrincipals).toBe(0);
+    expect(dispatcher.snapshot().activePrincipals).toBe(0);
 
     const result = await dispatcher.enqueue(privateMessage(2, 42));
     expect(result).toEqual({ status: "accepted", keyKind: "private" });
-    expect(dispatcher.stats().activePrincipals).toBe(1);
+    expect(dispatcher.snapshot().activePrincipals).toBe(1);
     await dispatcher.drain();
     expect(rec.finished).toEqual([1, 2]);
-    expect(dispatcher.stats().activePrincipals).toBe(0);
+    expect(dispatcher.snapshot().activePrincipals).toBe(0);
   });
 
   it("edits share their source's queue; another user's edit does not", async () => {
@@ -93,7 +93,7 @@ describe("seed scenarios", () => {
     });
     await settle();
     expect(rec.started).toEqual([1]);
-    expect(dispatcher.stats().activePrincipals).toBe(1);
+    expect(dispatcher.snapshot().activePrincipals).toBe(1);
     gate.resolve();
     await dispatcher.drain();
     expect(rec.finished).toEqual([1, 2]);

@@ -76,14 +76,6 @@ describe("snapshot", () => {
     expect(dispatcher.snapshot().accepted).toBe(1);
     await dispatcher.drain();
   });
-
-  it("is still available as the deprecated stats()", async () => {
-    const dispatcher = new UpdateDispatcher(() => {});
-    await dispatcher.enqueue(privateMessage(1, 42));
-    await dispatcher.drain();
-    expect(dispatcher.stats()).toEqual(dispatcher.snapshot());
-    expect(Object.isFrozen(dispatcher.stats())).toBe(true);
-  });
 });
 
 describe("diagnostics channels", () => {

@@ -30,6 +30,26 @@ export interface BotProcessOptions {
   readonly onMessage: (message: SupervisorMessage) => void;
 }
 
+/**
+ * The options of a bot process against the demo's sim (`onMessage` aside): the sim's root and
+ * token, the demo's log level and metrics port, a data directory and the command.
+ */
+export function demoBotOptions(
+  sim: { readonly apiRoot: string; readonly token: string },
+  config: { readonly logLevel: LogLevel; readonly metricsPort: number | undefined },
+  dataDir: string,
+  command: readonly string[] | undefined,
+): Omit<BotProcessOptions, "onMessage"> {
+  return {
+    apiRoot: sim.apiRoot,
+    token: sim.token,
+    dataDir,
+    logLevel: config.logLevel,
+    metricsPort: config.metricsPort,
+    command,
+  };
+}
+
 /** How a bot process ended. */
 export interface BotExit {
   readonly code: number | null;

@@ -10,7 +10,7 @@ import { start } from "@telepace/bot-api-sim";
 import { systemClock } from "@telepace/core";
 import type { BotConfig } from "../config.js";
 import { BotLedger } from "./bot-ledger.js";
-import { BotProcess } from "./bot-process.js";
+import { BotProcess, demoBotOptions } from "./bot-process.js";
 import { Crowd, type Expectation } from "./crowd.js";
 import {
   type BotRun,
@@ -68,12 +68,7 @@ export async function playDemo(
   let pollingFailed = false;
   const launch = async (): Promise<BotProcess> => {
     const started = await BotProcess.start({
-      apiRoot: sim.apiRoot,
-      token: sim.token,
-      dataDir,
-      logLevel: config.logLevel,
-      metricsPort: config.metricsPort,
-      command: options.botCommand,
+      ...demoBotOptions(sim, config, dataDir, options.botCommand),
       onMessage: (message) => ledger.record(message),
     });
     // The bot ends on its own only when polling cannot go on (it printed why).

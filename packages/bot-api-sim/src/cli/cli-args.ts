@@ -11,12 +11,14 @@ export const CLI_DEFAULT_PORT = 8081;
 /** The usage text. */
 export const USAGE = `Usage: telepace-bot-api-sim [options]
 
-A Telegram Bot API simulator on loopback. Prints its apiRoot, token and control URL, then runs
-until SIGINT or SIGTERM.
+A Telegram Bot API simulator on loopback. Prints its apiRoot, token, control URL and the URL of
+its chat page (open it in a browser to talk to your bot), then runs until SIGINT or SIGTERM.
 
 Options:
   -p, --port <n>        TCP port (0 picks a free one)            [default: ${CLI_DEFAULT_PORT}]
       --host <address>  loopback address: 127.0.0.1, ::1, localhost [default: 127.0.0.1]
+      --allow-non-loopback  let --host be any address (0.0.0.0, a LAN address): whoever
+                        reaches the port can then read every chat and act as any user
   -t, --token <token>   bot token "<bot id>:<secret>"; repeat for more bots
                                                                  [default: a random token]
       --time-scale <x>  run Telegram's flood limits x times faster [default: 1]
@@ -36,6 +38,7 @@ export type CliCommand =
 const OPTIONS = {
   port: { type: "string", short: "p" },
   host: { type: "string" },
+  "allow-non-loopback": { type: "boolean" },
   token: { type: "string", short: "t", multiple: true },
   "time-scale": { type: "string" },
   "no-rate-limits": { type: "boolean" },
@@ -73,15 +76,17 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   if (port < 0 || port > 65535)
     return { kind: "error", message: `--port must be 0–65535, got ${port}` };
   options.port = port;
+  const allowNonLoopback = values["allow-non-loopback"] === true;
   if (values.host !== undefined) {
-    if (!["127.0.0.1", "::1", "localhost"].includes(values.host)) {
+    if (!allowNonLoopback && !["127.0.0.1", "::1", "localhost"].includes(values.host)) {
       return {
         kind: "error",
-        message: `--host must be a loopback address, got ${JSON.stringify(values.host)}`,
+        message: `--host must be a loopback address unless --allow-non-loopback is given, got ${JSON.stringify(values.host)}`,
       };
     }
     options.host = values.host;
   }
+  if (allowNonLoopback) options.allowNonLoopback = true;
   if (values["time-scale"] !== undefined) {
     const scale = numberArg("time-scale", values["time-scale"], false);
     if (typeof scale === "string") return { kind: "error", message: scale };

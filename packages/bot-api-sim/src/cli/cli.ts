@@ -41,12 +41,18 @@ async function main(): Promise<number> {
     return 1;
   }
   if (command.json) {
-    const line = { apiRoot: sim.apiRoot, controlRoot: sim.controlRoot, tokens: sim.tokens };
+    const line = {
+      apiRoot: sim.apiRoot,
+      controlRoot: sim.controlRoot,
+      pageUrl: sim.pageUrl,
+      tokens: sim.tokens,
+    };
     process.stdout.write(`${JSON.stringify(line)}\n`);
   } else {
     process.stdout.write(`apiRoot ${sim.apiRoot}\n`);
     for (const token of sim.tokens) process.stdout.write(`token ${token}\n`);
     process.stdout.write(`control ${sim.controlRoot}\n`);
+    process.stdout.write(`page ${sim.pageUrl}\n`);
   }
   const running = sim;
   return new Promise<number>((resolve) => {

@@ -7,13 +7,15 @@ import type {
   MessageGenerationStopped,
   UserFromGetMe,
 } from "@grammyjs/types";
-import { checkBoolean, checkOptionalNumber, checkOptions } from "@telepace/core";
+import { checkBoolean, checkNumber, checkOptionalNumber, checkOptions } from "@telepace/core";
 import { BotApiSimError } from "../errors.js";
 import { type RateLimitOptions, type ResolvedOptions, resolveRateLimits } from "../options.js";
 import { CONTROL_PREFIX, type SimHttpServer } from "../server/http-server.js";
 import type { FaultInjector } from "../wire/faults.js";
 import type { BotRecord, CallbackAnswer } from "../world/bot-record.js";
 import type { SimCounters } from "../world/counters.js";
+import type { SendBudget } from "../world/rate-limiter.js";
+import type { ShownReplyKeyboard } from "../world/reply-keyboards.js";
 import type { ChatRef, SimWorld, UserRef, WaitOptions } from "../world/sim-world.js";
 import type { Transcript, TranscriptEvent } from "../world/transcript.js";
 import { stopDraft } from "./draft-actions.js";
@@ -45,6 +47,12 @@ export interface WaitForMessageOptions extends WaitOptions, BotOption {
   readonly afterMessageId?: number;
 }
 
+/** Options of {@link BotApiSim.restartUpdateIds}. */
+export interface RestartUpdateIdsOptions extends BotOption {
+  /** The `update_id` of the next update. Integer 1–2147483647. */
+  readonly nextId: number;
+}
+
 /** Options of {@link BotApiSim.close}. */
 export interface CloseOptions {
   /** Real milliseconds to let in-flight requests finish before connections are cut. Range >= 0. @defaultValue 5000 */
@@ -61,6 +69,8 @@ export interface SimBotSnapshot {
   readonly isPolling: boolean;
   /** The URL setWebhook stored, or "" when none. */
   readonly webhookUrl: string;
+  /** Webhook POSTs waiting for the bot's answer now. */
+  readonly webhookInFlight: number;
   /** The sticky allowed_updates, or undefined for Telegram's default set. */
   readonly allowedUpdates: readonly string[] | undefined;
 }
@@ -111,6 +121,8 @@ export class BotApiSim {
   readonly apiRoot: string;
   /** Base URL of the HTTP control API, `${apiRoot}/_sim`. */
   readonly controlRoot: string;
+  /** The chat page, `${apiRoot}/`: open it in a browser to be a user of the bot. */
+  readonly pageUrl: string;
   readonly port: number;
   /** The first bot's token. */
   readonly token: string;
@@ -138,6 +150,7 @@ export class BotApiSim {
     this.port = parts.port;
     this.apiRoot = rootFor(parts.options.host, parts.port);
     this.controlRoot = `${this.apiRoot}${CONTROL_PREFIX}`;
+    this.pageUrl = `${this.apiRoot}/`;
     this.bots = Object.freeze(
       parts.world.bots.map((bot) =>
         Object.freeze({ id: bot.id, token: bot.token, user: bot.user }),
@@ -315,10 +328,59 @@ export class BotApiSim {
     return this.#world.waitForEvent(this.#world.resolveChat(chat, options.bot), predicate, options);
   }
 
+  /**
+   * What Telegram's flood limits leave a bot for one chat now: the chat's bucket, a group's
+   * sliding minute, the bot's overall bucket and (private chats) the draft bucket, in real time
+   * with the time scale applied; false when the limits are off. The bot is the private chat's
+   * own, else `options.bot` or the first bot.
+   * @example
+   * const budget = sim.sendBudget(chat);
+   * if (budget !== false) console.log(`${Math.floor(budget.chat.available)} sends left now`);
+   */
+  sendBudget(chat: ChatRef, options: BotOption = {}): SendBudget | false {
+    checkOptions("options", options, ["bot"]);
+    const record = this.#world.resolveChat(chat, options.bot);
+    const bot = this.#world.resolveBot(options.bot ?? record.botId);
+    return bot.limiter.budget(record.key, record.isGroup, this.#world.now());
+  }
+
+  /**
+   * The reply keyboard a user sees in a chat now: the latest ReplyKeyboardMarkup a bot sent
+   * there (selective ones only to the users they were for), until a ReplyKeyboardRemove; else
+   * `undefined`. Hiding a one-time keyboard after a press is the user's client's business.
+   */
+  replyKeyboard(
+    user: UserRef,
+    chat: ChatRef,
+    options: BotOption = {},
+  ): ShownReplyKeyboard | undefined {
+    checkOptions("options", options, ["bot"]);
+    const record = this.#world.resolveChat(chat, options.bot);
+    return record.replyKeyboards.shownTo(this.#world.user(user).id);
+  }
+
   /** Updates waiting for a bot's getUpdates. */
   pendingUpdates(options: BotOption = {}): number {
     checkOptions("options", options, ["bot"]);
     return this.#world.resolveBot(options.bot).queue.pending(this.#world.now());
+  }
+
+  /**
+   * Makes a bot's update ids restart at `nextId`, as Telegram's do after a week without updates
+   * (at random, often below the last id): the bot's confirmed offset then lies in the future, and
+   * getUpdates falls back to the oldest pending update. Throws `ERR_INVALID_STATE` while updates
+   * are pending (after such a week none are).
+   * @example sim.restartUpdateIds({ nextId: 1 });
+   */
+  restartUpdateIds(options: RestartUpdateIdsOptions): void {
+    const given = checkOptions("options", options, ["nextId", "bot"]);
+    const nextId = checkNumber("nextId", given.nextId, {
+      integer: true,
+      min: 1,
+      max: 2_147_483_647,
+    });
+    const bot = this.#world.resolveBot(given.bot as RestartUpdateIdsOptions["bot"]);
+    bot.queue.restartIds(nextId, this.#world.now());
   }
 
   /** Monotonic counters: calls per method, responses per status, 429s (per chat), bytes. */
@@ -367,6 +429,7 @@ export class BotApiSim {
             pendingUpdates: bot.queue.pending(now),
             isPolling: bot.longPoll.isParked,
             webhookUrl: bot.webhook?.url ?? "",
+            webhookInFlight: bot.webhookDelivery.inFlight,
             allowedUpdates: bot.queue.allowedUpdates,
           }),
         ),

@@ -8,7 +8,7 @@ import { failureResponse, sendJson } from "../wire/envelope.js";
 import { ClientGoneError } from "../wire/request-body.js";
 import type { BotApiSim } from "./bot-api-sim.js";
 import { readInput } from "./control-input.js";
-import { CONTROL_ROUTES } from "./control-routes.js";
+import { CONTROL_ROUTES, type Route } from "./control-routes.js";
 
 function statusFor(code: BotApiSimErrorCode): number {
   switch (code) {
@@ -28,23 +28,27 @@ function statusFor(code: BotApiSimErrorCode): number {
   }
 }
 
-/** The control API of one simulator, as the HTTP server calls it for paths under its prefix. */
+/**
+ * The control API of one simulator, as the HTTP server calls it for paths under its prefix;
+ * `extraRoutes` (the chat page's) are served beside the control routes.
+ */
 export function createControlHandler(
   sim: BotApiSim,
+  extraRoutes: ReadonlyMap<string, Route> = new Map(),
 ): (req: IncomingMessage, res: ServerResponse, path: string, query: string) => Promise<void> {
-  return (req, res, path, query) => handleControl(sim, req, res, path, query);
+  return (req, res, path, query) => handleControl(sim, extraRoutes, req, res, path, query);
 }
 
 async function handleControl(
   sim: BotApiSim,
+  extraRoutes: ReadonlyMap<string, Route>,
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
   query: string,
 ): Promise<void> {
-  const route = CONTROL_ROUTES.get(
-    `${req.method ?? "GET"} ${path === "" ? "/" : path.replace(/\/+$/, "") || "/"}`,
-  );
+  const key = `${req.method ?? "GET"} ${path === "" ? "/" : path.replace(/\/+$/, "") || "/"}`;
+  const route = CONTROL_ROUTES.get(key) ?? extraRoutes.get(key);
   if (route === undefined) {
     req.resume();
     sendJson(res, 404, {

@@ -376,6 +376,16 @@ export const CONTROL_ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>
     ),
   ],
   [
+    "POST /updates/restart-ids",
+    route(["next_update_id", "bot_id"], (sim, input) => {
+      sim.restartUpdateIds({
+        nextId: input.requiredInt("next_update_id"),
+        ...input.optional({ bot: input.bot() }),
+      });
+      return true;
+    }),
+  ],
+  [
     "POST /files/range",
     route(["enabled"], (sim, input) => {
       sim.setRangeRequests(input.bool("enabled") ?? true);

@@ -1,7 +1,12 @@
 // What every message a bot sends goes through: reply target, flood limits, storage, transcript
 // and counters. Shared by sendMessage, sendDocument and sendPhoto, and by the edit methods.
 
-import type { Message, MessageEntity } from "@grammyjs/types";
+import type {
+  InlineKeyboardMarkup,
+  Message,
+  MessageEntity,
+  ReplyKeyboardMarkup,
+} from "@grammyjs/types";
 import { publish } from "../diagnostics.js";
 import type { AnyReplyMarkup } from "../text/reply-markup.js";
 import { inlineKeyboardOf } from "../text/reply-markup.js";
@@ -77,6 +82,14 @@ export function checkFlood(
     scope: decision.scope,
   };
   publish("rate-limited", () => ({ type: "rate-limited", ...fields }));
+  ctx.world.events.emit({
+    type: "rate_limited",
+    chat,
+    botId: ctx.bot.id,
+    method: ctx.method,
+    retryAfter: decision.retryAfter,
+    scope: decision.scope,
+  });
   ctx.world.log("debug", fields, "bot-api-sim: flood limit");
   throw tooManyRequests(decision.retryAfter);
 }
@@ -127,6 +140,8 @@ export function commitBotMessage(
   chat.store(stored, world.options.maxMessagesPerChat);
   // Any message of the bot into the chat removes its draft, as Telegram's clients do.
   chat.draft.clear();
+  const otherMarkup = markup !== undefined && !("inline_keyboard" in markup) ? markup : undefined;
+  if (otherMarkup !== undefined) showReplyKeyboard(world, chat, bot.id, sent, otherMarkup);
   world.counters.add("messagesSent");
   world.record(chat, {
     kind: "send",
@@ -136,8 +151,50 @@ export function commitBotMessage(
     messageId: sent.message_id,
     ...textOf(sent),
     message: sent,
+    ...(otherMarkup === undefined ? {} : { replyMarkup: deepFreeze(otherMarkup) }),
   });
   return sent;
+}
+
+/**
+ * A reply keyboard (or its removal) that came with a bot's message. With `selective` it concerns
+ * only the users the message mentions and the sender of the message it replies to.
+ */
+function showReplyKeyboard(
+  world: SimWorld,
+  chat: ChatRecord,
+  botId: number,
+  sent: Message,
+  markup: Exclude<AnyReplyMarkup, InlineKeyboardMarkup>,
+): void {
+  const isKeyboard = "keyboard" in markup;
+  if (!isKeyboard && !("remove_keyboard" in markup)) return;
+  const shown = isKeyboard
+    ? { markup: deepFreeze(markup as ReplyKeyboardMarkup), messageId: sent.message_id, botId }
+    : undefined;
+  const selective = chat.kind !== "private" && markup.selective === true;
+  chat.replyKeyboards.apply(shown, selective ? selectiveTargets(world, chat, sent) : "everyone");
+}
+
+/** The users a selective markup is for: those the message mentions, and the replied-to sender. */
+function selectiveTargets(world: SimWorld, chat: ChatRecord, sent: Message): number[] {
+  const targets = new Set<number>();
+  const text = (sent as { text?: string }).text ?? (sent as { caption?: string }).caption ?? "";
+  const entities =
+    (sent as { entities?: MessageEntity[] }).entities ??
+    (sent as { caption_entities?: MessageEntity[] }).caption_entities ??
+    [];
+  for (const entity of entities) {
+    if (entity.type === "text_mention") targets.add(entity.user.id);
+    if (entity.type !== "mention") continue;
+    const username = text.slice(entity.offset + 1, entity.offset + entity.length).toLowerCase();
+    for (const id of chat.members.keys()) {
+      if (world.userById(id)?.username?.toLowerCase() === username) targets.add(id);
+    }
+  }
+  const repliedTo = (sent as { reply_to_message?: Message }).reply_to_message?.from;
+  if (repliedTo !== undefined && !repliedTo.is_bot) targets.add(repliedTo.id);
+  return [...targets];
 }
 
 /** `{ text }` for a message with text or caption, else nothing. */

@@ -73,6 +73,12 @@ export function answerCallbackQuery(ctx: MethodContext): true {
     atMs: ctx.world.now(),
   });
   for (const waiter of query.waiters.splice(0)) waiter(query.answer);
+  ctx.world.events.emit({
+    type: "callback_answer",
+    chatKey: query.chatKey,
+    callbackQueryId: id,
+    answer: query.answer,
+  });
   return true;
 }
 

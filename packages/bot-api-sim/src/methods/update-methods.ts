@@ -1,11 +1,12 @@
 // Getting updates: getUpdates (offsets, clamping, true long polling, 409s) and the webhook
-// methods, which keep state only — the simulator delivers updates through getUpdates alone.
+// methods, which set, report and stop the bot's webhook delivery.
 
 import type { Update, WebhookInfo } from "@grammyjs/types";
-import { badRequest, tooManyRequests } from "../wire/api-failure.js";
+import { tooManyRequests } from "../wire/api-failure.js";
 import type { RequestParams } from "../wire/request-params.js";
 import { CONFLICT_SET_WEBHOOK } from "../world/long-poll.js";
 import type { UpdateType } from "../world/update-queue.js";
+import { checkSecretToken, checkWebhookUrl, type WebhookUrl } from "../world/webhook-url.js";
 import { ApiSuccess, type MethodContext } from "./bot-messages.js";
 
 /** Longest long poll the real server allows, in seconds. */
@@ -80,23 +81,6 @@ export async function getUpdates(ctx: MethodContext): Promise<Update[]> {
   return updates;
 }
 
-/** Checks a webhook URL the way Telegram reports problems with it. */
-function checkWebhookUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url.includes("://") ? url : `https://${url}`);
-  } catch {
-    throw badRequest("invalid webhook URL specified");
-  }
-  if (parsed.protocol !== "https:") {
-    throw badRequest("bad webhook: An HTTPS URL must be provided for webhook");
-  }
-  const port = parsed.port === "" ? "443" : parsed.port;
-  if (!["80", "88", "443", "8443"].includes(port)) {
-    throw badRequest("bad webhook: Webhook can be set up only on ports 80, 88, 443 or 8443");
-  }
-}
-
 /** setWebhook and deleteWebhook (the latter is setWebhook with an empty URL). */
 export function setWebhook(ctx: MethodContext): ApiSuccess {
   const { bot, params, world } = ctx;
@@ -107,16 +91,22 @@ export function setWebhook(ctx: MethodContext): ApiSuccess {
       throw tooManyRequests(1 / world.options.timeScale);
     }
     bot.nextSetWebhookAtMs = now + 1000 / world.options.timeScale;
-    checkWebhookUrl(url);
   }
   const maxConnections = url.length > 0 ? params.int("max_connections", 40, 1, 100) : 0;
   const ipAddress = url.length > 0 ? params.get("ip_address") : undefined;
+  let checked: WebhookUrl | undefined;
+  let secretToken: string | undefined;
+  if (url.length > 0) {
+    checked = checkWebhookUrl(url, ipAddress);
+    secretToken = checkSecretToken(params.get("secret_token"));
+  }
   const dropPending = params.bool("drop_pending_updates");
   const current = bot.webhook;
   const unchanged =
     (current?.url ?? "") === url &&
     (current?.maxConnections ?? 0) === maxConnections &&
     current?.ipAddress === ipAddress &&
+    current?.secretToken === secretToken &&
     !dropPending;
   bot.queue.setAllowedUpdates(allowedUpdates(params));
   if (unchanged) {
@@ -127,11 +117,20 @@ export function setWebhook(ctx: MethodContext): ApiSuccess {
   }
   if (url.length > 0) bot.longPoll.abort(CONFLICT_SET_WEBHOOK);
   if (dropPending) bot.queue.clear();
-  bot.webhook =
-    url.length > 0
-      ? { url, maxConnections, ipAddress, hasSecretToken: params.get("secret_token") !== undefined }
-      : undefined;
-  if (url.length > 0) return new ApiSuccess(true, "Webhook was set");
+  bot.webhookDelivery.stop();
+  bot.webhook = checked === undefined ? undefined : { url, maxConnections, ipAddress, secretToken };
+  if (checked !== undefined) {
+    // Only loopback receivers get updates; elsewhere the webhook is state, as before.
+    if (checked.address !== undefined) {
+      bot.webhookDelivery.start({
+        url: checked.url,
+        address: checked.address,
+        maxConnections,
+        secretToken,
+      });
+    }
+    return new ApiSuccess(true, "Webhook was set");
+  }
   return new ApiSuccess(
     true,
     current === undefined ? "Webhook is already deleted" : "Webhook was deleted",
@@ -146,9 +145,15 @@ export function getWebhookInfo(ctx: MethodContext): WebhookInfo {
     has_custom_certificate: false,
     pending_update_count: bot.queue.pending(world.now()),
   };
+  const delivery = bot.webhookDelivery;
+  if (delivery.lastError !== undefined) {
+    info.last_error_date = delivery.lastError.date;
+    info.last_error_message = delivery.lastError.message;
+  }
   if (bot.webhook !== undefined) {
     info.max_connections = bot.webhook.maxConnections;
-    if (bot.webhook.ipAddress !== undefined) info.ip_address = bot.webhook.ipAddress;
+    const ipAddress = bot.webhook.ipAddress ?? delivery.ipAddress;
+    if (ipAddress !== undefined) info.ip_address = ipAddress;
     const allowed = bot.queue.allowedUpdates;
     if (allowed !== undefined) {
       info.allowed_updates = [...allowed] as NonNullable<WebhookInfo["allowed_updates"]>;

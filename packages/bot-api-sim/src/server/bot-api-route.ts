@@ -2,7 +2,7 @@
 // injected latency and faults, runs the handler and reports the call.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { publish } from "../diagnostics.js";
+import { type FaultMessage, publish } from "../diagnostics.js";
 import type { MethodContext } from "../methods/bot-messages.js";
 import { canonicalMethod } from "../methods/known-methods.js";
 import { METHOD_HANDLERS } from "../methods/method-table.js";
@@ -106,6 +106,11 @@ export async function serveBotApi(
   }
 }
 
+/** How events name a fault: its kind, with random errors told apart from planned failures. */
+function faultName(fault: PlannedFault): FaultMessage["fault"] {
+  return fault.kind === "fail" && fault.random ? "random-error" : fault.kind;
+}
+
 function injectApiFault(
   world: SimWorld,
   req: IncomingMessage,
@@ -114,12 +119,9 @@ function injectApiFault(
   fault: PlannedFault,
 ): number | undefined {
   world.counters.add("faultsInjected");
-  publish("fault", () => ({
-    type: "fault",
-    method,
-    fault: fault.kind === "fail" && fault.random ? "random-error" : fault.kind,
-  }));
+  publish("fault", () => ({ type: "fault", method, fault: faultName(fault) }));
   world.log("info", { method, fault: fault.kind }, "bot-api-sim: fault injected");
+  world.events.emit({ type: "fault", method, fault: faultName(fault) });
   if (fault.kind === "reset") {
     req.socket.destroy();
     return undefined;

@@ -76,6 +76,7 @@ export async function serveDownload(
     world.counters.add("faultsInjected");
     publish("fault", () => ({ type: "fault", method: "download", fault: fault.kind }));
     world.log("info", { method: "download", fault: fault.kind }, "bot-api-sim: fault injected");
+    world.events.emit({ type: "fault", method: "download", fault: fault.kind });
   }
   if (fault?.kind === "fail") {
     respond(

@@ -1,6 +1,6 @@
 // The loopback HTTP server: routes /bot<token>/<method> to the Bot API route, /file/bot<token>/
-// to downloads and the control prefix to the control API, tracks in-flight requests for a
-// bounded close, and makes sure no request can crash or hang the process.
+// to downloads, the control prefix to the control API and `/` to the chat page, tracks in-flight
+// requests for a bounded close, and makes sure no request can crash or hang the process.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -26,6 +26,46 @@ export type ControlHandler = (
   query: string,
 ) => Promise<void>;
 
+/** The chat page's files, under the control prefix. */
+export const ASSETS_PREFIX = `${CONTROL_PREFIX}/assets/`;
+/** The chat page's event stream. */
+export const EVENTS_PATH = `${CONTROL_PREFIX}/events`;
+/** Stored files by file_id, for the page (which has no token for the download route). */
+export const DOWNLOADS_PREFIX = `${CONTROL_PREFIX}/downloads/`;
+
+/** Serves one request for a path of the chat page. */
+export type PageHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+) => Promise<void>;
+
+/** Whether a path belongs to the chat page rather than to the Bot API or the control API. */
+function isPagePath(path: string): boolean {
+  return (
+    path === "/" ||
+    path === EVENTS_PATH ||
+    path.startsWith(ASSETS_PREFIX) ||
+    path.startsWith(DOWNLOADS_PREFIX)
+  );
+}
+
+const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/**
+ * Whether a browser sent this request on behalf of another site: an `Origin` other than the
+ * server's own, or (on loopback) a `Host` that is not a loopback name, as a DNS-rebound site's
+ * would be. The page and the control API have no authentication, so such requests are refused.
+ */
+function isForeign(req: IncomingMessage, isLoopback: boolean): boolean {
+  const host = req.headers.host ?? "";
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== `http://${host}`) return true;
+  if (!isLoopback) return false;
+  const name = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0];
+  return !LOOPBACK_NAMES.has(name ?? "");
+}
+
 function decodePath(path: string): string {
   try {
     return decodeURIComponent(path);
@@ -40,6 +80,7 @@ export class SimHttpServer {
   readonly #world: SimWorld;
   readonly #faults: FaultInjector;
   #control: ControlHandler | undefined;
+  #page: PageHandler | undefined;
   readonly #inFlight = new Set<AbortController>();
   readonly #connections: Connections;
   #idle = createDeferred<void>();
@@ -87,6 +128,11 @@ export class SimHttpServer {
    */
   mountControl(handler: ControlHandler): void {
     this.#control = handler;
+  }
+
+  /** Serves the chat page from now on (mounted like the control API; 503 until then). */
+  mountPage(handler: PageHandler): void {
+    this.#page = handler;
   }
 
   /** Starts listening; resolves with the bound port. */
@@ -143,8 +189,22 @@ export class SimHttpServer {
       if (!res.writableFinished) controller.abort();
       this.#untrack(controller);
     });
-    const isControl = path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`);
-    if (this.#world.isClosed || (isControl && this.#control === undefined)) {
+    const isPage = isPagePath(path);
+    const isControl = !isPage && (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`));
+    if ((isPage || isControl) && isForeign(req, this.#world.options.isLoopback)) {
+      req.resume();
+      sendJson(res, 403, {
+        ok: false,
+        error_code: 403,
+        description: "Forbidden: a request on behalf of another site",
+      });
+      return;
+    }
+    if (
+      this.#world.isClosed ||
+      (isControl && this.#control === undefined) ||
+      (isPage && this.#page === undefined)
+    ) {
       req.resume();
       this.#world.counters.response(503);
       const why = this.#world.isClosed ? "shutting down" : "starting";
@@ -158,6 +218,10 @@ export class SimHttpServer {
         },
         { Connection: "close" },
       );
+      return;
+    }
+    if (isPage) {
+      await this.#page?.(req, res, path);
       return;
     }
     if (isControl) {

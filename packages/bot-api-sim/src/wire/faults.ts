@@ -67,6 +67,40 @@ export type PlannedFault =
   | { readonly kind: "reset"; readonly afterProcessing: boolean }
   | { readonly kind: "malformed"; readonly afterProcessing: boolean };
 
+/** One queued fault as {@link FaultInjector.armed} lists it. */
+export interface ArmedFault {
+  /** The method key it matches (lower case; `"*"` every method, `"download"` the file route). */
+  readonly method: string;
+  readonly kind: "fail" | "reset" | "malformed";
+  /** Calls it still covers. */
+  readonly remaining: number;
+  /** The status of a `fail`. */
+  readonly code: number | undefined;
+  readonly afterProcessing: boolean;
+}
+
+/** Everything armed in a {@link FaultInjector}. */
+export interface ArmedFaults {
+  /** Queued faults, per method in the order they fire. */
+  readonly queued: readonly ArmedFault[];
+  /** The latency in force, or `undefined`. */
+  readonly latency:
+    | {
+        readonly ms: number;
+        readonly jitterMs: number;
+        readonly methods: readonly string[] | undefined;
+      }
+    | undefined;
+  /** The random error rate in force, or `undefined`. */
+  readonly errorRate:
+    | {
+        readonly rate: number;
+        readonly code: number;
+        readonly methods: readonly string[] | undefined;
+      }
+    | undefined;
+}
+
 interface QueuedFault {
   readonly fault: PlannedFault;
   remaining: number;
@@ -190,6 +224,47 @@ export class FaultInjector {
       result[key] = queue.reduce((sum, entry) => sum + entry.remaining, 0);
     }
     return result;
+  }
+
+  /** What is armed now: queued faults, latency and error rate; a fresh frozen object. */
+  armed(): ArmedFaults {
+    const queued: ArmedFault[] = [];
+    for (const [method, queue] of this.#queues) {
+      for (const { fault, remaining } of queue) {
+        queued.push(
+          Object.freeze({
+            method,
+            kind: fault.kind,
+            remaining,
+            code: fault.kind === "fail" ? fault.code : undefined,
+            afterProcessing: fault.afterProcessing,
+          }),
+        );
+      }
+    }
+    const methods = (set: ReadonlySet<string> | undefined) =>
+      set === undefined ? undefined : Object.freeze([...set]);
+    const latency = this.#latency;
+    const errorRate = this.#errorRate;
+    return Object.freeze({
+      queued: Object.freeze(queued),
+      latency:
+        latency === undefined
+          ? undefined
+          : Object.freeze({
+              ms: latency.ms,
+              jitterMs: latency.jitterMs,
+              methods: methods(latency.methods),
+            }),
+      errorRate:
+        errorRate === undefined
+          ? undefined
+          : Object.freeze({
+              rate: errorRate.rate,
+              code: errorRate.code,
+              methods: methods(errorRate.methods),
+            }),
+    });
   }
 
   /** The latency for one call of `method`, in ms. @internal */

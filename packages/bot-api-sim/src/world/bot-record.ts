@@ -1,5 +1,5 @@
 // One simulated bot: its identity, its update queue and long-poll slot, its flood limits, its
-// webhook state and its callback queries.
+// webhook settings and delivery, and its callback queries.
 
 import type { BotCommand, User, UserFromGetMe } from "@grammyjs/types";
 import type { Clock } from "@telepace/core";
@@ -8,13 +8,14 @@ import type { ChatRecord } from "./chat-record.js";
 import { LongPoll } from "./long-poll.js";
 import { RateLimiter } from "./rate-limiter.js";
 import { UpdateQueue } from "./update-queue.js";
+import { WebhookDelivery, type WebhookHooks } from "./webhook-delivery.js";
 
-/** Webhook settings kept by setWebhook (the simulator does not deliver to them). */
+/** Webhook settings kept by setWebhook. */
 interface WebhookState {
   readonly url: string;
   readonly maxConnections: number;
   readonly ipAddress: string | undefined;
-  readonly hasSecretToken: boolean;
+  readonly secretToken: string | undefined;
 }
 
 /** A callback query and the bot's answer to it. */
@@ -47,6 +48,8 @@ export class BotRecord {
   readonly longPoll: LongPoll;
   readonly limiter: RateLimiter;
   webhook: WebhookState | undefined;
+  /** Posts updates to the webhook while one is set and reachable (loopback). */
+  readonly webhookDelivery: WebhookDelivery;
   /** The real server allows one setWebhook with a URL per second. */
   nextSetWebhookAtMs = Number.NEGATIVE_INFINITY;
   /** The previous getUpdates call, for the server's anti-busy-loop rules. */
@@ -66,6 +69,7 @@ export class BotRecord {
     readonly rateLimits: Readonly<RateLimitOptions> | false;
     readonly timeScale: number;
     readonly onConflict: () => void;
+    readonly webhookHooks: WebhookHooks;
   }) {
     this.id = init.id;
     this.token = init.token;
@@ -77,6 +81,7 @@ export class BotRecord {
     );
     this.longPoll = new LongPoll(init.clock, this.queue, init.onConflict);
     this.limiter = new RateLimiter(init.rateLimits, init.timeScale);
+    this.webhookDelivery = new WebhookDelivery(this.queue, init.webhookHooks);
   }
 
   /** Remembers a new callback query. */

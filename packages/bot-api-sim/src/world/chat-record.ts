@@ -3,6 +3,7 @@
 
 import type { Chat, Message, User } from "@grammyjs/types";
 import { DraftSlot } from "./message-draft.js";
+import { ReplyKeyboards } from "./reply-keyboards.js";
 import { EventLog } from "./transcript.js";
 
 /** The type of a simulated chat. */
@@ -52,10 +53,15 @@ export class ChatRecord {
   readonly messages = new Map<number, StoredMessage>();
   /** Private chat: the bot's live message draft (sendMessageDraft). */
   readonly draft = new DraftSlot();
+  /** The reply keyboards the bots' messages left shown to the chat's users. */
+  readonly replyKeyboards = new ReplyKeyboards();
   readonly log: EventLog;
   readonly chatInstance: string;
+  /** The simulator-wide event `seq` when the chat was created: it is newer than every event up to it. */
+  readonly createdAfterSeq: number;
   #nextMessageId = 1;
   #forgotten = 0;
+  #newest: StoredMessage | undefined;
 
   constructor(init: {
     readonly key: string;
@@ -67,6 +73,7 @@ export class ChatRecord {
     readonly started?: boolean | undefined;
     readonly maxTranscriptEvents: number;
     readonly chatInstance: string;
+    readonly createdAfterSeq: number;
   }) {
     this.key = init.key;
     this.id = init.id;
@@ -77,6 +84,7 @@ export class ChatRecord {
     this.started = init.started ?? true;
     this.log = new EventLog(init.maxTranscriptEvents);
     this.chatInstance = init.chatInstance;
+    this.createdAfterSeq = init.createdAfterSeq;
   }
 
   /** Whether this is a group or supergroup. */
@@ -108,9 +116,23 @@ export class ChatRecord {
     return this.#nextMessageId++;
   }
 
+  /** The message with the highest id that is still kept (edits included), or `undefined`. */
+  newestMessage(): StoredMessage | undefined {
+    const cached = this.#newest;
+    if (cached !== undefined && this.messages.get(cached.message.message_id) === cached) {
+      return cached;
+    }
+    // The newest was deleted (or forgotten): find the next one once, then serve it from here.
+    let newest: StoredMessage | undefined;
+    for (const stored of this.messages.values()) newest = stored;
+    this.#newest = newest;
+    return newest;
+  }
+
   /** Stores a new message, forgetting the oldest beyond `limit`. */
   store(stored: StoredMessage, limit: number): void {
     this.messages.set(stored.message.message_id, stored);
+    this.#newest = stored;
     while (this.messages.size > limit) {
       const oldest = this.messages.keys().next().value as number;
       this.messages.delete(oldest);

@@ -21,6 +21,16 @@ export interface SimCounters {
   readonly updatesQueued: number;
   /** Updates handed out by getUpdates (an update handed out twice counts twice). */
   readonly updatesDelivered: number;
+  /** POSTs of updates to webhooks that got an answer or failed (each retry counts). */
+  readonly webhookRequests: number;
+  /** Updates a webhook confirmed with a 2xx. */
+  readonly webhookConfirmed: number;
+  /** Webhook POSTs answered with a non-2xx, failed to connect or timed out. */
+  readonly webhookFailures: number;
+  /** Updates whose webhook delivery was given up because they would expire before a retry. */
+  readonly webhookDropped: number;
+  /** Methods run from a webhook's answer (webhook replies). */
+  readonly webhookReplies: number;
   /** Updates not queued because the bot's allowed_updates excluded their type. */
   readonly updatesFiltered: number;
   /** Messages sent, edited and deleted by bots. */
@@ -41,6 +51,8 @@ export interface SimCounters {
   readonly headersTimedOut: number;
   /** Connections displaced (idle, waiting for headers) or refused at `maxConnections`. */
   readonly connectionsShed: number;
+  /** Chat page event streams cut because their client fell more than 1 MiB behind. */
+  readonly eventStreamsCut: number;
 }
 
 type NumericKey = {
@@ -57,6 +69,11 @@ export class Counters {
     updatesQueued: 0,
     updatesDelivered: 0,
     updatesFiltered: 0,
+    webhookRequests: 0,
+    webhookConfirmed: 0,
+    webhookFailures: 0,
+    webhookDropped: 0,
+    webhookReplies: 0,
     messagesSent: 0,
     messagesEdited: 0,
     messagesDeleted: 0,
@@ -67,6 +84,7 @@ export class Counters {
     draftsStopped: 0,
     headersTimedOut: 0,
     connectionsShed: 0,
+    eventStreamsCut: 0,
   };
   readonly #calls = new Map<string, number>();
   readonly #responses = new Map<string, number>();

@@ -29,6 +29,12 @@ class TokenBucket {
     this.#tokens -= 1;
   }
 
+  /** The tokens there are at `now`, fractions included, without changing the bucket. */
+  peek(now: number): number {
+    if (now <= this.#updatedAt) return this.#tokens;
+    return Math.min(this.capacity, this.#tokens + (now - this.#updatedAt) * this.perMs);
+  }
+
   /** Whether the bucket is full, i.e. forgetting it changes nothing. */
   isFull(now: number): boolean {
     this.#refill(now);
@@ -76,6 +82,11 @@ class SlidingWindow {
     this.#times.push(now);
   }
 
+  /** When the messages still inside the window at `now` were sent, oldest first. */
+  sentTimes(now: number): number[] {
+    return this.#times.filter((time) => time > now - this.windowMs);
+  }
+
   isEmpty(now: number): boolean {
     this.#forget(now);
     return this.#times.length === 0;
@@ -87,7 +98,42 @@ class SlidingWindow {
   }
 }
 
+/** What is left of one token bucket, in real time (the time scale applied). */
+export interface BucketBudget {
+  /** Messages that fit now; a fraction is a token on its way. */
+  readonly available: number;
+  /** The most the bucket holds (the burst). */
+  readonly capacity: number;
+  /** Tokens added per real second. */
+  readonly perSecond: number;
+}
+
+/** What is left of a group's sliding minute, in real time (the time scale applied). */
+export interface WindowBudget {
+  /** Messages inside the window now. */
+  readonly used: number;
+  readonly limit: number;
+  /** The window's length in real ms (60 000 at time scale 1). */
+  readonly windowMs: number;
+  /** Real ms since each message in the window was sent, oldest first. */
+  readonly sentAgoMs: readonly number[];
+}
+
+/** What Telegram's flood limits leave a bot for one chat right now. */
+export interface SendBudget {
+  /** The chat's own bucket (sends and, by default, edits). */
+  readonly chat: BucketBudget;
+  /** Groups and supergroups: the sliding minute. */
+  readonly group: WindowBudget | undefined;
+  /** The bot's bucket over all chats. */
+  readonly global: BucketBudget;
+  /** Private chats: the bucket of sendMessageDraft. */
+  readonly drafts: BucketBudget | undefined;
+}
+
 const ALLOWED: RateDecision = Object.freeze({ allowed: true });
+/** Telegram's group limit counts the messages of any 60 s. */
+const GROUP_WINDOW_MS = 60_000;
 /** Full buckets are forgotten once this many chats have one, to keep memory bounded. */
 const PRUNE_AT = 4096;
 
@@ -175,6 +221,43 @@ export class RateLimiter {
     return ALLOWED;
   }
 
+  /**
+   * What the limits leave for one chat at real time `nowMs`, or false when limits are off.
+   * Reading it changes nothing: a chat never sent to has full buckets.
+   */
+  budget(chatKey: string, isGroup: boolean, nowMs: number): SendBudget | false {
+    const limits = this.#limits;
+    if (limits === false) return false;
+    const scale = this.#timeScale;
+    const now = nowMs * scale;
+    const bucket = (
+      existing: TokenBucket | undefined,
+      capacity: number,
+      perSecond: number,
+    ): BucketBudget =>
+      Object.freeze({
+        available: existing?.peek(now) ?? capacity,
+        capacity,
+        perSecond: perSecond * scale,
+      });
+    const sent = this.#groupWindows.get(chatKey)?.sentTimes(now) ?? [];
+    return Object.freeze({
+      chat: bucket(this.#chatBuckets.get(chatKey), limits.perChatBurst, limits.perChatPerSecond),
+      group: isGroup
+        ? Object.freeze({
+            used: sent.length,
+            limit: limits.groupPerMinute,
+            windowMs: GROUP_WINDOW_MS / scale,
+            sentAgoMs: Object.freeze(sent.map((time) => (now - time) / scale)),
+          })
+        : undefined,
+      global: bucket(this.#global, limits.globalBurst, limits.globalPerSecond),
+      drafts: isGroup
+        ? undefined
+        : bucket(this.#draftBuckets.get(chatKey), limits.draftBurst, limits.draftsPerSecond),
+    });
+  }
+
   #refusal(waitMs: number, scope: RateScope): RateDecision {
     // Telegram reports whole seconds, at least one; a client that waits that long succeeds.
     const telegramSeconds = Math.max(1, Math.ceil(waitMs / 1000));
@@ -209,7 +292,7 @@ export class RateLimiter {
           if (candidate.isEmpty(now)) this.#groupWindows.delete(other);
         }
       }
-      window = new SlidingWindow(limits.groupPerMinute, 60_000);
+      window = new SlidingWindow(limits.groupPerMinute, GROUP_WINDOW_MS);
       this.#groupWindows.set(key, window);
     }
     return window;

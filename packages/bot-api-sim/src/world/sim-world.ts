@@ -13,6 +13,13 @@ import { Counters } from "./counters.js";
 import { FileStore } from "./file-store.js";
 import type { TranscriptEvent } from "./transcript.js";
 import type { UpdateType } from "./update-queue.js";
+import type {
+  WebhookAttempt,
+  WebhookConnection,
+  WebhookResponse,
+  WebhookTarget,
+} from "./webhook-delivery.js";
+import { WorldEvents } from "./world-events.js";
 
 /** A user given by object or id. */
 export type UserRef = User | number;
@@ -27,6 +34,14 @@ export interface WaitOptions {
   readonly timeoutMs?: number;
   /** Aborting rejects the wait with `signal.reason`. */
   readonly signal?: AbortSignal;
+}
+
+/** What the server layer lends the world for webhook delivery; start() passes it in. */
+export interface WebhookTransport {
+  /** Opens the HTTP client of a webhook setting. */
+  readonly connect: (target: WebhookTarget) => WebhookConnection;
+  /** Runs the method a webhook answered with, if it did (a webhook reply). */
+  readonly reply: (world: SimWorld, bot: BotRecord, response: WebhookResponse) => void;
 }
 
 interface EventWaiter {
@@ -44,6 +59,8 @@ const FIRST_BOT_ID = 7_000_000_001;
 export class SimWorld {
   readonly options: ResolvedOptions;
   readonly counters = new Counters();
+  /** Changes told to in-process observers (the chat page's event stream). */
+  readonly events = new WorldEvents();
   readonly files: FileStore;
   readonly bots: readonly BotRecord[];
   rangeRequests: boolean;
@@ -60,7 +77,7 @@ export class SimWorld {
   #eventSequence = 0;
   #closed = false;
 
-  constructor(options: ResolvedOptions) {
+  constructor(options: ResolvedOptions, webhooks: WebhookTransport) {
     this.options = options;
     this.files = new FileStore(options.maxFileStorageBytes);
     this.rangeRequests = options.rangeRequests;
@@ -98,7 +115,7 @@ export class SimWorld {
         can_manage_bots: false,
         supports_join_request_queries: false,
       };
-      const bot = new BotRecord({
+      const bot: BotRecord = new BotRecord({
         id,
         token,
         user: Object.freeze(user),
@@ -109,6 +126,14 @@ export class SimWorld {
         rateLimits: options.rateLimits,
         timeScale: options.timeScale,
         onConflict: () => this.counters.add("conflicts"),
+        webhookHooks: {
+          clock: options.clock,
+          timeScale: options.timeScale,
+          unixNow: () => this.unixNow(),
+          connect: webhooks.connect,
+          reply: (response) => webhooks.reply(this, bot, response),
+          report: (attempt) => this.#reportWebhook(id, attempt),
+        },
       });
       bots.push(bot);
       this.#botsById.set(id, bot);
@@ -200,6 +225,7 @@ export class SimWorld {
     if (init.isPremium === true) user.is_premium = true;
     const frozen = Object.freeze(user);
     this.#users.set(id, frozen);
+    this.events.emit({ type: "user", user: frozen });
     return frozen;
   }
 
@@ -221,10 +247,20 @@ export class SimWorld {
     return this.#users.size;
   }
 
+  /** Every user, oldest first. */
+  users(): IterableIterator<User> {
+    return this.#users.values();
+  }
+
   // --- chats ----------------------------------------------------------------------------------
 
   get chatCount(): number {
     return this.#chats.size;
+  }
+
+  /** Every chat (private chats of every bot, groups, supergroups), oldest first. */
+  chats(): IterableIterator<ChatRecord> {
+    return this.#chats.values();
   }
 
   #checkChatCapacity(): void {
@@ -258,9 +294,11 @@ export class SimWorld {
         started: create.started,
         maxTranscriptEvents: this.options.maxTranscriptEvents,
         chatInstance: this.#chatInstance(),
+        createdAfterSeq: this.#eventSequence,
       });
       bot.privateChats.set(user.id, record);
       this.#chats.set(record.key, record);
+      this.events.emit({ type: "chat", chat: record });
     }
     return record;
   }
@@ -280,9 +318,11 @@ export class SimWorld {
       title,
       maxTranscriptEvents: this.options.maxTranscriptEvents,
       chatInstance: this.#chatInstance(),
+      createdAfterSeq: this.#eventSequence,
     });
     this.#chats.set(record.key, record);
     this.#groups.set(id, record);
+    this.events.emit({ type: "chat", chat: record });
     return record;
   }
 
@@ -372,7 +412,18 @@ export class SimWorld {
         updateType: type,
       }));
       bot.longPoll.notify();
+      bot.webhookDelivery.notify();
     }
+  }
+
+  #reportWebhook(botId: number, attempt: WebhookAttempt): void {
+    this.counters.add("webhookRequests");
+    if (attempt.outcome === "confirmed") this.counters.add("webhookConfirmed");
+    else this.counters.add("webhookFailures");
+    if (attempt.outcome === "dropped") this.counters.add("webhookDropped");
+    const fields = { botId, ...attempt };
+    publish("webhook", () => ({ type: "webhook", ...fields }));
+    this.log(attempt.outcome === "confirmed" ? "debug" : "info", fields, "bot-api-sim: webhook");
   }
 
   // --- transcript -----------------------------------------------------------------------------
@@ -396,6 +447,7 @@ export class SimWorld {
         if (waiter.predicate(full)) waiter.resolve(full);
       }
     }
+    this.events.emit({ type: "transcript", chat, event: full });
     return full;
   }
 
@@ -487,7 +539,9 @@ export class SimWorld {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    for (const bot of this.bots) bot.webhookDelivery.stop();
     const error = new BotApiSimError("ERR_SIM_CLOSED", "The simulator was closed");
     for (const cancel of [...this.#cancelWaits]) cancel(error);
+    this.events.emit({ type: "closed" });
   }
 }

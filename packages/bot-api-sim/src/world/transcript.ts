@@ -1,7 +1,13 @@
 // What happened in a chat, in order: every send, edit, delete, chat action and draft with its
 // time, kept in a bounded log whose overflow is counted rather than silent.
 
-import type { Chat, Message } from "@grammyjs/types";
+import type {
+  Chat,
+  ForceReply,
+  Message,
+  ReplyKeyboardMarkup,
+  ReplyKeyboardRemove,
+} from "@grammyjs/types";
 import type { DraftChange, MessageDraft } from "./message-draft.js";
 
 /**
@@ -38,6 +44,11 @@ export interface TranscriptEvent {
   readonly text?: string;
   /** The whole message right after a send or edit. */
   readonly message?: Message;
+  /**
+   * The reply keyboard, keyboard removal or force-reply request a bot's send came with. A
+   * Message carries only inline keyboards, so this is where the others can be seen.
+   */
+  readonly replyMarkup?: ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply;
   /** The action of a `chat_action` event, e.g. "typing". */
   readonly action?: string;
   /** The draft id of a `draft` or `draft_stop` event. */
@@ -85,6 +96,11 @@ export class EventLog {
       this.#head = 0;
     }
     return true;
+  }
+
+  /** The newest event, or `undefined` before the first. */
+  get last(): TranscriptEvent | undefined {
+    return this.#events.length > this.#head ? this.#events[this.#events.length - 1] : undefined;
   }
 
   /** Events dropped so far. */

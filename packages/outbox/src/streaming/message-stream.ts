@@ -5,9 +5,11 @@ import type { Message, MessageEntity } from "@grammyjs/types";
 import { type Clock, createDeferred, type Deferred, describeValue } from "@telepace/core";
 import { type ChatId, isGroupChat } from "../chat.js";
 import { OutboxError } from "../errors.js";
-import { type OutboxOperation, Priority } from "../operation.js";
+import type { OutboxOperation } from "../operation.js";
 import type { TelegramOutbox } from "../outbox.js";
 import type { OutboxOutcome } from "../outcome.js";
+import { replacingProgress } from "../writes/replace-progress.js";
+import { planWrite, writeOperation } from "../writes/write-plan.js";
 import { isForbidden, isRefusal } from "./draft-refusal.js";
 import { EditBudget } from "./edit-budget.js";
 import { splitMessageText, type TextChunk } from "./split-text.js";
@@ -275,11 +277,17 @@ export class MessageStream {
     };
   }
 
-  #enqueue<T>(op: Omit<OutboxOperation<T>, "chatId">): Promise<OutboxOutcome<T>> {
-    return this.#host.outbox.enqueue(
-      { ...op, chatId: this.chatId },
-      { signal: this.#options.signal },
-    );
+  #enqueue<T>(op: OutboxOperation<T>): Promise<OutboxOutcome<T>> {
+    return this.#host.outbox.enqueue(op, { signal: this.#options.signal });
+  }
+
+  /** The op of a stream request to this chat, scheduled as the outbox plans `method`. */
+  #op<T>(
+    method: StreamMethod,
+    target: Record<string, unknown>,
+    execute: (signal: AbortSignal) => Promise<T>,
+  ): OutboxOperation<T> {
+    return writeOperation(planWrite(method, { chat_id: this.chatId, ...target }), execute);
   }
 
   #call(method: StreamMethod, params: Record<string, unknown>, signal: AbortSignal) {
@@ -337,12 +345,8 @@ export class MessageStream {
     const draftId = this.#draftId;
     let version = this.#version;
     this.#lastDraftAt = this.#host.clock.now();
-    const outcome = await this.#enqueue({
-      key: `draft:${draftId}`,
-      priority: Priority.edit,
-      idempotent: true,
-      paced: false,
-      execute: (signal) => {
+    const outcome = await this.#enqueue(
+      this.#op("sendMessageDraft", { draft_id: draftId }, (signal) => {
         version = this.#version;
         // Finishing: the final message is next and replaces the draft.
         if (this.#state !== "streaming" && !isPlaceholder) return Promise.resolve(false);
@@ -360,8 +364,8 @@ export class MessageStream {
           },
           signal,
         );
-      },
-    });
+      }),
+    );
     if (outcome.status === "delivered") {
       if (outcome.result !== false) this.#draftFrames++;
     } else if (outcome.status === "failed") {
@@ -395,9 +399,8 @@ export class MessageStream {
         return;
       }
       let text = chunk.text;
-      const outcome = await this.#enqueue<Sent>({
-        priority: Priority.send,
-        execute: (signal) => {
+      const outcome = await this.#enqueue(
+        this.#op("sendMessage", {}, (signal) => {
           version = this.#version;
           const live = this.#liveChunk() ?? chunk;
           text = live.text;
@@ -406,8 +409,8 @@ export class MessageStream {
             { ...this.#options.params, ...this.#textParams(live) },
             signal,
           ) as Promise<Sent>;
-        },
-      });
+        }),
+      );
       this.#shownVersion = version;
       if (outcome.status === "delivered" && outcome.result !== undefined) {
         this.#progress = { id: outcome.result.message_id, text };
@@ -419,11 +422,8 @@ export class MessageStream {
       return;
     }
     let text = progress.text;
-    const outcome = await this.#enqueue({
-      key: `edit:${progress.id}`,
-      priority: Priority.edit,
-      idempotent: true,
-      execute: (signal) => {
+    const outcome = await this.#enqueue(
+      this.#op("editMessageText", { message_id: progress.id }, (signal) => {
         version = this.#version;
         const chunk = this.#liveChunk();
         // Finishing: the final replaces the progress message at once, so this edit is moot.
@@ -439,8 +439,8 @@ export class MessageStream {
           { message_id: progress.id, ...this.#editParams(), ...this.#textParams(chunk) },
           signal,
         );
-      },
-    });
+      }),
+    );
     this.#shownVersion = version;
     if (outcome.status === "delivered") {
       if (text !== progress.text) this.#edits++;
@@ -506,17 +506,15 @@ export class MessageStream {
   }
 
   #editTo(messageId: number, chunk: TextChunk): Promise<OutboxOutcome<unknown>> {
-    return this.#enqueue({
-      key: `edit:${messageId}`,
-      priority: Priority.edit,
-      idempotent: true,
-      execute: (signal) =>
+    return this.#enqueue(
+      this.#op("editMessageText", { message_id: messageId }, (signal) =>
         this.#call(
           "editMessageText",
           { message_id: messageId, ...this.#editParams(), ...this.#textParams(chunk) },
           signal,
         ),
-    }).then((outcome) => {
+      ),
+    ).then((outcome) => {
       if (outcome.status === "delivered") {
         const message = outcome.result;
         if (typeof message === "object" && message !== null) this.#messages.push(message as Sent);
@@ -528,25 +526,14 @@ export class MessageStream {
   /** A chunk as a new message; with `replacing`, the progress message is deleted once it is. */
   #send(chunk: TextChunk, replacing: number | undefined): Promise<OutboxOutcome<unknown>> {
     const params = { ...this.#options.params, ...this.#textParams(chunk) };
-    return this.#enqueue<unknown>({
-      priority: Priority.send,
-      ...(replacing === undefined
-        ? {}
-        : {
-            key: `replace:${replacing}`,
-            supersedes: [`edit:${replacing}`],
-            followUp: () => ({
-              chatId: this.chatId,
-              key: `delete:${replacing}`,
-              priority: Priority.delete,
-              idempotent: true,
-              supersedes: [`edit:${replacing}`],
-              execute: (signal: AbortSignal) =>
-                this.#call("deleteMessage", { message_id: replacing }, signal),
-            }),
-          }),
-      execute: (signal) => this.#call("sendMessage", params, signal),
-    });
+    const send = this.#op("sendMessage", {}, (signal) => this.#call("sendMessage", params, signal));
+    return this.#enqueue<unknown>(
+      replacing === undefined
+        ? send
+        : replacingProgress(send, replacing, (signal) =>
+            this.#call("deleteMessage", { message_id: replacing }, signal),
+          ),
+    );
   }
 
   #base() {

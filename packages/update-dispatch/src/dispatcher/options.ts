@@ -30,13 +30,6 @@ import {
  */
 export type UpdateProcessor = (update: Update, signal: AbortSignal) => unknown;
 
-/**
- * The logger type of earlier releases.
- * @deprecated Use `Logger` from `@telepace/core` (the same pino-compatible shape every telepace
- *   package takes); this alias goes away in the next minor release.
- */
-export type UpdateDispatchLogger = Logger;
-
 /** Options of the {@link UpdateDispatcher} constructor. */
 export interface UpdateDispatcherOptions {
   /**

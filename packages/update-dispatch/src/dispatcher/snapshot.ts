@@ -40,9 +40,3 @@ export interface UpdateDispatchSnapshot {
   /** Enqueues answered `rejected`, ever, by reason. */
   readonly rejected: Readonly<Record<RejectReason, number>>;
 }
-
-/**
- * The snapshot's name in earlier releases.
- * @deprecated Use {@link UpdateDispatchSnapshot}; this alias goes away in the next minor release.
- */
-export type UpdateDispatchStats = UpdateDispatchSnapshot;

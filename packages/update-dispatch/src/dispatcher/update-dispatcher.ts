@@ -64,6 +64,24 @@ function trackedId(update: unknown): number | undefined {
   }
 }
 
+/** How an update's processing ended for good: every outcome but `interrupted` (by `close()`). */
+export type FinishedOutcome = Exclude<ProcessOutcome, "interrupted">;
+
+/** Told once per update with an integer `update_id` whose processing ended for good. */
+export type FinishedHook = (updateId: number, outcome: FinishedOutcome) => void;
+
+let installFinishedHook: (dispatcher: UpdateDispatcher, hook: FinishedHook) => void;
+
+/**
+ * Has `dispatcher` call `hook` where each run ends: once per update (with an integer `update_id`)
+ * that succeeded, failed, threw or timed out, never for one that `close()` interrupted, which
+ * is not done. The intake marks exactly those finished in its journal. Internal: not exported
+ * from the package, so the public dispatcher has no such option. `hook` must not throw.
+ */
+export function onFinished(dispatcher: UpdateDispatcher, hook: FinishedHook): void {
+  installFinishedHook(dispatcher, hook);
+}
+
 function zeroCounts<K extends string>(keys: readonly K[]): Record<K, number> {
   return Object.fromEntries(keys.map((key) => [key, 0])) as Record<K, number>;
 }
@@ -130,6 +148,13 @@ export class UpdateDispatcher implements AsyncDisposable {
   #isPumpScheduled = false;
   #closing: Promise<CloseResult> | undefined;
   #isPastGrace = false;
+  #onFinished: FinishedHook | undefined;
+
+  static {
+    installFinishedHook = (dispatcher, hook) => {
+      dispatcher.#onFinished = hook;
+    };
+  }
 
   /**
    * @param processor - called once per accepted update with the update and an `AbortSignal`
@@ -266,15 +291,6 @@ export class UpdateDispatcher implements AsyncDisposable {
       interrupted: this.#interrupted,
       rejected: Object.freeze({ ...this.#rejected }),
     });
-  }
-
-  /**
-   * The snapshot under its name of earlier releases.
-   * @deprecated Use {@link UpdateDispatcher.snapshot}; `stats()` goes away in the next minor
-   *   release.
-   */
-  stats(): UpdateDispatchSnapshot {
-    return this.snapshot();
   }
 
   /**
@@ -499,8 +515,12 @@ export class UpdateDispatcher implements AsyncDisposable {
         break;
     }
     if (updateId !== undefined) {
-      if (outcome === "interrupted") this.#ledger.hold(updateId);
-      else this.#ledger.finish(updateId);
+      if (outcome === "interrupted") {
+        this.#ledger.hold(updateId);
+      } else {
+        this.#ledger.finish(updateId);
+        this.#onFinished?.(updateId, outcome);
+      }
     }
     if (channels.finished.hasSubscribers && !Number.isNaN(startedAt)) {
       channels.finished.publish(

@@ -46,9 +46,39 @@ export type UpdateIntakeEvent =
       readonly errorCode: number | null;
     }
   | {
-      /** The polling loop ended: its signal or `close()`, or a {@link PollingStoppedError}. */
+      /**
+       * The update ids restarted lower (a new numbering, as Telegram picks after a week without
+       * updates): the old ids were forgotten once the old numbering's unfinished updates had
+       * finished. `source`: a poll's answer held an id below its offset, a short probe without
+       * an offset did, or a webhook update started a new numbering (at or below the highest
+       * stored id after a week without updates, or far below it). `offset` is the old
+       * numbering's next offset (highest stored + 1); `waitedMs` how long unfinished updates held
+       * the restart back.
+       */
+      readonly type: "intake-ids-restarted";
+      readonly source: "poll" | "probe" | "webhook";
+      readonly offset: number | null;
+      readonly waitedMs: number;
+    }
+  | {
+      /** The journal failed (an append, a finish or a restart of ids): an outage begins. */
+      readonly type: "intake-journal-failed";
+      /** The error's short machine code (`ERR_JOURNAL_IO`, `ENOSPC`…), when it has one. */
+      readonly code: string | null;
+    }
+  | {
+      /** The journal worked again after an outage of `outageMs`, with `failures` failed calls. */
+      readonly type: "intake-journal-recovered";
+      readonly outageMs: number;
+      readonly failures: number;
+    }
+  | {
+      /**
+       * The polling loop ended: its signal or `close()`, a {@link PollingStoppedError}, or a
+       * failed store with `journalFailure: "reject"`.
+       */
       readonly type: "intake-stopped";
-      readonly reason: "aborted" | "closed" | "conflict" | "unauthorized";
+      readonly reason: "aborted" | "closed" | "conflict" | "unauthorized" | "journal";
     };
 
 /** The channel names the intake publishes on; subscribe with `diagnostics_channel.subscribe`. */
@@ -59,6 +89,9 @@ export const updateIntakeChannels = channelNames<UpdateIntakeEvent["type"]>("upd
   "intake-paused",
   "intake-resumed",
   "intake-backoff",
+  "intake-ids-restarted",
+  "intake-journal-failed",
+  "intake-journal-recovered",
   "intake-stopped",
 ]);
 

@@ -14,12 +14,13 @@ const WAIT = Object.freeze({ wait: true });
  * `maxOutstanding` no larger than the dispatcher's `maxWaitingEnqueues`, a call is never
  * rejected `waiting-full`. Should a bound reject one anyway, it goes back to the front and is
  * offered again at the next {@link DispatchFeed.poke}; `closed` leaves it to the journal, which
- * replays it at the next start.
+ * replays it at the next start. The intake's dispatcher remembers no finished ids (the journal
+ * decides what is a duplicate), so `duplicate` means the same id is queued or running already, and
+ * its end is reported by the dispatcher's finished hook.
  */
 export class DispatchFeed {
   readonly #dispatcher: UpdateDispatcher;
   readonly #maxOutstanding: number;
-  readonly #onDuplicate: (update: Update) => void;
   #queue: Update[] = [];
   #head = 0;
   #outstanding = 0;
@@ -28,17 +29,10 @@ export class DispatchFeed {
   /**
    * @param dispatcher - where updates go.
    * @param maxOutstanding - at most this many unresolved `enqueue` calls.
-   * @param onDuplicate - the dispatcher answered `duplicate`: it processed this `update_id`
-   *   already, so nobody else will report it finished.
    */
-  constructor(
-    dispatcher: UpdateDispatcher,
-    maxOutstanding: number,
-    onDuplicate: (update: Update) => void,
-  ) {
+  constructor(dispatcher: UpdateDispatcher, maxOutstanding: number) {
     this.#dispatcher = dispatcher;
     this.#maxOutstanding = maxOutstanding;
-    this.#onDuplicate = onDuplicate;
   }
 
   /** Updates pushed and not yet handed to the dispatcher. */
@@ -76,9 +70,7 @@ export class DispatchFeed {
 
   #settled(update: Update, result: EnqueueResult): void {
     this.#outstanding--;
-    if (result.status === "duplicate") {
-      this.#onDuplicate(update);
-    } else if (result.status === "rejected" && result.reason !== "closed" && !this.#isStopped) {
+    if (result.status === "rejected" && result.reason !== "closed" && !this.#isStopped) {
       // Cannot happen with wait: true and maxOutstanding <= maxWaitingEnqueues. If it does, the
       // update is not lost: it goes back to the front and is offered again at the next poke (a
       // call settling, an update finishing), not at once, which could spin.

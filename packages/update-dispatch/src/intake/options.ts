@@ -1,11 +1,9 @@
-// The options of UpdateIntake: the getUpdates contract it polls through, its bounds and defaults
-// in one frozen object, and their validation, checked whole at construction.
+// The options of UpdateIntake: its polling options (shared with every poller), its bounds and
+// defaults in one frozen object, and their validation, checked whole at construction.
 
-import type { Update } from "@grammyjs/types";
 import {
   type Clock,
   checkClock,
-  checkFunction,
   checkLogger,
   checkMethods,
   checkObject,
@@ -16,45 +14,30 @@ import {
 } from "@telepace/core";
 import { type UpdateDispatcherOptions, updateDispatcherDefaults } from "../dispatcher/options.js";
 import type { UpdateJournal } from "../journal/update-journal.js";
-
-/** An update type, as `allowed_updates` names it. */
-export type AllowedUpdate = Exclude<keyof Update, "update_id">;
-
-/** The parameters the intake passes to `getUpdates` (Bot API names). */
-export interface GetUpdatesParams {
-  /** The highest stored `update_id` + 1, which confirms everything stored; absent at first. */
-  readonly offset?: number;
-  /** How many updates to return, 1–100: the configured `pollLimit`, less at the bound. */
-  readonly limit: number;
-  /** Long-poll timeout in seconds. */
-  readonly timeout: number;
-  /** The `allowedUpdates` option, when given. */
-  readonly allowed_updates?: readonly AllowedUpdate[];
-}
+import {
+  MAX_TIMER_DELAY_MS,
+  POLLING_OPTION_NAMES,
+  type PollingOptions,
+  pollingDefaults,
+  type ResolvedPollingOptions,
+  resolvePollingOptions,
+} from "./polling-options.js";
 
 /**
- * Calls the Bot API's `getUpdates`. Any transport fits: telepace's
- * `(params, options) => client.getUpdates(params, options)`, grammY's
- * `(params, { signal }) => bot.api.getUpdates(params, signal as GrammySignal)` (its Node build
- * types the signal with the `abort-controller` shim), or a fake in tests. Pass the
- * signal on: the intake aborts it to stop polling. What it throws is read through the fields of
- * {@link GetUpdatesErrorFields}.
+ * The dispatcher options an intake passes on. The intake sets the clock, logger and deadline, and
+ * its journal decides what is a duplicate (so there is no `dedupeWindow`: set the journal's).
  */
-export type GetUpdates = (
-  params: GetUpdatesParams,
-  options: { readonly signal: AbortSignal },
-) => Promise<readonly Update[]>;
-
-/** The dispatcher options an intake passes on; the intake sets the clock, logger and deadline. */
 export type IntakeDispatcherOptions = Omit<
   UpdateDispatcherOptions,
-  "clock" | "logger" | "closeTimeoutMs"
+  "clock" | "logger" | "closeTimeoutMs" | "dedupeWindow"
 >;
 
-/** Options of the {@link UpdateIntake} constructor. */
-export interface UpdateIntakeOptions {
-  /** Polls the Bot API; needed by `run()` only (a webhook intake has none). */
-  readonly getUpdates?: GetUpdates | undefined;
+/**
+ * Options of the {@link UpdateIntake} constructor. The polling options ({@link PollingOptions}:
+ * `getUpdates`, `pollLimit`, `pollTimeoutSeconds`, `allowedUpdates`, `maxRetryAfterMs`,
+ * `journalFailure`) are needed by `run()` only; a webhook intake has no `getUpdates`.
+ */
+export interface UpdateIntakeOptions extends PollingOptions {
   /**
    * Where updates are stored between fetching and finishing. Given a journal, the intake uses it
    * but does not close it; without one it creates (and closes) a {@link MemoryUpdateJournal},
@@ -71,21 +54,6 @@ export interface UpdateIntakeOptions {
    * @defaultValue 1000
    */
   readonly maxUnfinished?: number | undefined;
-  /**
-   * `limit` of each `getUpdates` call (fewer when the bound leaves less room). Integer 1–100.
-   * @defaultValue 100
-   */
-  readonly pollLimit?: number | undefined;
-  /** `timeout` of each `getUpdates` call: seconds to hold a long poll. Integer 0–50. @defaultValue 30 */
-  readonly pollTimeoutSeconds?: number | undefined;
-  /** `allowed_updates` of each `getUpdates` call. @defaultValue not sent (Telegram keeps the last) */
-  readonly allowedUpdates?: readonly AllowedUpdate[] | undefined;
-  /**
-   * The longest a 429 stops polling, whatever `retry_after` says; polling then asks again (a
-   * read costs nothing but another 429). Integer >= 1000 (the floor of every 429 wait).
-   * @defaultValue 60000
-   */
-  readonly maxRetryAfterMs?: number | undefined;
   /**
    * Milliseconds `close()` (and `[Symbol.asyncDispose]`) lets running updates finish when no
    * `timeoutMs` is passed to it. Integer 0–2147483647.
@@ -124,33 +92,16 @@ export interface IntakeCloseOptions {
 
 /** The defaults of {@link UpdateIntakeOptions}. */
 export const updateIntakeDefaults = Object.freeze({
+  ...pollingDefaults,
   maxUnfinished: 1000,
-  pollLimit: 100,
-  pollTimeoutSeconds: 30,
-  maxRetryAfterMs: 60_000,
   closeTimeoutMs: 10_000,
 });
 
-/** A 429 without `retry_after` waits this long (Telegram's usual answer). */
-export const DEFAULT_RETRY_AFTER_MS = 5_000;
-/** No 429 wait is shorter: `retry_after: 0` must not turn into a busy loop. */
-export const MIN_RETRY_AFTER_MS = 1_000;
-/** Backoff after a transient failure: starts here, doubles, resets after a good poll. */
-export const BACKOFF_START_MS = 500;
-/** The longest backoff after a transient failure. */
-export const BACKOFF_MAX_MS = 30_000;
-
-const MAX_TIMER_DELAY_MS = 2_147_483_647;
-
 const OPTION_NAMES: readonly string[] = Object.freeze([
-  "getUpdates",
+  ...POLLING_OPTION_NAMES,
   "journal",
   "dispatcher",
   "maxUnfinished",
-  "pollLimit",
-  "pollTimeoutSeconds",
-  "allowedUpdates",
-  "maxRetryAfterMs",
   "closeTimeoutMs",
   "clock",
   "logger",
@@ -161,6 +112,7 @@ const JOURNAL_METHODS: readonly string[] = Object.freeze([
   "finish",
   "unfinished",
   "highestUpdateId",
+  "restartIds",
   "compact",
   "putState",
   "deleteState",
@@ -173,15 +125,10 @@ const JOURNAL_METHODS: readonly string[] = Object.freeze([
 const INTAKE_OWNED: readonly string[] = Object.freeze(["clock", "logger", "closeTimeoutMs"]);
 
 /** Options after defaults and validation. */
-export interface ResolvedIntakeOptions {
-  readonly getUpdates: GetUpdates | undefined;
+export interface ResolvedIntakeOptions extends ResolvedPollingOptions {
   readonly journal: UpdateJournal | undefined;
   readonly dispatcher: IntakeDispatcherOptions;
   readonly maxUnfinished: number;
-  readonly pollLimit: number;
-  readonly pollTimeoutSeconds: number;
-  readonly allowedUpdates: readonly AllowedUpdate[] | undefined;
-  readonly maxRetryAfterMs: number;
   readonly closeTimeoutMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -190,7 +137,7 @@ export interface ResolvedIntakeOptions {
 // Every dispatcher option with a default, and the one without; the UpdateDispatcher checks values.
 const DISPATCHER_OPTION_NAMES: readonly string[] = Object.freeze(
   [...Object.keys(updateDispatcherDefaults), "timeoutMs"].filter(
-    (name) => !INTAKE_OWNED.includes(name),
+    (name) => !INTAKE_OWNED.includes(name) && name !== "dedupeWindow",
   ),
 );
 
@@ -204,15 +151,12 @@ function checkDispatcherOptions(value: unknown): IntakeDispatcherOptions {
       );
     }
   }
-  return checkOptions("dispatcher", given, DISPATCHER_OPTION_NAMES) as IntakeDispatcherOptions;
-}
-
-function checkAllowedUpdates(value: unknown): readonly AllowedUpdate[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) {
-    throw new TypeError("Expected `allowedUpdates` to be an array of update type names");
+  if ("dedupeWindow" in given) {
+    throw new TypeError(
+      "Unknown option `dedupeWindow` in `dispatcher` (the intake's journal decides what is a duplicate: set its `dedupeWindow` or `dedupeHorizon`)",
+    );
   }
-  return Object.freeze([...value]) as readonly AllowedUpdate[];
+  return checkOptions("dispatcher", given, DISPATCHER_OPTION_NAMES) as IntakeDispatcherOptions;
 }
 
 /** Validates a `timeoutMs`-like value: an integer from 0 up to what a timer can hold. */
@@ -229,10 +173,7 @@ export function resolveIntakeOptions(options: unknown): ResolvedIntakeOptions {
   const given = checkOptions("options", options, OPTION_NAMES);
   const defaults = updateIntakeDefaults;
   return {
-    getUpdates:
-      given.getUpdates === undefined
-        ? undefined
-        : checkFunction<GetUpdates>("getUpdates", given.getUpdates),
+    ...resolvePollingOptions(given),
     journal: checkMethods<UpdateJournal>("journal", given.journal, JOURNAL_METHODS),
     dispatcher: checkDispatcherOptions(given.dispatcher),
     maxUnfinished: checkOptionalNumber(
@@ -240,24 +181,6 @@ export function resolveIntakeOptions(options: unknown): ResolvedIntakeOptions {
       given.maxUnfinished,
       defaults.maxUnfinished,
       { integer: true, min: 1 },
-    ),
-    pollLimit: checkOptionalNumber("pollLimit", given.pollLimit, defaults.pollLimit, {
-      integer: true,
-      min: 1,
-      max: 100,
-    }),
-    pollTimeoutSeconds: checkOptionalNumber(
-      "pollTimeoutSeconds",
-      given.pollTimeoutSeconds,
-      defaults.pollTimeoutSeconds,
-      { integer: true, min: 0, max: 50 },
-    ),
-    allowedUpdates: checkAllowedUpdates(given.allowedUpdates),
-    maxRetryAfterMs: checkOptionalNumber(
-      "maxRetryAfterMs",
-      given.maxRetryAfterMs,
-      defaults.maxRetryAfterMs,
-      { integer: true, min: MIN_RETRY_AFTER_MS, max: MAX_TIMER_DELAY_MS },
     ),
     closeTimeoutMs: checkIntakeTimeout(
       "closeTimeoutMs",

@@ -73,3 +73,9 @@ export function classifyPollingFailure(error: unknown): PollingFailure {
     code: typeof code === "string" && SAFE_CODE.test(code) ? code : undefined,
   };
 }
+
+/** The short machine code of any error (`ERR_JOURNAL_IO`, `ECONNRESET`), safe to log, if it has one. */
+export function safeCodeOf(error: unknown): string | undefined {
+  const failure = classifyPollingFailure(error);
+  return failure.kind === "transient" ? failure.code : undefined;
+}

@@ -25,7 +25,10 @@ export type AcceptResult =
  * - `polling` — a `getUpdates` call is in flight, or its batch is being stored.
  * - `paused` — `maxUnfinished` reached: no fetching until processing frees room.
  * - `backing-off` — waiting after a 429, a transient failure or a failed append.
- * - `stopped` — polling ended with a `PollingStoppedError` (409, 401, 404).
+ * - `restarting` — the update ids restarted lower: waiting for the old numbering's unfinished
+ *   updates to finish, then the journal forgets the old ids.
+ * - `stopped` — polling ended with a `PollingStoppedError` (409, 401, 404) or, with
+ *   `journalFailure: "reject"`, a failed append.
  * - `closing`, `closed` — `close()` was called / has finished.
  */
 export type IntakeState =
@@ -34,6 +37,7 @@ export type IntakeState =
   | "polling"
   | "paused"
   | "backing-off"
+  | "restarting"
   | "stopped"
   | "closing"
   | "closed";
@@ -53,7 +57,7 @@ export interface IntakeCloseResult {
 /** A fresh, frozen view of {@link UpdateIntake}: gauges and monotonic counters. */
 export interface UpdateIntakeSnapshot {
   readonly state: IntakeState;
-  /** `getUpdates` calls made, ever (confirming calls included). */
+  /** `getUpdates` calls made, ever (probes and confirming calls included). */
   readonly polls: number;
   /** Updates `getUpdates` returned to polls, ever (a confirming call's answer is discarded). */
   readonly fetched: number;
@@ -65,7 +69,10 @@ export interface UpdateIntakeSnapshot {
   readonly replayed: number;
   /** Stored updates whose processing ended (any outcome) and that the journal marked finished. */
   readonly finished: number;
-  /** Stored updates not finished yet (bounded by `maxUnfinished`, plus what replay brought). */
+  /**
+   * Stored updates the journal has not marked finished yet (bounded by `maxUnfinished`, plus what
+   * replay brought), including processed ones whose finish the journal failed and that are retried.
+   */
   readonly unfinished: number;
   /** `accept` calls answered `busy`, ever. */
   readonly busy: number;
@@ -77,10 +84,19 @@ export interface UpdateIntakeSnapshot {
   readonly backoffs: number;
   /** Times polling stopped at `maxUnfinished`, ever. */
   readonly pauses: number;
+  /** Times the update ids restarted lower and the journal forgot the old ids, ever. */
+  readonly idRestarts: number;
+  /** Journal calls (appends, finishes, restarts of ids, reads at start) that failed, ever. */
+  readonly journalFailures: number;
+  /**
+   * Milliseconds the journal has been failing now, since the first failed call with no success
+   * after it; 0 while it works.
+   */
+  readonly journalOutageMs: number;
   /**
    * The offset of the last `getUpdates` sent: Telegram forgets the updates below it. It is the
    * highest stored `update_id` + 1, never held back by unfinished work. `undefined` before the
-   * first poll with an offset.
+   * first poll with an offset, and right after the update ids restarted.
    */
   readonly confirmedOffset: number | undefined;
   /**

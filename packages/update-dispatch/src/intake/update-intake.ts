@@ -1,6 +1,6 @@
 // UpdateIntake: "store first, confirm after". Updates from getUpdates (or a webhook) go into an
 // UpdateJournal, the next poll confirms them at once, and the dispatcher processes them at its own
-// pace; an update is marked finished in the journal when its processing ends.
+// pace; its finished hook marks each one finished in the journal when its processing ends.
 
 import type { Update } from "@grammyjs/types";
 import {
@@ -10,12 +10,11 @@ import {
   checkOptions,
   checkSignal,
   type Logger,
-  onAbort,
   safeLog,
 } from "@telepace/core";
 import { type UpdateProcessor, updateDispatcherDefaults } from "../dispatcher/options.js";
 import type { CloseResult } from "../dispatcher/results.js";
-import { UpdateDispatcher } from "../dispatcher/update-dispatcher.js";
+import { onFinished, UpdateDispatcher } from "../dispatcher/update-dispatcher.js";
 import { PollingStoppedError, UpdateDispatchError } from "../errors.js";
 import { MemoryUpdateJournal } from "../journal/memory-journal.js";
 import { validUpdateId } from "../journal/update-id.js";
@@ -23,23 +22,17 @@ import type { UpdateJournal } from "../journal/update-journal.js";
 import { Deadline } from "./deadline.js";
 import { publishIntakeEvent } from "./diagnostics.js";
 import { DispatchFeed } from "./dispatch-feed.js";
+import { IntakeStore } from "./intake-store.js";
 import {
   type AcceptOptions,
-  BACKOFF_MAX_MS,
-  BACKOFF_START_MS,
   checkIntakeTimeout,
-  DEFAULT_RETRY_AFTER_MS,
-  type GetUpdates,
-  type GetUpdatesParams,
   type IntakeCloseOptions,
-  MIN_RETRY_AFTER_MS,
   type ResolvedIntakeOptions,
   type RunOptions,
   resolveIntakeOptions,
   type UpdateIntakeOptions,
 } from "./options.js";
-import { classifyPollingFailure } from "./polling-failure.js";
-import { reportingEnds } from "./processing-end.js";
+import { type PollingEvent, PollingLoop } from "./polling-loop.js";
 import type {
   AcceptResult,
   IntakeCloseResult,
@@ -52,15 +45,9 @@ const DUPLICATE: AcceptResult = Object.freeze({ status: "duplicate" });
 const BUSY: AcceptResult = Object.freeze({ status: "busy" });
 const CLOSED: AcceptResult = Object.freeze({ status: "closed" });
 
-// Fixed log text: no update content, no error message (a transport's may carry the token).
+// Fixed log text, the polling loop's wording for the same event.
 const LOG = Object.freeze({
-  pollFailed: "getUpdates failed; polling again after a delay",
-  appendFailed: "Storing updates in the journal failed; polling again after a delay",
-  finishFailed: "Marking an update finished in the journal failed; it is replayed at next start",
-  invalid: "Skipped an update without an integer update_id",
-  stopped: "Polling stopped: retrying cannot fix this",
-  replayed: "Dispatching unfinished updates from the journal",
-  paused: "Polling paused: maxUnfinished stored updates are unfinished",
+  restarted: "Update ids restarted lower (a new numbering): forgot the old ids, intake goes on",
 });
 
 function noop(): void {}
@@ -72,7 +59,7 @@ function noop(): void {}
  * stored `update_id` + 1), and each update is marked finished in the journal when its processing
  * ends (succeeded, failed or timed out). At start the journal's unfinished updates are dispatched
  * first, in arrival order. A bound on stored-but-unfinished updates (`maxUnfinished`) stops
- * fetching instead of dropping.
+ * fetching instead of dropping. Polling runs on a {@link PollingLoop}.
  *
  * @example
  * const intake = new UpdateIntake(async (update, signal) => handle(update, { signal }), {
@@ -90,32 +77,17 @@ export class UpdateIntake implements AsyncDisposable {
   readonly #ownsJournal: boolean;
   readonly #dispatcher: UpdateDispatcher;
   readonly #feed: DispatchFeed;
-  // Stored updates not finished yet, by id; what counts against maxUnfinished.
-  readonly #unfinished = new Set<number>();
-  readonly #finishing = new Set<Promise<void>>();
-  readonly #roomWaiters = new Set<() => void>();
+  readonly #store: IntakeStore;
+  readonly #polling: PollingLoop | undefined;
   // Aborted by close(): ends polling, backoff sleeps and pauses.
   readonly #stopper = new AbortController();
-  #reserved = 0;
-  #highest: number | undefined;
-  #sentOffset: number | undefined;
-  #appendTail: Promise<unknown> = Promise.resolve();
-  #opening: Promise<void> | undefined;
   #loop: Promise<void> | undefined;
   #closing: Promise<IntakeCloseResult> | undefined;
-  #state: IntakeState = "idle";
-  #pausedAt = 0;
-  #polls = 0;
-  #fetched = 0;
-  #appended = 0;
-  #duplicates = 0;
-  #replayed = 0;
-  #finished = 0;
+  #webhookRestart: Promise<void> | undefined;
+  #isStopped = false;
+  #isClosed = false;
   #busy = 0;
-  #invalid = 0;
-  #rateLimited = 0;
-  #backoffs = 0;
-  #pauses = 0;
+  #webhookRestarts = 0;
 
   /**
    * @param processor - called once per stored update with the update and an `AbortSignal`, as
@@ -126,25 +98,46 @@ export class UpdateIntake implements AsyncDisposable {
    */
   constructor(processor: UpdateProcessor, options?: UpdateIntakeOptions) {
     checkFunction("processor", processor);
-    this.#options = resolveIntakeOptions(options);
-    this.#clock = this.#options.clock;
-    this.#logger = this.#options.logger;
-    this.#ownsJournal = this.#options.journal === undefined;
-    this.#journal = this.#options.journal ?? new MemoryUpdateJournal();
-    const dispatcherOptions = this.#options.dispatcher;
-    const tracked = reportingEnds(processor, dispatcherOptions.timeoutMs !== undefined, (id) =>
-      this.#ended(id),
-    );
-    this.#dispatcher = new UpdateDispatcher(tracked, {
-      ...dispatcherOptions,
+    const resolved = resolveIntakeOptions(options);
+    this.#options = resolved;
+    this.#clock = resolved.clock;
+    this.#logger = resolved.logger;
+    this.#ownsJournal = resolved.journal === undefined;
+    this.#journal = resolved.journal ?? new MemoryUpdateJournal();
+    // The journal decides what is a duplicate: a window of finished ids here would call an update
+    // of a new numbering a duplicate of an old one, and nothing would ever process it.
+    this.#dispatcher = new UpdateDispatcher(processor, {
+      ...resolved.dispatcher,
+      dedupeWindow: 0,
       clock: this.#clock,
       logger: this.#logger,
     });
     const maxWaiting =
-      dispatcherOptions.maxWaitingEnqueues ?? updateDispatcherDefaults.maxWaitingEnqueues;
-    this.#feed = new DispatchFeed(this.#dispatcher, maxWaiting, (update) =>
-      this.#ended(update.update_id),
-    );
+      resolved.dispatcher.maxWaitingEnqueues ?? updateDispatcherDefaults.maxWaitingEnqueues;
+    this.#feed = new DispatchFeed(this.#dispatcher, maxWaiting);
+    this.#store = new IntakeStore({
+      journal: this.#journal,
+      feed: this.#feed,
+      maxUnfinished: resolved.maxUnfinished,
+      clock: this.#clock,
+      logger: this.#logger,
+    });
+    onFinished(this.#dispatcher, (updateId) => this.#store.ended(updateId));
+    const { getUpdates } = resolved;
+    this.#polling =
+      getUpdates === undefined
+        ? undefined
+        : new PollingLoop(this.#store, {
+            getUpdates,
+            pollLimit: resolved.pollLimit,
+            pollTimeoutSeconds: resolved.pollTimeoutSeconds,
+            allowedUpdates: resolved.allowedUpdates,
+            maxRetryAfterMs: resolved.maxRetryAfterMs,
+            journalFailure: resolved.journalFailure,
+            clock: this.#clock,
+            logger: this.#logger,
+            onEvent: (event) => this.#publish(event),
+          });
   }
 
   /**
@@ -159,19 +152,21 @@ export class UpdateIntake implements AsyncDisposable {
   /**
    * Long-polls `getUpdates` until `signal` aborts or `close()` is called, then resolves. The
    * journal's unfinished updates are dispatched first. A 429 is slept out (`retry_after`, at
-   * least 1 s, at most `maxRetryAfterMs`); other failures back off from 0.5 s doubling to 30 s.
+   * least 1 s, at most `maxRetryAfterMs`); other failures back off from 0.5 s doubling to 30 s;
+   * a batch the journal fails to store is offered to it again the same way.
    *
    * @throws {PollingStoppedError} (rejects) on 409 (`ERR_POLLING_CONFLICT`: another poller or a
    *   webhook) and 401/404 (`ERR_POLLING_UNAUTHORIZED`); processing goes on until `close()`.
-   * @throws {UpdateDispatchError} (rejects) `ERR_INTAKE_RUNNING` when already polling,
+   * @throws {UpdateDispatchError} (rejects) `ERR_POLLING_JOURNAL_FAILED` when storing failed and
+   *   `journalFailure` is `"reject"`, `ERR_INTAKE_RUNNING` when already polling,
    *   `ERR_INTAKE_CLOSED` after `close()`.
    * @throws {TypeError} when the intake has no `getUpdates` or an option is malformed.
    */
   run(options?: RunOptions): Promise<void> {
     const given = checkOptions("options", options, ["signal"]);
     const signal = checkSignal("signal", given.signal);
-    const { getUpdates } = this.#options;
-    if (getUpdates === undefined) {
+    const polling = this.#polling;
+    if (polling === undefined) {
       throw new TypeError("run() needs the `getUpdates` option; a webhook intake uses accept()");
     }
     if (this.#closing !== undefined) {
@@ -184,22 +179,19 @@ export class UpdateIntake implements AsyncDisposable {
     }
     const stop =
       signal === undefined ? this.#stopper.signal : AbortSignal.any([this.#stopper.signal, signal]);
-    const run = this.#poll(getUpdates, stop).then(
+    this.#isStopped = false;
+    const run = this.#poll(polling, stop).then(
       () => {
         this.#loop = undefined;
-        if (this.#closing === undefined) this.#state = "idle";
         const reason = this.#stopper.signal.aborted ? "closed" : "aborted";
         publishIntakeEvent("intake-stopped", () => ({ type: "intake-stopped", reason }));
       },
       (error: unknown) => {
         this.#loop = undefined;
-        if (error instanceof PollingStoppedError) {
-          if (this.#closing === undefined) this.#state = "stopped";
-          safeLog(this.#logger, "error", { errorCode: error.errorCode }, LOG.stopped);
-          const reason = error.errorCode === 409 ? "conflict" : "unauthorized";
+        const reason = stopReasonOf(error);
+        if (reason !== undefined) {
+          this.#isStopped = true;
           publishIntakeEvent("intake-stopped", () => ({ type: "intake-stopped", reason }));
-        } else if (this.#closing === undefined) {
-          this.#state = "idle";
         }
         throw error;
       },
@@ -213,7 +205,8 @@ export class UpdateIntake implements AsyncDisposable {
    * handler answers Telegram 200 only then. Updates are dispatched in the order they were
    * stored; a repeated `update_id` is `duplicate`; at `maxUnfinished` it is `busy` and nothing is
    * stored (answer 503 so Telegram retries). The journal's unfinished updates are dispatched
-   * before the first accepted one.
+   * before the first accepted one. An update that starts a new numbering of update ids (see the
+   * README) is `busy` until the old numbering's unfinished updates have finished.
    *
    * @returns rejects with a TypeError when the update has no `update_id` that is an integer >= 0, with
    *   `signal.reason` when the signal aborted first, and with the journal's error when storing
@@ -227,39 +220,51 @@ export class UpdateIntake implements AsyncDisposable {
       throw new TypeError("Expected an update with an `update_id` that is an integer >= 0");
     if (this.#closing !== undefined) return CLOSED;
     if (signal?.aborted) throw abortReason(signal);
-    await this.#open();
+    await this.#store.open();
     if (this.#closing !== undefined) return CLOSED;
     if (signal?.aborted) throw abortReason(signal);
-    if (this.#unfinished.has(id)) {
-      this.#duplicates++;
+    const store = this.#store;
+    if (store.isUnfinished(id)) {
+      store.countDuplicate();
       return DUPLICATE;
     }
-    if (this.#room() <= 0) {
+    if (store.startsNewNumbering(id)) {
+      if (store.isBusy) {
+        this.#busy++;
+        return BUSY;
+      }
+      await this.#restartForWebhook();
+    }
+    if (store.room() <= 0) {
       this.#busy++;
       return BUSY;
     }
-    const { appended } = await this.#store([update], "webhook");
-    return appended.length > 0 ? STORED : DUPLICATE;
+    return (await store.store([update], "webhook")) > 0 ? STORED : DUPLICATE;
   }
 
   /** A fresh, frozen snapshot of gauges and counters. */
   snapshot(): UpdateIntakeSnapshot {
+    const polling = this.#polling?.snapshot();
+    const counts = this.#store.counts;
     return Object.freeze({
-      state: this.#state,
-      polls: this.#polls,
-      fetched: this.#fetched,
-      appended: this.#appended,
-      duplicates: this.#duplicates,
-      replayed: this.#replayed,
-      finished: this.#finished,
-      unfinished: this.#unfinished.size,
+      state: this.#currentState(),
+      polls: polling?.polls ?? 0,
+      fetched: polling?.fetched ?? 0,
+      appended: counts.appended,
+      duplicates: counts.duplicates,
+      replayed: counts.replayed,
+      finished: counts.finished,
+      unfinished: counts.unfinished,
       busy: this.#busy,
-      invalid: this.#invalid,
-      rateLimited: this.#rateLimited,
-      backoffs: this.#backoffs,
-      pauses: this.#pauses,
-      confirmedOffset: this.#sentOffset,
-      offsetLag: this.#offsetLag(),
+      invalid: counts.invalid + (polling?.invalid ?? 0),
+      rateLimited: polling?.rateLimited ?? 0,
+      backoffs: polling?.backoffs ?? 0,
+      pauses: polling?.pauses ?? 0,
+      idRestarts: (polling?.idRestarts ?? 0) + this.#webhookRestarts,
+      journalFailures: counts.journalFailures,
+      journalOutageMs: counts.journalOutageMs,
+      confirmedOffset: polling?.confirmedOffset,
+      offsetLag: this.#store.offsetLag(polling?.confirmedOffset),
       journal: this.#journal.snapshot(),
       dispatcher: this.#dispatcher.snapshot(),
     });
@@ -292,265 +297,84 @@ export class UpdateIntake implements AsyncDisposable {
     await this.close();
   }
 
-  // The one place that reads the dispatcher's counters.
-
-  /** Processing of `id` ended: mark it finished in the journal, then free its room. */
-  #ended(id: number): void {
-    if (!this.#unfinished.has(id)) return;
-    const finishing = Promise.resolve()
-      .then(() => this.#journal.finish(id))
-      .then(
-        () => {
-          this.#finished++;
-        },
-        () => safeLog(this.#logger, "warn", { updateId: id }, LOG.finishFailed),
-      )
-      .finally(() => {
-        this.#finishing.delete(finishing);
-        this.#unfinished.delete(id);
-        this.#feed.poke();
-        if (this.#room() > 0) for (const wake of [...this.#roomWaiters]) wake();
-      });
-    this.#finishing.add(finishing);
+  async #poll(polling: PollingLoop, signal: AbortSignal): Promise<void> {
+    await this.#store.open();
+    await polling.run({ signal });
   }
 
-  #room(): number {
-    return this.#options.maxUnfinished - this.#unfinished.size - this.#reserved;
-  }
-
-  /** Reads the journal once: its highest id for the offset, its unfinished updates to replay. */
-  #open(): Promise<void> {
-    this.#opening ??= this.#replay().catch((error: unknown) => {
-      this.#opening = undefined; // try again at the next run() or accept()
-      throw error;
-    });
-    return this.#opening;
-  }
-
-  async #replay(): Promise<void> {
-    const previous = this.#state;
-    this.#state = "replaying";
-    try {
-      const [updates, highest] = await Promise.all([
-        this.#journal.unfinished(),
-        this.#journal.highestUpdateId(),
-      ]);
-      if (highest !== undefined && (this.#highest === undefined || highest > this.#highest)) {
-        this.#highest = highest;
-      }
-      const replay = this.#keepValid(updates).filter((update) => {
-        if (this.#unfinished.has(update.update_id)) return false;
-        this.#unfinished.add(update.update_id);
-        return true;
-      });
-      this.#replayed += replay.length;
-      if (replay.length > 0) {
-        safeLog(this.#logger, "info", { count: replay.length }, LOG.replayed);
-        publishIntakeEvent("intake-replayed", () => ({
-          type: "intake-replayed",
-          count: replay.length,
-        }));
-      }
-      if (this.#closing === undefined) this.#feed.push(replay);
-    } finally {
-      if (this.#state === "replaying") this.#state = previous;
+  #currentState(): IntakeState {
+    if (this.#closing !== undefined) return this.#isClosed ? "closed" : "closing";
+    if (this.#store.isReplaying) return "replaying";
+    if (this.#loop !== undefined && this.#polling !== undefined) {
+      const { state } = this.#polling;
+      return state === "idle" ? "polling" : state;
     }
+    return this.#isStopped ? "stopped" : "idle";
   }
 
-  #keepValid(updates: readonly Update[]): Update[] {
-    const valid = updates.filter((update) => validUpdateId(update) !== undefined);
-    if (valid.length < updates.length) {
-      this.#invalid += updates.length - valid.length;
-      safeLog(this.#logger, "warn", { count: updates.length - valid.length }, LOG.invalid);
-    }
-    return valid;
-  }
-
-  /** Appends through one chain, so updates are dispatched in the journal's order. */
-  #store(updates: readonly Update[], source: "poll" | "webhook"): Promise<{ appended: number[] }> {
-    this.#reserved += updates.length;
-    const appending = this.#appendTail.then(() => this.#journal.append(updates));
-    this.#appendTail = appending.catch(noop);
-    return appending
-      .finally(() => {
-        this.#reserved -= updates.length;
-      })
-      .then((result) => {
-        for (const update of updates) {
-          if (this.#highest === undefined || update.update_id > this.#highest) {
-            this.#highest = update.update_id;
-          }
-        }
-        const appended = this.#keepValid(result.appended);
-        for (const update of appended) this.#unfinished.add(update.update_id);
-        this.#appended += appended.length;
-        this.#duplicates += result.duplicates;
-        publishIntakeEvent("intake-stored", () => ({
-          type: "intake-stored",
-          source,
-          appended: appended.length,
-          duplicates: result.duplicates,
-        }));
-        this.#feed.push(appended);
-        return { appended: appended.map((update) => update.update_id) };
-      });
-  }
-
-  #nextOffset(): number | undefined {
-    return this.#highest === undefined ? undefined : this.#highest + 1;
-  }
-
-  #params(limit: number): GetUpdatesParams {
-    const offset = this.#nextOffset();
-    const { pollTimeoutSeconds, allowedUpdates } = this.#options;
-    return {
-      ...(offset === undefined ? {} : { offset }),
-      limit,
-      timeout: pollTimeoutSeconds,
-      ...(allowedUpdates === undefined ? {} : { allowed_updates: allowedUpdates }),
-    };
-  }
-
-  async #poll(getUpdates: GetUpdates, signal: AbortSignal): Promise<void> {
-    await this.#open();
-    let backoffMs = BACKOFF_START_MS;
-    while (!signal.aborted) {
-      const room = this.#room();
-      if (room <= 0) {
-        await this.#pause(signal);
-        continue;
-      }
-      const params = this.#params(Math.min(this.#options.pollLimit, room));
-      this.#state = "polling";
-      this.#polls++;
-      if (params.offset !== undefined) this.#sentOffset = params.offset;
+  /** A webhook update started a new numbering and nothing is unfinished: forget the old ids. */
+  #restartForWebhook(): Promise<void> {
+    this.#webhookRestart ??= (async () => {
+      const highest = this.#store.highestUpdateId();
       const startedAt = this.#clock.now();
-      let updates: readonly Update[];
-      try {
-        updates = await getUpdates(params, { signal });
-        if (!Array.isArray(updates)) throw new TypeError("getUpdates did not return an array");
-      } catch (error) {
-        if (signal.aborted) break;
-        const failure = classifyPollingFailure(error);
-        if (failure.kind === "stop")
-          throw new PollingStoppedError(failure.errorCode, { cause: error });
-        if (failure.kind === "rate-limited") {
-          this.#rateLimited++;
-          const retryAfterMs = failure.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
-          const delayMs = Math.min(
-            this.#options.maxRetryAfterMs,
-            Math.max(MIN_RETRY_AFTER_MS, retryAfterMs),
-          );
-          await this.#backOff("rate-limited", delayMs, 429, undefined, signal);
-        } else {
-          await this.#backOff("transient", backoffMs, failure.errorCode, failure.code, signal);
-          backoffMs = Math.min(BACKOFF_MAX_MS, backoffMs * 2);
-        }
-        continue;
-      }
-      // A batch that arrives after the stop is not stored: it is not confirmed either, so
-      // Telegram sends it again.
-      if (signal.aborted) break;
-      publishIntakeEvent("intake-polled", () => ({
-        type: "intake-polled",
-        offset: params.offset ?? null,
-        received: updates.length,
-        durationMs: this.#clock.now() - startedAt,
+      await this.#store.restartIds();
+      this.#webhookRestarts++;
+      const offset = highest === undefined ? null : highest + 1;
+      safeLog(this.#logger, "warn", { offset }, LOG.restarted);
+      publishIntakeEvent("intake-ids-restarted", () => ({
+        type: "intake-ids-restarted",
+        source: "webhook",
+        offset,
+        waitedMs: this.#clock.now() - startedAt,
       }));
-      this.#fetched += updates.length;
-      const batch = this.#keepValid(updates);
-      try {
-        if (batch.length > 0) await this.#store(batch, "poll");
-        backoffMs = BACKOFF_START_MS;
-      } catch (error) {
-        await this.#backOff("journal", backoffMs, undefined, codeOf(error), signal);
-        backoffMs = Math.min(BACKOFF_MAX_MS, backoffMs * 2);
-      }
-    }
+    })().finally(() => {
+      this.#webhookRestart = undefined;
+    });
+    return this.#webhookRestart;
   }
 
-  async #backOff(
-    reason: "rate-limited" | "transient" | "journal",
-    delayMs: number,
-    errorCode: number | undefined,
-    code: string | undefined,
-    signal: AbortSignal,
-  ): Promise<void> {
-    this.#state = "backing-off";
-    this.#backoffs++;
-    const message = reason === "journal" ? LOG.appendFailed : LOG.pollFailed;
-    safeLog(this.#logger, "warn", { reason, errorCode, code, delayMs }, message);
-    publishIntakeEvent("intake-backoff", () => ({
-      type: "intake-backoff",
-      reason,
-      delayMs,
-      errorCode: errorCode ?? null,
-    }));
-    await this.#clock.sleep(delayMs, { signal }).catch(noop);
-  }
-
-  /**
-   * At the bound: wait until processing frees room. The last batch stays unconfirmed meanwhile;
-   * that is harmless (Telegram would send it again, and the journal knows it), and confirming it
-   * here would fetch an update only to drop it.
-   */
-  async #pause(signal: AbortSignal): Promise<void> {
-    this.#state = "paused";
-    this.#pauses++;
-    this.#pausedAt = this.#clock.now();
-    const unfinished = this.#unfinished.size;
-    safeLog(this.#logger, "info", { unfinished }, LOG.paused);
-    publishIntakeEvent("intake-paused", () => ({ type: "intake-paused", unfinished }));
-    if (this.#room() <= 0 && !signal.aborted) {
-      await new Promise<void>((resolve) => {
-        const wake = (): void => {
-          this.#roomWaiters.delete(wake);
-          unsubscribe();
-          resolve();
-        };
-        this.#roomWaiters.add(wake);
-        const unsubscribe = onAbort(signal, wake);
-      });
-    }
-    if (signal.aborted) return;
-    publishIntakeEvent("intake-resumed", () => ({
-      type: "intake-resumed",
-      unfinished: this.#unfinished.size,
-      pausedMs: this.#clock.now() - this.#pausedAt,
-    }));
-  }
-
-  /**
-   * At close, confirms the stored updates if no poll has yet (so a processed update is not sent
-   * again to the next process): a `getUpdates` with the new offset and `limit: 1`, whose answer
-   * is discarded (it is not confirmed, so Telegram sends it again).
-   */
-  async #confirm(getUpdates: GetUpdates, signal: AbortSignal): Promise<void> {
-    const offset = this.#nextOffset();
-    if (offset === undefined || (this.#sentOffset !== undefined && offset <= this.#sentOffset)) {
-      return;
-    }
-    this.#polls++;
-    this.#sentOffset = offset;
-    try {
-      await getUpdates({ offset, limit: 1, timeout: 0 }, { signal });
-    } catch {
-      // The next poll confirms it as well; a failure here changes nothing.
+  /** The polling loop's events on the intake's channels. */
+  #publish(event: PollingEvent): void {
+    switch (event.type) {
+      case "polled":
+        publishIntakeEvent("intake-polled", () => ({ ...event, type: "intake-polled" }));
+        break;
+      case "backoff":
+        publishIntakeEvent("intake-backoff", () => ({ ...event, type: "intake-backoff" }));
+        break;
+      case "paused":
+        publishIntakeEvent("intake-paused", () => ({
+          type: "intake-paused",
+          unfinished: this.#store.counts.unfinished,
+        }));
+        break;
+      case "resumed":
+        publishIntakeEvent("intake-resumed", () => ({
+          type: "intake-resumed",
+          unfinished: this.#store.counts.unfinished,
+          pausedMs: event.pausedMs,
+        }));
+        break;
+      case "ids-restarted":
+        publishIntakeEvent("intake-ids-restarted", () => ({
+          ...event,
+          type: "intake-ids-restarted",
+        }));
+        break;
     }
   }
 
   async #shutDown(timeoutMs: number, signal: AbortSignal | undefined): Promise<IntakeCloseResult> {
-    this.#state = "closing";
     const deadline = new Deadline(this.#clock, timeoutMs, signal);
     this.#stopper.abort(new UpdateDispatchError("ERR_INTAKE_CLOSED", "The intake is closing"));
     let closed: CloseResult;
     try {
       // A getUpdates or an append that ignores the stop is not waited for past the deadline.
-      await deadline.race(Promise.all([this.#loop, this.#appendTail]));
+      await deadline.race(Promise.all([this.#loop, this.#store.appending]));
       this.#feed.stop();
-      const { getUpdates } = this.#options;
-      if (getUpdates !== undefined && this.#polls > 0 && !deadline.signal.aborted) {
-        await this.#confirm(getUpdates, deadline.signal);
+      const polling = this.#polling;
+      if (polling !== undefined && polling.snapshot().polls > 0 && !deadline.signal.aborted) {
+        await polling.confirm({ signal: deadline.signal });
       }
       closed = await this.#dispatcher.close({
         timeoutMs: deadline.remainingMs,
@@ -559,21 +383,20 @@ export class UpdateIntake implements AsyncDisposable {
     } finally {
       deadline.dispose();
     }
-    await Promise.allSettled([...this.#finishing]);
+    await this.#store.settle();
     if (this.#ownsJournal) await this.#journal.close().catch(noop);
-    this.#state = "closed";
-    return Object.freeze({ status: closed.status, unfinished: this.#unfinished.size });
-  }
-
-  #offsetLag(): number {
-    if (this.#sentOffset === undefined || this.#unfinished.size === 0) return 0;
-    let lowest = Number.POSITIVE_INFINITY;
-    for (const id of this.#unfinished) if (id < lowest) lowest = id;
-    return Math.max(0, this.#sentOffset - lowest);
+    this.#isClosed = true;
+    return Object.freeze({ status: closed.status, unfinished: this.#store.counts.unfinished });
   }
 }
 
-function codeOf(error: unknown): string | undefined {
-  const failure = classifyPollingFailure(error);
-  return failure.kind === "transient" ? failure.code : undefined;
+/** Why a rejection of the polling loop ended it, for `intake-stopped`; `undefined`: no stop. */
+function stopReasonOf(error: unknown): "conflict" | "unauthorized" | "journal" | undefined {
+  if (error instanceof PollingStoppedError) {
+    return error.errorCode === 409 ? "conflict" : "unauthorized";
+  }
+  if (error instanceof UpdateDispatchError && error.code === "ERR_POLLING_JOURNAL_FAILED") {
+    return "journal";
+  }
+  return undefined;
 }

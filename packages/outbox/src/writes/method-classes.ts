@@ -1,4 +1,4 @@
-// Every Bot API method's class: how the outbox treats it. The table is checked against
+// Every Bot API method's class: how the outbox schedules it. The table is checked against
 // `@grammyjs/types`, so a method added there fails the build until it has a class here.
 
 import type { ApiMethods } from "@grammyjs/types";
@@ -7,7 +7,7 @@ import type { ApiMethods } from "@grammyjs/types";
 export type MethodName = keyof ApiMethods<unknown> & string;
 
 /**
- * How the transformer schedules a method:
+ * How the outbox schedules a method (`planWrite`):
  * - `read`: passes straight through, unpaced (getUpdates, getMe, getFile, getChat…, webhook
  *   and session control);
  * - `send`: a new message in the chat, paced, never coalesced, never blindly resent;
@@ -242,7 +242,12 @@ const classes = {
 } as const satisfies Record<MethodName, MethodClass>;
 
 /** Every method's class, frozen. */
-export const methodClasses: Readonly<Record<MethodName, MethodClass>> = Object.freeze(classes);
+export const methodClasses = Object.freeze(classes);
+
+/** A method that goes through the outbox: every one but the reads. */
+export type WriteMethodName = {
+  [M in MethodName]: (typeof methodClasses)[M] extends "read" ? never : M;
+}[MethodName];
 
 /**
  * The class of a method. A name the table does not know (a method newer than the installed

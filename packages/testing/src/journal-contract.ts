@@ -1,21 +1,52 @@
 // The contract every UpdateJournal keeps, as a vitest suite: `describeJournalContract(name, target)`.
-// Self-contained (its own updates and reference model) so that it can move to a shared testing
-// package and run against the in-memory, file and Redis journals alike.
+// Self-contained (its own updates and a reference model), so the memory journal's and the file
+// journal's tests run the same cases.
 
 import type { Update } from "@grammyjs/types";
-import type { JournalStateValue, UpdateJournal } from "@telepace/update-dispatch";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 
+/** A JSON value in a journal's application state. */
+type StateValue = string | number | boolean | null | readonly StateValue[] | StateRecord;
+interface StateRecord {
+  readonly [key: string]: StateValue;
+}
+
+/**
+ * What the suite calls: the `UpdateJournal` of `@telepace/update-dispatch`, spelled out here
+ * because that package's own tests use this one (depending on it would be a cycle). Any
+ * `UpdateJournal` fits.
+ */
+export interface ContractJournal {
+  append(
+    updates: readonly Update[],
+  ): Promise<{ readonly appended: readonly Update[]; readonly duplicates: number }>;
+  finish(updateId: number): Promise<void>;
+  unfinished(): Promise<readonly Update[]>;
+  highestUpdateId(): Promise<number | undefined>;
+  restartIds(): Promise<void>;
+  compact(): Promise<void>;
+  putState(key: string, value: StateValue): Promise<void>;
+  deleteState(key: string): Promise<void>;
+  state(): Promise<ReadonlyMap<string, unknown>>;
+  snapshot(): {
+    readonly kind: string;
+    readonly isDurable: boolean;
+    readonly unfinished: number;
+    readonly highestUpdateId: number | undefined;
+  };
+  close(): Promise<void>;
+}
+
 /** How the suite gets journals of the implementation under test. */
-export interface JournalContractTarget {
+export interface JournalContractTarget<Journal extends ContractJournal = ContractJournal> {
   /** Opens a fresh, empty journal. The suite closes every journal it gets. */
-  open(): Promise<UpdateJournal>;
+  open(): Promise<Journal>;
   /**
    * Durable journals: closes `journal` and opens its storage again. Without it the suite skips
    * the survives-a-reopen tests.
    */
-  readonly reopen?: (journal: UpdateJournal) => Promise<UpdateJournal>;
+  readonly reopen?: (journal: Journal) => Promise<Journal>;
   /** Whether `error` is the implementation's closed error. @defaultValue `code` ends in `CLOSED` */
   readonly isClosedError?: (error: unknown) => boolean;
   /** Runs of the model-based property. @defaultValue 25 */
@@ -51,7 +82,7 @@ class ReferenceJournal {
   readonly stored = new Set<number>();
   unfinished: number[] = [];
   highest: number | undefined;
-  readonly state = new Map<string, JournalStateValue>();
+  readonly state = new Map<string, StateValue>();
 
   append(ids: readonly number[]): { appended: number[]; duplicates: number } {
     const appended: number[] = [];
@@ -83,11 +114,11 @@ type Operation =
   | { readonly op: "finish"; readonly id: number }
   | { readonly op: "compact" }
   | { readonly op: "restartIds" }
-  | { readonly op: "put"; readonly key: string; readonly value: JournalStateValue }
+  | { readonly op: "put"; readonly key: string; readonly value: StateValue }
   | { readonly op: "delete"; readonly key: string }
   | { readonly op: "reopen" };
 
-const stateValue: fc.Arbitrary<JournalStateValue> = fc.oneof(
+const stateValue: fc.Arbitrary<StateValue> = fc.oneof(
   fc.string({ maxLength: 8 }),
   fc.integer(),
   fc.boolean(),
@@ -112,17 +143,20 @@ function operations(isDurable: boolean): fc.Arbitrary<Operation[]> {
 }
 
 /** Registers the contract tests of one implementation. */
-export function describeJournalContract(name: string, target: JournalContractTarget): void {
+export function describeJournalContract<Journal extends ContractJournal>(
+  name: string,
+  target: JournalContractTarget<Journal>,
+): void {
   const isClosedError = target.isClosedError ?? defaultIsClosedError;
   const reopen = target.reopen;
-  let open: UpdateJournal[] = [];
+  let open: Journal[] = [];
 
-  const fresh = async (): Promise<UpdateJournal> => {
+  const fresh = async (): Promise<Journal> => {
     const journal = await target.open();
     open.push(journal);
     return journal;
   };
-  const again = async (journal: UpdateJournal): Promise<UpdateJournal> => {
+  const again = async (journal: Journal): Promise<Journal> => {
     if (reopen === undefined) throw new Error("reopen is not available");
     const next = await reopen(journal);
     open.push(next);
@@ -227,7 +261,7 @@ export function describeJournalContract(name: string, target: JournalContractTar
       await journal.putState("b", "second");
       await journal.deleteState("missing");
       expect(await journal.state()).toEqual(
-        new Map<string, JournalStateValue>([
+        new Map<string, StateValue>([
           ["a", { jobs: [1, 2], owner: "x", done: false, note: null }],
           ["b", "second"],
         ]),

@@ -1,14 +1,20 @@
-// Type-level checks under the repo's strict settings (tsc --noEmit runs them; vitest runs the
-// few runtime lines): the plugin fits grammY's own types with no cast in user code.
+// The public types of the plugin, checked by the compiler (vitest's typecheck): it fits grammY's
+// own types with no cast in user code, its options are the outbox's with unknown keys refused,
+// and the context flavor streams.
 
 import type { Message } from "@grammyjs/types";
+import type { OutboxSnapshot, TelegramOutbox } from "@telepace/outbox";
 import { type Api, Bot, type Context, type Transformer } from "grammy";
 import { describe, expectTypeOf, it } from "vitest";
 import {
+  type MessageStream,
+  type MethodClass,
+  methodClasses,
   type RunnerHandle,
   replaceProgress,
   replacing,
   run,
+  type StreamFlavor,
   type TelepaceTransformer,
   telepace,
 } from "../src/index.js";
@@ -35,5 +41,24 @@ describe("types", () => {
       void api.editMessageText(1, 2, "x", replacing(2));
     };
     expectTypeOf(typed).toBeFunction();
+  });
+
+  it("takes the outbox's options, and refuses a throttler's or a misspelt one", () => {
+    expectTypeOf(telepace({ privateChatRps: 1 }).outbox).toEqualTypeOf<TelegramOutbox>();
+    expectTypeOf(telepace().snapshot()).toEqualTypeOf<OutboxSnapshot>();
+    // @ts-expect-error transformer-throttler's option: telepace paces by itself
+    telepace({ global: { maxConcurrent: 1 } });
+    // @ts-expect-error a misspelt option
+    telepace({ maxInflight: 1 });
+  });
+
+  it("classifies every method, and the stream flavor adds replyWithStream", () => {
+    expectTypeOf(methodClasses.sendMessage).toEqualTypeOf<"send">();
+    expectTypeOf(methodClasses).toExtend<Readonly<Record<string, MethodClass>>>();
+    expectTypeOf<StreamFlavor["replyWithStream"]>().returns.toEqualTypeOf<MessageStream>();
+    const bot = new Bot<Context & StreamFlavor>("1:x");
+    bot.on("message", (ctx) => {
+      expectTypeOf(ctx.replyWithStream("text")).toEqualTypeOf<MessageStream>();
+    });
   });
 });
