@@ -17,7 +17,8 @@ const AUTH: Verdict = {
     word === "NOPERM"
       ? `The Redis user may not run the ${what} (NOPERM): allow it scripting and this bot's keys`
       : word === "NOAUTH"
-        ? `Redis asks for a password and none was given for the ${what} (NOAUTH): put it in the Redis URL`
+        ? // Also what a wrong password leads to: the client goes on unauthenticated.
+          `Redis refused the ${what} without a valid password (NOAUTH): check the password in the Redis URL`
         : `Redis refused the user name or password for the ${what} (${word}): check the credentials in the Redis URL`,
 };
 
