@@ -1,5 +1,5 @@
 // Type-checks every ```ts block of the READMEs under the repo's strict settings, so a usage
-// example cannot drift from the API it shows.
+// example cannot drift from the API it shows; with --packed, also runs each first example.
 //
 //   pnpm check:examples                      every README (root, packages/*, apps/*)
 //   pnpm check:examples packages/core …      only these packages, folders or README files
@@ -15,86 +15,21 @@
 //   <!-- example: prelude                  code put before the block, unseen by readers: the
 //   declare const transfer: MediaTransfer;   imports and `declare`s for what the block assumes
 //   -->
+//
+// With `--packed` (what `pnpm check:examples` passes) the first example of each published
+// package's README is then checked as a user meets it, outside the workspace (packed-examples.ts):
+// no prelude allowed, compiled by a plain strict tsc against the packed tarballs and run with this
+// Node and each `--node <path>` given (CI passes Node 24). `--keep` keeps that project.
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
+import { checkPackedExamples } from "./packed-examples.js";
+import { type Block, extractBlocks, type Failure } from "./readme-blocks.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const outDirName = ".examples";
-
-interface Block {
-  readonly readme: string;
-  /** 1-based README line of the first code line (the one after the fence). */
-  readonly line: number;
-  readonly code: string;
-  readonly prelude: string;
-  /** 1-based README line of the prelude's first line (`prelude` lines before the fence). */
-  readonly preludeLine: number;
-  readonly directive: "check" | "fragment" | "file";
-  readonly file?: string;
-}
-
-const directivePattern = /^<!--\s*example:\s*(fragment|file|prelude)\b([\s\S]*?)-->\s*$/;
-
-/** The ```ts blocks of one README, with the directive each one carries. */
-export function extractBlocks(readme: string): Block[] {
-  const lines = readFileSync(readme, "utf8").split("\n");
-  const blocks: Block[] = [];
-  for (let index = 0; index < lines.length; index++) {
-    const fence = /^(\s*)(`{3,})\s*(ts|typescript)\s*$/.exec(lines[index] ?? "");
-    if (fence === null) continue;
-    const [, indent = "", ticks = "```"] = fence;
-    const start = index + 1;
-    let end = start;
-    while (end < lines.length && (lines[end] ?? "").trim() !== ticks) end++;
-    const code = lines
-      .slice(start, end)
-      .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
-      .join("\n");
-    const comment = precedingComment(lines, index);
-    const match = comment === undefined ? null : directivePattern.exec(comment.text);
-    const kind = match?.[1];
-    const argument = match?.[2] ?? "";
-    // `<!-- example: prelude` may carry code on its own line too; keep lines where they are.
-    const preludeLines = argument.split("\n");
-    const skipFirst = preludeLines[0]?.trim() === "";
-    const prelude = kind === "prelude" ? preludeLines.slice(skipFirst ? 1 : 0) : [];
-    while (prelude.length > 0 && prelude.at(-1)?.trim() === "") prelude.pop();
-    blocks.push({
-      readme,
-      line: start + 1,
-      code,
-      prelude: prelude.length === 0 ? "" : `${prelude.join("\n")}\n`,
-      preludeLine: (comment?.line ?? 0) + 1 + (skipFirst ? 1 : 0),
-      directive: kind === "fragment" ? "fragment" : kind === "file" ? "file" : "check",
-      ...(kind === "file" ? { file: argument.trim() } : {}),
-    });
-    index = end;
-  }
-  return blocks;
-}
-
-/** The HTML comment that ends on the last non-blank line before `fence`, if any. */
-function precedingComment(
-  lines: readonly string[],
-  fence: number,
-): { text: string; line: number } | undefined {
-  let last = fence - 1;
-  while (last >= 0 && (lines[last] ?? "").trim() === "") last--;
-  if (!(lines[last] ?? "").trimEnd().endsWith("-->")) return undefined;
-  let first = last;
-  while (first >= 0 && !(lines[first] ?? "").includes("<!--")) first--;
-  if (first < 0) return undefined;
-  return {
-    text: lines
-      .slice(first, last + 1)
-      .join("\n")
-      .trim(),
-    line: first,
-  };
-}
 
 /** READMEs named by the arguments: README files, folders holding one, or (with --only) names. */
 export function resolveReadmes(args: readonly string[]): string[] {
@@ -125,12 +60,6 @@ export function resolveReadmes(args: readonly string[]): string[] {
   const missing = args.length === 0 ? undefined : readmes.find((path) => !existsSync(path));
   if (missing !== undefined) throw new Error(`${relative(root, missing)} does not exist`);
   return readmes.filter((path, index) => existsSync(path) && readmes.indexOf(path) === index);
-}
-
-export interface Failure {
-  /** `path/README.md:line` (repo-relative) of the failing line. */
-  readonly location: string;
-  readonly message: string;
 }
 
 export interface CheckResult {
@@ -216,16 +145,47 @@ function typeCheck(modules: ReadonlyMap<string, Block>): Failure[] {
   return failures;
 }
 
+/** The command line: `--packed` and `--node <path>` (repeatable) besides the README selection. */
+function parseFlags(argv: readonly string[]): {
+  selection: string[];
+  packed: boolean;
+  nodes: string[];
+  keep: boolean;
+} {
+  const selection: string[] = [];
+  const nodes = [process.execPath];
+  let packed = false;
+  let keep = false;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] ?? "";
+    if (arg === "--packed") packed = true;
+    else if (arg === "--keep") keep = true;
+    else if (arg === "--node") {
+      const node = argv[++index];
+      if (node === undefined || !existsSync(node))
+        throw new Error(`--node: no Node binary at ${node}`);
+      nodes.push(resolve(node));
+    } else selection.push(arg);
+  }
+  return { selection, packed, nodes, keep };
+}
+
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   if (args.includes("--help")) {
-    console.log("usage: check-readme-examples [README.md | folder]... [--only name,name]");
+    console.log(
+      "usage: check-readme-examples [README.md | folder]... [--only name,name] [--packed [--node path]...]",
+    );
     console.log("       (no arguments: the root README and those of packages/* and apps/*)");
+    console.log("       --packed: also pack the packages and compile and run each first example");
+    console.log("                 in a fresh npm project (--node: run them with this Node too)");
     process.exit(0);
   }
   let readmes: string[];
+  let flags: ReturnType<typeof parseFlags>;
   try {
-    readmes = resolveReadmes(args);
+    flags = parseFlags(args);
+    readmes = resolveReadmes(flags.selection);
   } catch (error) {
     console.error(`check-readme-examples: ${(error as Error).message}`);
     process.exit(2);
@@ -236,5 +196,18 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
     `${readmes.length} READMEs, ${checked} blocks checked, ${skipped} fragments skipped, ` +
       `${failures.length} errors`,
   );
-  process.exitCode = failures.length === 0 ? 0 : 1;
+  let failed = failures.length;
+  if (flags.packed) {
+    const packed = await checkPackedExamples({
+      root,
+      readmes,
+      nodes: flags.nodes,
+      keep: flags.keep,
+      log: (line) => console.log(line),
+    });
+    for (const failure of packed.failures) console.error(`${failure.location}: ${failure.message}`);
+    console.log(`${packed.summary}, ${packed.failures.length} errors`);
+    failed += packed.failures.length;
+  }
+  process.exitCode = failed === 0 ? 0 : 1;
 }

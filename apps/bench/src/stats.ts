@@ -1,5 +1,5 @@
-// Summary statistics for benchmark samples: nearest-rank percentiles, Jain's fairness index and
-// the ratio formatting every table uses, so all three areas report figures the same way.
+// Summary statistics for benchmark samples: nearest-rank percentiles, medians with their range
+// over rounds, and the ratio formatting every table uses, so all areas report figures the same way.
 
 /** A distribution summarised; every field is NaN when there were no samples. */
 export interface Summary {
@@ -38,6 +38,43 @@ export function summarize(values: readonly number[]): Summary {
     max: sorted.length === 0 ? Number.NaN : (sorted[sorted.length - 1] as number),
     mean: sorted.length === 0 ? Number.NaN : sum / sorted.length,
   };
+}
+
+/** A figure over rounds: the median round's value and the extremes beside it. */
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/**
+ * The median of `values`: the middle one, or the lower of the two middle ones for an even count
+ * (always a value some round measured, as the nearest-rank p50). NaN when there are none or
+ * any is not finite: a figure that was undefined in one round is not summarised as if it held.
+ */
+export function median(values: readonly number[]): number {
+  return spread(values).median;
+}
+
+/** Median, min and max of `values`; all NaN when there are none or any is not finite. */
+export function spread(values: readonly number[]): Spread {
+  if (values.length === 0 || !values.every(Number.isFinite)) {
+    return { median: Number.NaN, min: Number.NaN, max: Number.NaN };
+  }
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    median: percentile(sorted, 50),
+    min: sorted[0] as number,
+    max: sorted[sorted.length - 1] as number,
+  };
+}
+
+/** A spread as a table cell: `0.31× (0.28–0.35)`, each part through `format`. */
+export function formatSpread(value: Spread, format: (value: number) => string): string {
+  if (!Number.isFinite(value.median)) return format(Number.NaN);
+  return value.min === value.max
+    ? format(value.median)
+    : `${format(value.median)} (${format(value.min)}–${format(value.max)})`;
 }
 
 /** `value / baseline`; NaN when either is not finite or the baseline is 0 and the value is not. */

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { formatCount, formatRatio, percentile, ratio, summarize } from "../src/stats.js";
+import {
+  formatCount,
+  formatRatio,
+  formatSpread,
+  median,
+  percentile,
+  ratio,
+  spread,
+  summarize,
+} from "../src/stats.js";
 
 describe("percentile", () => {
   it("takes the nearest rank: the smallest value with at least p% at or below it", () => {
@@ -31,6 +40,28 @@ describe("summarize", () => {
     expect(summary.count).toBe(0);
     expect(summary.p50).toBeNaN();
     expect(summary.mean).toBeNaN();
+  });
+});
+
+describe("median and spread", () => {
+  it("takes the middle value, the lower middle one for an even count", () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2);
+    expect(spread([0.5, 0.2, 0.9])).toEqual({ median: 0.5, min: 0.2, max: 0.9 });
+  });
+
+  it("is NaN without values or when any value is not finite", () => {
+    expect(median([])).toBeNaN();
+    expect(spread([1, Number.NaN, 3]).max).toBeNaN();
+    expect(median([1, Number.POSITIVE_INFINITY])).toBeNaN();
+  });
+
+  it("shows the range beside the median unless it is a single value", () => {
+    expect(formatSpread({ median: 0.5, min: 0.25, max: 0.75 }, formatRatio)).toBe(
+      "0.50× (0.25×–0.75×)",
+    );
+    expect(formatSpread(spread([2, 2]), formatRatio)).toBe("2.00×");
+    expect(formatSpread(spread([]), formatRatio)).toBe("n/a");
   });
 });
 

@@ -3,6 +3,8 @@
 
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { BOT_TOKEN_SHAPE, isBotToken } from "@telepace/bot-api-sim";
+import { helpSection } from "./help-text.js";
 
 /** Pino level names the bot accepts. */
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -53,37 +55,54 @@ export class ConfigError extends Error {
 const DEFAULT_API_ROOT = "https://api.telegram.org";
 /** The journal's directory against the API when neither --data-dir nor TELEPACE_DATA_DIR is set. */
 export const DEFAULT_DATA_DIR = ".telepace";
-// BotFather tokens are "<bot id>:<35 characters of [A-Za-z0-9_-]>"; accept any length >= 30 so a
-// format change does not lock users out, but refuse what cannot be a token at all.
-const TOKEN_PATTERN = /^\d{1,20}:[A-Za-z0-9_-]{30,}$/;
 
-export const USAGE = `Usage: reference-bot [options]
+export const USAGE = [
+  `Usage: reference-bot [options]
 
-Without TELEGRAM_BOT_TOKEN: starts the embedded Bot API sim, runs the bot against it, plays a crowd of
-simulated users and prints a report. With it: runs the bot against the real Bot API until SIGINT/SIGTERM.
-
-Options:
-  --data-dir <dir> the durable journal of updates and running jobs (default ./${DEFAULT_DATA_DIR}
-                   against the API, a fresh temporary directory in the demo)
-  --log-level <l>  ${LOG_LEVELS.join("|")} (default: error in the demo, info against the API)
-  --metrics-port <p>  serve Prometheus metrics on http://127.0.0.1:<p>/metrics (0: a free port;
-                   default: none)
-  -h, --help       this text
-
-Options (embedded demo):
-  --ui             no crowd: keep the sim and the bot running, print the URL of the sim's chat
-                   page to talk to the bot in a browser, and wait for Ctrl-C
-  --duration <s>   seconds the crowd keeps starting conversations (default 20)
-  --users <n>      simulated users (default 6)
-  --groups <n>     simulated groups (default 2)
-  --seed <n>       seed of the crowd's choices (default 1)
-
-Environment:
-  TELEGRAM_BOT_TOKEN  a bot token from @BotFather: run against the Bot API
-  TELEGRAM_API_ROOT   Bot API root (default ${DEFAULT_API_ROOT}; a local Bot API server or a sim)
-  TELEPACE_DATA_DIR   as --data-dir
-  TELEPACE_METRICS_PORT  as --metrics-port
-  LOG_LEVEL           as --log-level`;
+Without TELEGRAM_BOT_TOKEN: starts the embedded Bot API sim, runs the bot against it, plays a crowd
+of simulated users and prints a report. With it: runs the bot against the real Bot API until
+SIGINT/SIGTERM.`,
+  helpSection("Options:", [
+    [
+      "--data-dir <dir>",
+      `the durable journal of updates and running jobs (default ./${DEFAULT_DATA_DIR}`,
+      "against the API, a fresh temporary directory in the demo)",
+    ],
+    [
+      "--log-level <level>",
+      LOG_LEVELS.join("|"),
+      "(default: error in the demo, info against the API)",
+    ],
+    [
+      "--metrics-port <port>",
+      "serve Prometheus metrics on http://127.0.0.1:<port>/metrics",
+      "(0: a free port; default: none)",
+    ],
+    ["-h, --help", "this text"],
+  ]),
+  helpSection("Options (embedded demo):", [
+    [
+      "--ui",
+      "no crowd: keep the sim and the bot running, print the URL of the sim's chat",
+      "page to talk to the bot in a browser, and wait for Ctrl-C",
+    ],
+    ["--duration <s>", "seconds the crowd keeps starting conversations (default 20)"],
+    ["--users <n>", "simulated users (default 6)"],
+    ["--groups <n>", "simulated groups (default 2)"],
+    ["--seed <n>", "seed of the crowd's choices (default 1)"],
+  ]),
+  helpSection("Environment:", [
+    ["TELEGRAM_BOT_TOKEN", "a bot token from @BotFather: run against the Bot API"],
+    [
+      "TELEGRAM_API_ROOT",
+      `Bot API root (default ${DEFAULT_API_ROOT};`,
+      "a local Bot API server or a sim)",
+    ],
+    ["TELEPACE_DATA_DIR", "as --data-dir"],
+    ["TELEPACE_METRICS_PORT", "as --metrics-port"],
+    ["LOG_LEVEL", "as --log-level"],
+  ]),
+].join("\n\n");
 
 function integerFlag(
   name: string,
@@ -179,9 +198,10 @@ export function readConfig(
     }
     target = { kind: "embedded" };
   } else {
-    if (!TOKEN_PATTERN.test(token)) {
+    // The simulator's rule, so a token `telepace-bot-api-sim --token` takes is one the bot takes.
+    if (!isBotToken(token)) {
       throw new ConfigError(
-        "TELEGRAM_BOT_TOKEN is malformed: expected <bot id>:<secret> as issued by @BotFather",
+        `TELEGRAM_BOT_TOKEN is malformed: expected ${BOT_TOKEN_SHAPE}, got ${token.length} characters`,
       );
     }
     target = { kind: "api", token, apiRoot: parseApiRoot(env.TELEGRAM_API_ROOT) };

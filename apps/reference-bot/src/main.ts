@@ -5,6 +5,7 @@
 
 import { PollingStoppedError } from "@telepace/update-dispatch";
 import { type BotConfig, ConfigError, readConfig, USAGE } from "./config.js";
+import { BotExitedError } from "./demo/bot-process.js";
 import { runEmbeddedDemo } from "./demo/embedded-demo.js";
 import { runUiDemo } from "./demo/ui-demo.js";
 import { createLogger, scrub } from "./logger.js";
@@ -156,6 +157,8 @@ async function main(): Promise<number> {
     }
     return await (config.ui ? runUiDemo(config) : runEmbeddedDemo(config));
   } catch (error) {
+    // The demo's bot process said why it could not start; one line is enough.
+    if (error instanceof BotExitedError && error.isExplained) return error.exit.code ?? 1;
     if (error instanceof StartupError || error instanceof PollingStoppedError) {
       process.stderr.write(`reference-bot: ${scrub(error.message, secrets)}\n`);
       return 1;

@@ -20,6 +20,7 @@ import type { Logger } from "pino";
 import type { AskAnswers, AskCounters } from "./ask-answers.js";
 import type { BotEventSink } from "./bot-events.js";
 import { createHandlers } from "./bot-handlers.js";
+import { dataDirProblem } from "./data-dir.js";
 import { JournaledPacingStore } from "./journaled-pacing-store.js";
 import type { Messenger, MessengerCounters } from "./messenger.js";
 import { MetricsEndpoint, MetricsEndpointError } from "./metrics-endpoint.js";
@@ -116,6 +117,10 @@ async function openJournal(
 ): Promise<{ journal: UpdateJournal; owned: boolean }> {
   if (options.journal !== undefined) return { journal: options.journal, owned: false };
   if (options.dataDir === undefined) return { journal: new MemoryUpdateJournal(), owned: true };
+  const problem = await dataDirProblem(options.dataDir);
+  if (problem !== undefined) {
+    throw new StartupError(`Cannot open the journal in ${options.dataDir}: ${problem}`);
+  }
   try {
     const journal = await FileUpdateJournal.open(options.dataDir, {
       logger: options.logger.child({ component: "journal" }),

@@ -5,6 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { ConfigError } from "./config.js";
+import { helpSection } from "./help-text.js";
 
 /** What one process of a bot run as several does. */
 export type SharedRole = "all" | "poller" | "worker";
@@ -33,15 +34,31 @@ export const SHARED_DEFAULTS = Object.freeze({
   pollerLeaseMs: 1_500,
 });
 
-export const SHARED_USAGE = `Several processes (needs TELEGRAM_BOT_TOKEN, and Redis in REDIS_URL or a file):
-  --redis-url-file <f>  read the Redis URL from this file (or REDIS_URL_FILE)
-  --redis <url>    the Redis URL on the command line (visible in ps: prefer REDIS_URL)
-  --role <r>       all|poller|worker (default all): poll for the bot, work, or both
-  --lease-ms <ms>  a worker's lease on a person, and on its /work jobs (default ${SHARED_DEFAULTS.leaseMs})
-  --renew-ms <ms>  how often those leases are renewed (default lease / ${SHARED_DEFAULTS.renewalsPerLease})
-  --poller-lease-ms <ms>  the poller's lease (default ${SHARED_DEFAULTS.pollerLeaseMs})
-  --redis-strict   refuse to start on a Redis that may forget what it stored
-                   (no append-only file, eviction at maxmemory)`;
+export const SHARED_USAGE = helpSection(
+  "Several processes (needs TELEGRAM_BOT_TOKEN, and Redis in REDIS_URL or a file):",
+  [
+    ["--redis-url-file <f>", "read the Redis URL from this file (or REDIS_URL_FILE)"],
+    ["--redis <url>", "the Redis URL on the command line (visible in ps: prefer REDIS_URL)"],
+    ["--role <role>", "all|poller|worker (default all): poll for the bot, work, or both"],
+    [
+      "--lease-ms <n>",
+      `a worker's lease on a person, and on its /work jobs, in ms (default ${SHARED_DEFAULTS.leaseMs})`,
+    ],
+    [
+      "--renew-ms <n>",
+      `how often those leases are renewed, in ms (default lease / ${SHARED_DEFAULTS.renewalsPerLease})`,
+    ],
+    [
+      "--poller-lease-ms <n>",
+      `the poller's lease, in ms (default ${SHARED_DEFAULTS.pollerLeaseMs})`,
+    ],
+    [
+      "--redis-strict",
+      "refuse to start on a Redis that may forget what it stored",
+      "(no append-only file, eviction at maxmemory)",
+    ],
+  ],
+);
 
 const ROLES: readonly SharedRole[] = ["all", "poller", "worker"];
 const VALUED = new Set([

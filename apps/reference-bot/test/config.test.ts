@@ -3,7 +3,8 @@
 
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, readConfig } from "../src/config.js";
+import { ConfigError, readConfig, USAGE } from "../src/config.js";
+import { SHARED_USAGE } from "../src/shared-config.js";
 
 const TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw8";
 
@@ -81,20 +82,24 @@ describe("readConfig", () => {
     ).toMatchObject({ target: { kind: "api", apiRoot: "http://127.0.0.1:8081" } });
   });
 
-  it("refuses a malformed token in one line that does not contain it", () => {
+  it("refuses a malformed token in one line that states the rule and does not contain it", () => {
     for (const token of [
       "not-a-token",
       "123456789:short",
+      // What `telepace-bot-api-sim --token` refuses too, with the same words.
+      "123456:TESTsecretABCdef",
       "bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw8",
       "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDs aw8",
       "123456789;AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw8",
     ]) {
       const error = configError(() => readConfig([], { TELEGRAM_BOT_TOKEN: token }));
       expect(error.message).toBe(
-        "TELEGRAM_BOT_TOKEN is malformed: expected <bot id>:<secret> as issued by @BotFather",
+        "TELEGRAM_BOT_TOKEN is malformed: expected <bot id>:<secret> as @BotFather issues it " +
+          `(digits, a colon, then 30 or more of A-Z a-z 0-9 _ -), got ${token.length} characters`,
       );
       expect(error.message).not.toContain(token.trim());
       expect(error.message).not.toContain("AAHdqTcv");
+      expect(error.message).not.toContain("TESTsecret");
     }
   });
 
@@ -163,5 +168,18 @@ describe("readConfig", () => {
   it("answers --help and -h with { help: true }, whatever else is set", () => {
     expect(readConfig(["--help"], {})).toEqual({ help: true });
     expect(readConfig(["-h"], { TELEGRAM_BOT_TOKEN: "bad" })).toEqual({ help: true });
+  });
+
+  it("aligns --help: every description starts in one column, in every section", () => {
+    const lines = `${USAGE}\n\n${SHARED_USAGE}`.split("\n");
+    // A row: two spaces, the name (single spaces inside), two or more spaces, the description.
+    const rows = lines.filter((line) => /^ {2}\S/.test(line));
+    const columns = rows.map((line) => /^ {2}\S+(?: \S+)* {2,}(?=\S)/.exec(line)?.[0].length);
+    const continued = lines.filter((line) => /^ {3,}\S/.test(line));
+    expect(rows).toHaveLength(21);
+    expect(continued.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(columns)).toEqual(new Set([25]));
+    expect(new Set(continued.map((line) => line.search(/\S/)))).toEqual(new Set([25]));
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
   });
 });

@@ -50,6 +50,7 @@ export {
   FaultInjector,
   type LatencyOptions,
 } from "./wire/faults.js";
+export { BOT_TOKEN_SHAPE, isBotToken } from "./wire/token.js";
 export type { CallbackAnswer } from "./world/bot-record.js";
 export type { MemberStatus } from "./world/chat-record.js";
 export type { SimCounters } from "./world/counters.js";

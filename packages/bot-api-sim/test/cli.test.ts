@@ -70,8 +70,9 @@ describe("parseCliArgs", () => {
       json: false,
       options: { port: CLI_DEFAULT_PORT },
     });
-    expect(parseCliArgs(["-t", TOKEN, "-t", "42:other"])).toMatchObject({
-      options: { bots: [{ token: TOKEN }, { token: "42:other" }] },
+    const other = "42:AAF-another_secret-of-thirty-five-ch";
+    expect(parseCliArgs(["-t", TOKEN, "-t", other])).toMatchObject({
+      options: { bots: [{ token: TOKEN }, { token: other }] },
     });
     expect(parseCliArgs(["--host", "0.0.0.0", "--allow-non-loopback"])).toMatchObject({
       options: { host: "0.0.0.0", allowNonLoopback: true },
@@ -89,7 +90,12 @@ describe("parseCliArgs", () => {
       ["--host", "0.0.0.0"],
       '--host must be a loopback address unless --allow-non-loopback is given, got "0.0.0.0"',
     ],
-    [["--token", "nonsense"], "Expected `--token #1` to look like"],
+    [["--token", "nonsense"], "Expected `--token #1` to be a bot token, <bot id>:<secret>"],
+    // Telegram never issues a secret this short; the reference bot refuses it with the same rule.
+    [
+      ["--token", "123456:TESTsecretABCdef"],
+      "Expected `--token #1` to be a bot token, <bot id>:<secret> as @BotFather issues it (digits, a colon, then 30 or more of A-Z a-z 0-9 _ -); got a string of length 23",
+    ],
     [["--port"], "argument missing"],
     [["stray"], "positional argument"],
   ])("refuses %j with a clear message", (args, message) => {

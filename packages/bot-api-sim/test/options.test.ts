@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { type BotApiSimOptions, defaultRateLimits, start } from "../src/index.js";
 import { resolveOptions } from "../src/options.js";
 
+const CUSTOM_TOKEN = "42:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw8";
+
 describe("options", () => {
   it.each<[BotApiSimOptions, string]>([
     [{ port: -1 }, "Expected `port` to be an integer >= 0 and <= 65535, got -1"],
@@ -132,7 +134,7 @@ describe("options", () => {
 
   it("rejects a malformed token without echoing it", async () => {
     await expect(start({ token: "secret-value-without-colon" })).rejects.toThrow(
-      'Expected `bots[0].token` to look like "<bot id>:<secret>"',
+      "Expected `bots[0].token` to be a bot token, <bot id>:<secret> as @BotFather issues it (digits, a colon, then 30 or more of A-Z a-z 0-9 _ -); got a string of length 26",
     );
     await expect(start({ token: "secret-value-without-colon" })).rejects.not.toThrow(
       "secret-value",
@@ -140,9 +142,10 @@ describe("options", () => {
   });
 
   it("rejects two bots with the same id or username", async () => {
-    await expect(start({ bots: [{ token: "5:a" }, { token: "5:b" }] })).rejects.toThrow(
-      "no other bot uses",
-    );
+    const secret = "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
+    await expect(
+      start({ bots: [{ token: `5:${secret}a` }, { token: `5:${secret}b` }] }),
+    ).rejects.toThrow("no other bot uses");
     await expect(
       start({ bots: [{ username: "same_name" }, { username: "same_name" }] }),
     ).rejects.toThrow("unique");
@@ -177,10 +180,10 @@ describe("options", () => {
 
   it("uses a given token and bot details", async () => {
     const sim = await start({
-      bots: [{ token: "42:abc", username: "custom_bot", firstName: "Custom" }],
+      bots: [{ token: CUSTOM_TOKEN, username: "custom_bot", firstName: "Custom" }],
     });
     try {
-      expect(sim.token).toBe("42:abc");
+      expect(sim.token).toBe(CUSTOM_TOKEN);
       expect(sim.bot).toMatchObject({ id: 42, username: "custom_bot", first_name: "Custom" });
     } finally {
       await sim.close();

@@ -236,6 +236,17 @@ export interface ResolvedClientOptions {
  * @throws {TypeError|RangeError} naming the option, when one is invalid.
  */
 export function resolveClientOptions(options: unknown): ResolvedClientOptions {
+  // The options are required (the token is in them): name them, not the token, when they are
+  // absent. A string is most likely the token itself, so it is never echoed.
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    const got =
+      typeof options === "string"
+        ? "a string (pass `{ token }`, not the token itself)"
+        : describeValue(options);
+    throw new TypeError(
+      `Expected \`options\` to be an object with the bot's \`token\`, got ${got}`,
+    );
+  }
   const given = checkOptions("options", options, CLIENT_OPTION_KEYS);
   const token = given.token;
   if (typeof token !== "string" || !/^[^\s/]+$/.test(token)) {

@@ -135,8 +135,20 @@ describe("TelegramClient: the outbox's options", () => {
 
 describe("TelegramClient: options are checked whole", () => {
   it.each([
-    [null, TypeError, "Expected `options` to be an object, got null"],
-    ["x", TypeError, 'Expected `options` to be an object, got "x"'],
+    // No options at all names `options`, not the `token` inside them.
+    [
+      undefined,
+      TypeError,
+      "Expected `options` to be an object with the bot's `token`, got undefined",
+    ],
+    [null, TypeError, "Expected `options` to be an object with the bot's `token`, got null"],
+    [{}, TypeError, "Expected `token` to be a bot token (no spaces or slashes), got undefined"],
+    // A string is most likely the token passed as `new TelegramClient(token)`: never echoed.
+    [
+      "x",
+      TypeError,
+      "Expected `options` to be an object with the bot's `token`, got a string (pass `{ token }`, not the token itself)",
+    ],
     [{ token: TOKEN, outbox: 5 }, TypeError, "Expected `outbox` to be an object, got 5"],
     [
       { token: TOKEN, requestTimeout: 5 },

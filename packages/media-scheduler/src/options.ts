@@ -44,7 +44,7 @@ export interface MediaDirectionLimits {
 export interface MediaSchedulerLimits {
   /**
    * Download limits.
-   * @defaultValue `{ maxBytesInFlight: 16 MiB, maxActiveSmallTransfers: 5, maxActiveLargeTransfers: 2, maxLargeBytesInFlight: 4 MiB }`
+   * @defaultValue `{ maxBytesInFlight: 16 MiB, maxActiveSmallTransfers: Infinity, maxActiveLargeTransfers: Infinity, maxLargeBytesInFlight: 4 MiB }`
    */
   readonly download?: MediaDirectionLimits | undefined;
   /**
@@ -99,14 +99,16 @@ export interface ResolvedLimits {
 }
 
 /**
- * The defaults of every option: the original scheduler's limits, plus telepace's own queue bound
- * and the 4 MiB that large downloads may hold together.
+ * The defaults of every option: the original scheduler's byte budgets, plus telepace's own queue
+ * bound and the 4 MiB that large downloads may hold together. Downloads have no slot caps (the
+ * original's were 5 small + 2 large): the byte budget already bounds what is in flight, and on a
+ * link with round trips, transfers waiting for a slot left small files queued and the link idle.
  */
 export const mediaSchedulerDefaults = Object.freeze({
   download: Object.freeze({
     maxBytesInFlight: 16 * 1024 * 1024,
-    maxActiveSmallTransfers: 5,
-    maxActiveLargeTransfers: 2,
+    maxActiveSmallTransfers: Number.POSITIVE_INFINITY,
+    maxActiveLargeTransfers: Number.POSITIVE_INFINITY,
     maxLargeBytesInFlight: 4 * 1024 * 1024,
   }),
   upload: Object.freeze({

@@ -1,11 +1,15 @@
 // Deficit round robin done right: equal shares for equal transfers (Jain's index), byte fairness
-// for unequal chunk sizes, the lag bound Q + 2M under random release orders, and no banked credit.
+// for unequal chunk sizes, the lag bound Q + 2M under random release orders (also for downloads
+// at default options, where no transfer waits for a slot), and no banked credit.
 
 import { jainIndex } from "@telepace/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type MediaPermit, MediaSchedulerRegistry, type MediaTransfer } from "../src/index.js";
-import { GrantLog, tick, UNIT } from "./helpers.js";
+import { GrantLog, MiB, tick, UNIT } from "./helpers.js";
+
+/** fast-check's seed for the default-options property, named in its title to replay a failure. */
+const SEED = Number(process.env.TELEPACE_FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 /**
  * Opens `sizes.length` upload transfers (uploads have no slot caps), holds the whole budget while
@@ -122,6 +126,78 @@ describe("fairness between transfers", () => {
         },
       ),
       { numRuns: 60 },
+    );
+  });
+
+  it(`shares the download budget at default options between any number of transfers, none waiting for a slot (fast-check seed ${SEED})`, async () => {
+    const chunk = (512 * 1024) / UNIT; // units of a 512 KiB Range request
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 12 }),
+        fc.integer({ min: 0, max: 6 }),
+        fc.array(fc.nat(), { minLength: 120, maxLength: 120 }),
+        async (smallCount, largeCount, releaseOrder) => {
+          const registry = new MediaSchedulerRegistry();
+          const budgetUnits = registry.limits.download.maxBytesInFlight / UNIT;
+          const blocker = registry.open({ dc: 1, direction: "download", sizeBytes: 1 });
+          const gate: MediaPermit[] = [];
+          for (let i = 0; i < budgetUnits; i++) gate.push(await blocker.acquire(UNIT));
+          const open = (sizeBytes: number | undefined) =>
+            registry.open({ dc: 1, direction: "download", sizeBytes });
+          const small = Array.from({ length: smallCount }, () => open(4 * MiB));
+          const large = Array.from({ length: largeCount }, () => open(undefined));
+          const log = new GrantLog();
+          const queued = new Map<string, number>();
+          for (const transfer of [...small, ...large]) {
+            queued.set(transfer.id, 30);
+            for (let i = 0; i < 30; i++) log.watch(transfer.acquire(chunk * UNIT));
+          }
+          for (const permit of gate) permit.release();
+          await tick();
+          const largeIds = new Set(large.map((t) => t.id));
+          for (const index of releaseOrder) {
+            const snapshot = blocker.schedulerSnapshot();
+            expect(snapshot.transfersWaitingForSlot).toBe(0);
+            expect(snapshot.activeBytes).toBe(
+              log.held.reduce((sum, permit) => sum + permit.chargedBytes, 0),
+            );
+            const largeHeld = log.held.filter((permit) => largeIds.has(permit.transferId));
+            expect(snapshot.largeActiveBytes).toBe(largeHeld.length * chunk * UNIT);
+            expect(snapshot.largeActiveBytes).toBeLessThanOrEqual(snapshot.maxLargeBytesInFlight);
+            log.release(index);
+            await tick();
+          }
+          // No large transfer is left out of the large bytes.
+          for (const transfer of large) {
+            expect(log.grants.some((permit) => permit.transferId === transfer.id)).toBe(true);
+          }
+          // Small transfers share one rotation: the lag bound Q + 2M (Q = M = one chunk) holds
+          // over the prefix where every one still had requests queued.
+          const ids = small.map((t) => t.id);
+          const served = new Map(ids.map((id) => [id, 0]));
+          let lo = Array(ids.length ** 2).fill(0) as number[];
+          let hi = Array(ids.length ** 2).fill(0) as number[];
+          for (const permit of log.grants) {
+            if (!served.has(permit.transferId)) continue;
+            served.set(
+              permit.transferId,
+              (served.get(permit.transferId) ?? 0) + permit.chargedBytes,
+            );
+            const left = (queued.get(permit.transferId) ?? 0) - 1;
+            queued.set(permit.transferId, left);
+            if (left === 0) break;
+            ({ lo, hi } = widen(ids, served, lo, hi));
+          }
+          for (let k = 0; k < ids.length ** 2; k++) {
+            expect((hi[k] ?? 0) - (lo[k] ?? 0)).toBeLessThanOrEqual(3 * chunk * UNIT);
+          }
+          const closing = registry.close();
+          for (const permit of log.held.splice(0)) permit.release();
+          await closing;
+          expect(registry.size).toBe(0);
+        },
+      ),
+      { numRuns: 40, seed: SEED },
     );
   });
 

@@ -10,7 +10,11 @@ import { grantTurn, MiB, permitOf, recordEvents, tick, track, UNIT } from "./hel
 describe("snapshots", () => {
   it("describe every transfer at a scheduler: state, slot, queue, grants and deficit", async () => {
     const registry = new MediaSchedulerRegistry({
-      download: { maxBytesInFlight: 2 * UNIT, maxActiveSmallTransfers: 2 },
+      download: {
+        maxBytesInFlight: 2 * UNIT,
+        maxActiveSmallTransfers: 2,
+        maxActiveLargeTransfers: 2,
+      },
     });
     const open = (sizeBytes: number | undefined) =>
       registry.open({ dc: 1, direction: "download", sizeBytes });

@@ -81,8 +81,10 @@ describe("what is being scheduled", () => {
     }
   });
 
-  it("lets five small and two large download transfers be active at once by default", async () => {
-    const registry = new MediaSchedulerRegistry();
+  it("lets five small and two large download transfers be active at once with the original's caps", async () => {
+    const registry = new MediaSchedulerRegistry({
+      download: { maxActiveSmallTransfers: 5, maxActiveLargeTransfers: 2 },
+    });
     const open = (sizeBytes: number | undefined) =>
       registry.open({ dc: 1, direction: "download", sizeBytes });
     const small = Array.from({ length: 6 }, () => open(MiB));
@@ -101,6 +103,27 @@ describe("what is being scheduled", () => {
     await tick();
     expect(smallAcquires[5]?.status).toBe("fulfilled");
     expect(largeAcquires[2]?.status).toBe("fulfilled");
+  });
+
+  it("caps no download transfer count by default: the byte budget bounds them", async () => {
+    const registry = new MediaSchedulerRegistry();
+    const open = (sizeBytes: number | undefined) =>
+      registry.open({ dc: 1, direction: "download", sizeBytes });
+    const transfers = [
+      ...Array.from({ length: 12 }, () => open(MiB)),
+      ...Array.from({ length: 4 }, () => open(undefined)),
+    ];
+    const acquires = transfers.map((t) => track(t.acquire(UNIT)));
+    await tick();
+    expect(acquires.every((a) => a.status === "fulfilled")).toBe(true);
+    expect(transfers[0]?.schedulerSnapshot()).toMatchObject({
+      maxActiveSmallTransfers: Number.POSITIVE_INFINITY,
+      maxActiveLargeTransfers: Number.POSITIVE_INFINITY,
+      smallSlotsInUse: 12,
+      largeSlotsInUse: 4,
+      transfersWaitingForSlot: 0,
+    });
+    for (const a of acquires) permitOf(a).release();
   });
 
   it("classifies a known size at or above 20 MiB, and an unknown size, as large", () => {

@@ -6,13 +6,13 @@ import { MediaSchedulerRegistry, mediaSchedulerDefaults } from "../src/index.js"
 import { MiB, UNIT } from "./helpers.js";
 
 describe("registry options", () => {
-  it("default to the seed's limits, with large downloads holding at most 4 MiB", () => {
+  it("default to the seed's budgets, no download slot caps, large downloads at most 4 MiB", () => {
     const registry = new MediaSchedulerRegistry();
     expect(registry.limits).toEqual({
       download: {
         maxBytesInFlight: 16 * MiB,
-        maxActiveSmallTransfers: 5,
-        maxActiveLargeTransfers: 2,
+        maxActiveSmallTransfers: Number.POSITIVE_INFINITY,
+        maxActiveLargeTransfers: Number.POSITIVE_INFINITY,
         maxLargeBytesInFlight: 4 * MiB,
       },
       upload: {

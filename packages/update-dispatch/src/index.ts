@@ -47,6 +47,7 @@ export {
   type AllowedUpdate,
   type GetUpdates,
   type GetUpdatesParams,
+  type JournalFailurePolicy,
   type PollingOptions,
   pollingDefaults,
 } from "./intake/polling-options.js";

@@ -31,33 +31,27 @@ export interface Gate {
 /** The data centre the sim stands for: the Bot API has one, its host. */
 const DC = "bot-api-sim";
 
-/** @telepace/media-scheduler: a permit of the chunk's bytes before each request. */
+/**
+ * @telepace/media-scheduler: a permit of the chunk's bytes before each request. `label` names
+ * the configuration; the settings in the JSON are read back from the registry.
+ */
 export function schedulerGate(
   clock: Clock,
   label: string,
   options: MediaSchedulerRegistryOptions = {},
-  settings: Readonly<Record<string, number | string | boolean>> = {},
-  largeInBackground = false,
 ): Gate {
   const registry = new MediaSchedulerRegistry({ ...options, clock });
+  const limits = registry.limits.download;
   return {
-    name: `telepace media-scheduler${label}`,
+    name: `telepace media-scheduler (${label})`,
     settings: {
-      maxBytesInFlight: registry.limits.download.maxBytesInFlight,
-      maxActiveSmallTransfers: String(registry.limits.download.maxActiveSmallTransfers),
-      maxActiveLargeTransfers: String(registry.limits.download.maxActiveLargeTransfers),
-      maxLargeBytesInFlight: String(registry.limits.download.maxLargeBytesInFlight),
-      ...settings,
+      maxBytesInFlight: limits.maxBytesInFlight,
+      maxActiveSmallTransfers: String(limits.maxActiveSmallTransfers),
+      maxActiveLargeTransfers: String(limits.maxActiveLargeTransfers),
+      maxLargeBytesInFlight: String(limits.maxLargeBytesInFlight),
     },
     open(file) {
-      // Background priority is the scheduler's documented way to let urgent transfers go first.
-      const priority = largeInBackground && file.kind === "large" ? "background" : "foreground";
-      const transfer = registry.open({
-        dc: DC,
-        direction: "download",
-        sizeBytes: file.sizeBytes,
-        priority,
-      });
+      const transfer = registry.open({ dc: DC, direction: "download", sizeBytes: file.sizeBytes });
       return {
         async run(bytes, request) {
           await using _permit = await transfer.acquire(bytes);

@@ -1,9 +1,9 @@
 // The grant-overhead microbenchmark: many transfers taking grants in a loop with no I/O, so what
-// is timed is the gate's own work per grant (real time, unlike the simulated link runs).
+// is timed is the gate's own work per grant (real time, unlike the simulated link runs). CPU
+// time is what the ratios use: on a shared machine, wall time also counts other processes.
 
 import { MediaSchedulerRegistry } from "@telepace/media-scheduler";
 import PQueue from "p-queue";
-import { summarize } from "../stats.js";
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -12,24 +12,29 @@ const MiB = 1024 * KiB;
 export interface GrantConfig {
   readonly transfers: number;
   readonly grantsPerTransfer: number;
-  readonly repeats: number;
 }
 
-/** Figures of the grant-overhead microbenchmark. */
-export interface GrantFigures {
-  readonly contender: string;
-  readonly grants: number;
+/** What takes the grants: the scheduler, p-queue, or nothing (the bare loop). */
+export type GrantKind = "none" | "scheduler" | "p-queue";
+
+/** The contenders, bare loop first; `name` is what the tables print. */
+export const GRANT_CONTENDERS: readonly { readonly id: GrantKind; readonly name: string }[] = [
+  { id: "none", name: "no gate (the loop alone)" },
+  { id: "scheduler", name: "telepace media-scheduler (upload, 8 MiB = 128 permits of 64 KiB)" },
+  { id: "p-queue", name: "p-queue (concurrency 128)" },
+];
+
+/** One timed loop. */
+export interface GrantSample {
   readonly elapsedMs: number;
-  /** Elapsed minus the no-gate loop, per grant, µs. */
-  readonly overheadPerGrantUs: number;
+  /** User + system CPU time of the process during the loop, ms. */
+  readonly cpuMs: number;
 }
 
 /** 1,000 transfers (or tasks) each taking grants in a loop; nothing else happens per grant. */
-async function grantLoop(
-  config: GrantConfig,
-  kind: "scheduler" | "p-queue" | "none",
-): Promise<number> {
+export async function grantLoop(config: GrantConfig, kind: GrantKind): Promise<GrantSample> {
   const { transfers, grantsPerTransfer } = config;
+  const cpuBefore = process.cpuUsage();
   const startedAt = performance.now();
   if (kind === "scheduler") {
     // Uploads have no transfer-count caps, so all 1,000 transfers sit in the rotation at once.
@@ -66,28 +71,13 @@ async function grantLoop(
       }),
     );
   }
-  return performance.now() - startedAt;
+  const elapsedMs = performance.now() - startedAt;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
-export async function grantOverhead(config: GrantConfig): Promise<GrantFigures[]> {
-  const kinds = ["none", "scheduler", "p-queue"] as const;
-  const samples = new Map<string, number[]>(kinds.map((kind) => [kind, []]));
-  for (const kind of kinds) await grantLoop({ ...config, transfers: 100 }, kind);
-  for (let round = 0; round < config.repeats; round++) {
-    for (const kind of kinds) samples.get(kind)?.push(await grantLoop(config, kind));
-  }
-  const median = (kind: string): number => summarize(samples.get(kind) ?? []).p50;
-  const grants = config.transfers * config.grantsPerTransfer;
-  const floor = median("none");
-  const names: Record<(typeof kinds)[number], string> = {
-    none: "no gate (the loop alone)",
-    scheduler: "telepace media-scheduler (upload, 8 MiB = 128 permits of 64 KiB)",
-    "p-queue": "p-queue (concurrency 128)",
-  };
-  return kinds.map((kind) => ({
-    contender: names[kind],
-    grants,
-    elapsedMs: median(kind),
-    overheadPerGrantUs: kind === "none" ? 0 : ((median(kind) - floor) * 1000) / grants,
-  }));
+/** Runs each loop once at a tenth of the size, so the first measured round is not the JIT's. */
+export async function warmUpGrantLoops(config: GrantConfig): Promise<void> {
+  const small = { ...config, transfers: Math.max(1, Math.round(config.transfers / 10)) };
+  for (const { id } of GRANT_CONTENDERS) await grantLoop(small, id);
 }

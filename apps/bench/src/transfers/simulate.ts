@@ -1,19 +1,11 @@
 // One run of one gate over a set of files, in virtual time: a ManualClock drives the link, the
-// file starts and the gate's own clock, so what is measured is the gate's scheduling alone.
+// file starts and the gate's own clock, so what is measured is the gate's scheduling alone. Each
+// file keeps at most a window of Range requests asked for at once, as a downloader does.
 
 import { ManualClock } from "@telepace/core";
 import { chunksOf, type FilePlan } from "./files.js";
 import type { GateFactory } from "./gates.js";
-import { TimedLink } from "./link.js";
-
-/** The link every run shares. */
-export interface LinkModel {
-  readonly bytesPerSecond: number;
-  /** Mean round trip, ms. */
-  readonly roundTripMs: number;
-  /** Round trips vary uniformly by ± this fraction (seeded). */
-  readonly roundTripJitter: number;
-}
+import { type LinkCounters, type LinkModel, TimedLink } from "./link.js";
 
 /** One file's download as measured. */
 export interface FileRun {
@@ -23,6 +15,14 @@ export interface FileRun {
   readonly startMs: number;
   /** From the file's start to its last byte, ms. */
   readonly durationMs: number;
+}
+
+/** How the files are fetched: the same for every contender. */
+export interface FetchPlan {
+  /** Range requests a file has asked its gate for and not yet received, at most. */
+  readonly requestWindow: number;
+  /** Seed of the link's round-trip jitter. */
+  readonly seed: number;
 }
 
 /** What one run measured. */
@@ -36,11 +36,7 @@ export interface GateRun {
   readonly peakBytesInFlight: number;
   /** Bytes each file had received when the first file finished. */
   readonly bytesAtFirstFinish: number[];
-  /**
-   * Bytes each file had received when every file had a response flowing (all backlogged), or
-   * `undefined` when the first file finished before that.
-   */
-  readonly bytesWhenAllFlowing: number[] | undefined;
+  readonly link: LinkCounters;
 }
 
 /** Downloads `files` through the gate `makeGate` builds, over a fresh simulated link. */
@@ -48,14 +44,18 @@ export async function simulate(
   makeGate: GateFactory,
   files: readonly FilePlan[],
   model: LinkModel,
+  plan: FetchPlan,
 ): Promise<GateRun> {
+  if (!(Number.isInteger(plan.requestWindow) && plan.requestWindow >= 1)) {
+    throw new RangeError(
+      `Expected \`requestWindow\` to be an integer >= 1, got ${String(plan.requestWindow)}`,
+    );
+  }
   const clock = new ManualClock();
-  const link = new TimedLink({ clock, ...model, seed: 1 });
+  const link = new TimedLink({ clock, ...model, seed: plan.seed });
   const gate = makeGate(clock);
   const received = (): number[] => files.map((_, index) => link.deliveredTo(index));
-  const flowing = new Set<number>();
   let bytesAtFirstFinish: number[] | undefined;
-  let bytesWhenAllFlowing: number[] | undefined;
   let inFlight = 0;
   let peakInFlight = 0;
   const downloads = Promise.all(
@@ -63,25 +63,26 @@ export async function simulate(
       if (file.startMs > 0) await clock.sleep(file.startMs);
       const startedAt = clock.now();
       const transfer = gate.open(file);
+      const chunks = chunksOf(file.sizeBytes);
+      let next = 0;
+      // Each lane asks for the next chunk once its previous one arrived: a window of requests.
+      const lane = async (): Promise<void> => {
+        for (let chunk = chunks[next++]; chunk !== undefined; chunk = chunks[next++]) {
+          const { length } = chunk;
+          await transfer.run(length, async () => {
+            inFlight += length;
+            peakInFlight = Math.max(peakInFlight, inFlight);
+            try {
+              await link.fetch(length, index);
+            } finally {
+              inFlight -= length;
+            }
+          });
+        }
+      };
       try {
         await Promise.all(
-          chunksOf(file.sizeBytes).map((chunk) =>
-            transfer.run(chunk.length, async () => {
-              inFlight += chunk.length;
-              peakInFlight = Math.max(peakInFlight, inFlight);
-              try {
-                await link.fetch(chunk.length, index, () => {
-                  if (flowing.has(index)) return;
-                  flowing.add(index);
-                  if (flowing.size === files.length && bytesAtFirstFinish === undefined) {
-                    bytesWhenAllFlowing = received();
-                  }
-                });
-              } finally {
-                inFlight -= chunk.length;
-              }
-            }),
-          ),
+          Array.from({ length: Math.min(plan.requestWindow, chunks.length) }, lane),
         );
       } finally {
         transfer.close();
@@ -114,6 +115,6 @@ export async function simulate(
     bytes: files.reduce((sum, file) => sum + file.sizeBytes, 0),
     peakBytesInFlight: peakInFlight,
     bytesAtFirstFinish: bytesAtFirstFinish ?? [],
-    bytesWhenAllFlowing,
+    link: link.counters,
   };
 }

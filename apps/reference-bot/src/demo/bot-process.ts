@@ -56,6 +56,25 @@ export interface BotExit {
   readonly signal: NodeJS.Signals | null;
 }
 
+/**
+ * The bot process ended before it polled. With exit code 1 or 2 it printed why (one line on the
+ * stderr it shares with the demo), so the demo ends with that code and adds nothing.
+ */
+export class BotExitedError extends Error {
+  override readonly name = "BotExitedError";
+  readonly exit: BotExit;
+
+  constructor(exit: BotExit) {
+    super(`the bot exited before it polled (${exit.signal ?? exit.code})`);
+    this.exit = exit;
+  }
+
+  /** Whether the bot printed the reason itself: a configuration (2) or startup (1) failure. */
+  get isExplained(): boolean {
+    return this.exit.code === 1 || this.exit.code === 2;
+  }
+}
+
 const CHANNEL_FD = 3;
 
 /** A running bot process. */
@@ -109,8 +128,8 @@ export class BotProcess {
           resolve(new BotProcess(child, message, exited));
         }
       });
-      void exited.then(({ code, signal }) => {
-        if (!started) reject(new Error(`the bot exited before it polled (${signal ?? code})`));
+      void exited.then((exit) => {
+        if (!started) reject(new BotExitedError(exit));
       });
     });
   }

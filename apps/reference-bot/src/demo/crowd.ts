@@ -9,6 +9,7 @@ import type { BotApiSim } from "@telepace/bot-api-sim";
 import { type Clock, systemClock } from "@telepace/core";
 import { ANSWER_END, ANSWER_HEADER } from "../ask-answers.js";
 import type { CrowdConfig } from "../config.js";
+import { awaitStopChance, showsAnswer } from "./answer-watch.js";
 
 /** What a simulated user did and expects a reply to. */
 export type ExpectationKind =
@@ -351,35 +352,26 @@ export class Crowd {
     // final comes after the whole generation, by design.
     const askedAt = this.#clock.now();
     const shows = this.#sim
-      .waitForEvent(
-        member.chat,
-        (event) =>
-          (event.kind === "draft" && event.text !== "" && event.text !== undefined) ||
-          ((event.kind === "send" || event.kind === "edit") &&
-            (event.text ?? "").startsWith(ANSWER_HEADER)),
-        { timeoutMs: REPLY_TIMEOUT_MS },
-      )
+      .waitForEvent(member.chat, showsAnswer, { timeoutMs: REPLY_TIMEOUT_MS })
       .then(
         () => this.#clock.now() - askedAt,
         () => undefined,
       );
     const sent = this.#sim.sendCommand(member.user, member.chat, "ask", question);
     if (stop) {
-      try {
-        await this.#sim.waitForEvent(
-          member.chat,
-          (event) =>
-            event.kind === "draft" && event.draft?.hasStopButton === true && event.text !== "",
-          { timeoutMs: REPLY_TIMEOUT_MS },
-        );
-      } catch {
-        expectation.problem = "no draft with a Stop button";
+      // Under load the answer may arrive whole before a draft with text ever showed: then the
+      // user had nothing to stop, and the whole answer is what they get.
+      const chance = await awaitStopChance(this.#sim, member.chat, REPLY_TIMEOUT_MS);
+      if (chance === "nothing") {
+        expectation.problem = "neither a draft with a Stop button nor the answer";
         return;
       }
-      try {
-        this.#sim.stopDraft(member.user, member.chat);
-      } catch {
-        // The draft was gone by the press (the answer had just ended): its whole text is next.
+      if (chance === "draft") {
+        try {
+          this.#sim.stopDraft(member.user, member.chat);
+        } catch {
+          // The draft was gone by the press (the answer had just ended): its whole text is next.
+        }
       }
     }
     // The answer may continue in several messages; the last one ends it (or is cut by Stop).

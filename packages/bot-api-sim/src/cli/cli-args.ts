@@ -19,7 +19,8 @@ Options:
       --host <address>  loopback address: 127.0.0.1, ::1, localhost [default: 127.0.0.1]
       --allow-non-loopback  let --host be any address (0.0.0.0, a LAN address): whoever
                         reaches the port can then read every chat and act as any user
-  -t, --token <token>   bot token "<bot id>:<secret>"; repeat for more bots
+  -t, --token <token>   bot token "<bot id>:<secret>", the secret 30 or more of
+                        A-Z a-z 0-9 _ - as @BotFather issues it; repeat for more bots
                                                                  [default: a random token]
       --time-scale <x>  run Telegram's flood limits x times faster [default: 1]
       --no-rate-limits  turn Telegram's flood limits off

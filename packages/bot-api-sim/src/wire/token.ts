@@ -1,5 +1,6 @@
 // Bot tokens: the format check Telegram's server applies before anything else (401 "invalid
-// token specified"), and fresh tokens for simulated bots.
+// token specified"), the shape a token given to the simulator must have, and fresh tokens for
+// simulated bots.
 
 import { randomBytes } from "node:crypto";
 
@@ -25,18 +26,36 @@ export function parseTokenBotId(token: string): number | undefined {
 }
 
 /**
- * Checks a token given in options; the secret part must be non-empty URL-safe characters so
- * the token can sit in a URL path unescaped.
+ * How a bot token looks, in words: the rule for a token given to the simulator (the `--token`
+ * flag, `start()`'s `token` and `bots[].token`), which telepace's reference bot applies to
+ * `TELEGRAM_BOT_TOKEN` too, so a token one accepts the other accepts. `@BotFather` issues a bot id,
+ * a colon and 35 characters of `A-Za-z0-9_-` (Telegram's own documentation shows one of 34);
+ * 30 or more are accepted so such variations pass, while a truncated paste or a made-up
+ * `123:test` is refused.
  */
+export const BOT_TOKEN_SHAPE =
+  "<bot id>:<secret> as @BotFather issues it (digits, a colon, then 30 or more of A-Z a-z 0-9 _ -)";
+
+const SECRET_PATTERN = /^[A-Za-z0-9_-]{30,}$/;
+
+/**
+ * Whether `value` is a token of {@link BOT_TOKEN_SHAPE}: a bot id from 1 to 2^54 without a
+ * leading zero, a colon, and a secret of 30 or more `A-Za-z0-9_-`, at most 80 characters in all.
+ */
+export function isBotToken(value: unknown): boolean {
+  if (typeof value !== "string" || parseTokenBotId(value) === undefined) return false;
+  return SECRET_PATTERN.test(value.slice(value.indexOf(":") + 1));
+}
+
+/** Checks a token given in options or on the command line against {@link BOT_TOKEN_SHAPE}. */
 export function checkToken(name: string, token: unknown): string {
   if (typeof token !== "string") {
     throw new TypeError(`Expected \`${name}\` to be a string, got ${String(token)}`);
   }
-  const ok = parseTokenBotId(token) !== undefined && /^[0-9]+:[A-Za-z0-9_-]+$/.test(token);
-  if (!ok) {
+  if (!isBotToken(token)) {
     // The value itself is never echoed: a token is a secret even when it is malformed.
     throw new RangeError(
-      `Expected \`${name}\` to look like "<bot id>:<secret>" (digits, a colon, then [A-Za-z0-9_-]), got a string of length ${token.length}`,
+      `Expected \`${name}\` to be a bot token, ${BOT_TOKEN_SHAPE}; got a string of length ${token.length}`,
     );
   }
   return token;

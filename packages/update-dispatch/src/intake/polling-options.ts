@@ -36,7 +36,12 @@ export type GetUpdates = (
   options: { readonly signal: AbortSignal },
 ) => Promise<readonly Update[]>;
 
-type JournalFailurePolicy = "retry" | "reject";
+/**
+ * What polling does when the journal fails to store a fetched batch: `"retry"` keeps it
+ * unconfirmed and tries again with back-off; `"reject"` ends `run()` with
+ * `ERR_POLLING_JOURNAL_FAILED`.
+ */
+export type JournalFailurePolicy = "retry" | "reject";
 
 /** The polling options shared by `UpdateIntake` and every poller built on `PollingLoop`. */
 export interface PollingOptions {
