@@ -4,6 +4,7 @@
 // was.
 
 import { readFileSync } from "node:fs";
+import { sharedPollerDefaults, sharedUpdateWorkerDefaults } from "@telepace/redis";
 import { ConfigError } from "./config.js";
 import { helpSection } from "./help-text.js";
 
@@ -26,12 +27,12 @@ export interface SharedConfig {
   readonly warnings: readonly string[];
 }
 
-/** The defaults: a dead process's people, jobs and polling move on within about 1.5 s. */
+/** The defaults, the library's: a dead process's people, jobs and polling move on within about 1.5 s. */
 export const SHARED_DEFAULTS = Object.freeze({
-  leaseMs: 1_500,
+  leaseMs: sharedUpdateWorkerDefaults.leaseMs,
   /** Five renewals per lease: a process counts as dead only after missing several. */
-  renewalsPerLease: 5,
-  pollerLeaseMs: 1_500,
+  renewalsPerLease: sharedUpdateWorkerDefaults.renewalsPerLease,
+  pollerLeaseMs: sharedPollerDefaults.leaseMs,
 });
 
 export const SHARED_USAGE = helpSection(
