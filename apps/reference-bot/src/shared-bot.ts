@@ -2,7 +2,8 @@
 // RedisPacingStore, updates from the shared queue (role worker or all) and, in role poller or all,
 // a candidate for the poller lease; /work jobs, their progress and Cancel presses in Redis too, so
 // a press on any process reaches the job and a survivor ends the jobs of a process that died.
-// Says it serves only once Redis has answered. Runs until SIGINT/SIGTERM.
+// Says it serves only once Redis has answered. Runs until SIGINT/SIGTERM, or until polling stops
+// for good (409, 401).
 
 import { TelegramClient } from "@telepace/client";
 import {
@@ -13,9 +14,11 @@ import {
   SharedPoller,
   SharedUpdateWorker,
 } from "@telepace/redis";
+import { PollingStoppedError } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
 import type { BotEventSink } from "./bot-events.js";
 import { createHandlers } from "./bot-handlers.js";
+import { scrub } from "./logger.js";
 import { MetricsEndpoint, MetricsEndpointError } from "./metrics-endpoint.js";
 import { checkRedisAtStart } from "./redis-startup.js";
 import { StartupError } from "./reference-bot.js";
@@ -53,7 +56,19 @@ export interface SharedBotReady {
 /** Longest one update may take before its signal aborts, in ms (as in one process). */
 const UPDATE_TIMEOUT_MS = 120_000;
 
-/** Runs until `signal` aborts; resolves the exit code. */
+/** Why this process stopped serving when polling stopped for good. */
+function pollingStoppedLine(error: PollingStoppedError): string {
+  const hint =
+    error.errorCode === 409
+      ? " Every process of one bot must poll through the same Redis (the same REDIS_URL)."
+      : "";
+  return `Polling stopped, so this process stopped (its worker closed, its jobs ended): ${error.message}.${hint}`;
+}
+
+/**
+ * Runs until `signal` aborts, or polling stops for good (409, 401); resolves the exit code (1
+ * when polling stopped, after one line saying why).
+ */
 export async function runSharedBot(
   options: SharedBotOptions,
   signal: AbortSignal,
@@ -140,12 +155,34 @@ export async function runSharedBot(
       leftoverJobs,
       unfinishedUpdates,
     });
-    await Promise.all([worker?.run({ signal }), poller?.run({ signal })]);
+    // Polling stops for good on a 409 (a poller outside this Redis, or a webhook) or a 401: the
+    // process then stops as on a signal, its worker closed and its jobs ended, and says why.
+    const serving = new AbortController();
+    const stopServing = (): void => serving.abort();
+    if (signal.aborted) stopServing();
+    signal.addEventListener("abort", stopServing, { once: true });
+    let failure: unknown;
+    const untilStopped = (running: Promise<void> | undefined) =>
+      running?.catch((error: unknown) => {
+        failure ??= error;
+        stopServing();
+      });
+    await Promise.all([
+      untilStopped(worker?.run({ signal: serving.signal })),
+      untilStopped(poller?.run({ signal: serving.signal })),
+    ]);
+    signal.removeEventListener("abort", stopServing);
     await metrics?.close();
     await worker?.close({ timeoutMs: 10_000 });
     // Each running job still sends its final message and drops its record.
     await jobs.interruptAll();
     await media.close({ timeoutMs: 10_000 }).catch(() => {});
+    if (failure instanceof PollingStoppedError) {
+      logger.error({ code: failure.code }, "polling stopped");
+      options.say(scrub(pollingStoppedLine(failure), [token]));
+      return 1;
+    }
+    if (failure !== undefined) throw failure;
     return 0;
   } finally {
     registryStop.abort();

@@ -1,0 +1,80 @@
+// A process of a bot run as several whose polling stops for good: a second poller outside the
+// bot's Redis makes Telegram answer 409 Conflict. The process then stops as on a signal — its
+// running /work jobs ended for their users — and exits 1 with one line naming the cause, never
+// the token.
+
+import { type BotApiSim, start } from "@telepace/bot-api-sim";
+import { startRedis } from "@telepace/testing";
+import { afterEach, expect, it } from "vitest";
+import {
+  type BotChild,
+  cancelData,
+  eventually,
+  REPLY_TIMEOUT_MS,
+  replyTo,
+  spawnBot,
+  textOf,
+} from "./harness.js";
+
+const RUNNING = /^@\w+ is running against .* as one of several processes/;
+const cleanup: (() => Promise<unknown> | undefined)[] = [];
+afterEach(async () => {
+  for (const close of cleanup.splice(0).reverse()) await close();
+});
+
+async function sim(): Promise<BotApiSim> {
+  const started = await start();
+  cleanup.push(() => started.close());
+  return started;
+}
+
+function bot(on: BotApiSim, redisUrl: string): BotChild {
+  const child = spawnBot(on, [], { REDIS_URL: redisUrl });
+  cleanup.push(() => {
+    if (child.child.exitCode === null) child.child.kill("SIGKILL");
+    return child.exited;
+  });
+  return child;
+}
+
+/**
+ * Polls with the bot's token from outside its Redis until `until` holds: of two parked polls
+ * Telegram ends the older with 409, so a poll issued after the bot's ends the bot's.
+ */
+async function pollAlongside(on: BotApiSim, until: () => boolean): Promise<void> {
+  while (!until()) {
+    await fetch(`${on.apiRoot}/bot${on.token}/getUpdates?timeout=2`).then((r) => r.arrayBuffer());
+  }
+}
+
+it(
+  "a 409 from a poller outside its Redis: the process ends its jobs and exits 1, saying why",
+  async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.stop());
+    const on = await sim();
+    const child = bot(on, redis.url);
+    await child.line(RUNNING);
+    const alice = on.users.create({ firstName: "Alice" });
+    const chat = on.chats.createPrivate(alice);
+    const sent = on.sendCommand(alice, chat, "work", "30");
+    const progress = await replyTo(on, chat, sent, (m) => cancelData(m) !== undefined);
+
+    let exitCode: number | null | undefined;
+    void child.exited.then((code) => {
+      exitCode = code;
+    });
+    await pollAlongside(on, () => exitCode !== undefined);
+    await eventually("the bot exited", () => exitCode !== undefined);
+    expect(exitCode).toBe(1);
+    expect(on.counters().conflicts).toBeGreaterThan(0);
+    // Its running job was ended for Alice, as a shutdown ends it.
+    const ending = await replyTo(on, chat, progress, (m) => /^Interrupted/.test(textOf(m)));
+    expect(textOf(ending)).toMatch(/^Interrupted, Alice, at \d+%: the bot is shutting down\.$/);
+    expect(child.printed.at(-1)).toBe(
+      "reference-bot: Polling stopped, so this process stopped (its worker closed, its jobs ended): getUpdates answered 409 Conflict: another process polls with this bot token, or a webhook is set (deleteWebhook removes it). Every process of one bot must poll through the same Redis (the same REDIS_URL).",
+    );
+    expect(child.printed.join("\n")).not.toContain(on.token);
+  },
+  REPLY_TIMEOUT_MS * 2,
+);
