@@ -3,8 +3,10 @@
 // then the poller are killed with SIGKILL mid-load, and the people they held are answered again
 // within about the lease.
 
+import { start } from "@telepace/bot-api-sim";
 import { describeWithRedis } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
+import { Cluster } from "../src/scaleout/cluster/cluster.js";
 import { busiestSecond, runScaleout } from "../src/scaleout/cluster/scenario.js";
 
 describe("busiestSecond", () => {
@@ -43,4 +45,34 @@ describeWithRedis("four processes, one bot", (server) => {
     // The kills leave gaps (the bench measures the pace of an undisturbed run): a sanity check.
     expect(result.sendsPerSecondVsLimit).toBeGreaterThan(0.4);
   }, 60_000);
+
+  it("a process whose polling stops on a 409 ends the run with the reason", async () => {
+    const sim = await start();
+    const cluster = await Cluster.start({
+      processes: 1,
+      redisUrl: server().url,
+      apiRoot: sim.apiRoot,
+      token: sim.token,
+      prefix: `scaleout-conflict-${process.pid}`,
+    });
+    try {
+      let failure: unknown;
+      cluster.failed.catch((error: unknown) => {
+        failure = error;
+      });
+      // Of two parked polls the sim ends the older with 409: a poll after the process's ends its.
+      while (failure === undefined) {
+        await fetch(`${sim.apiRoot}/bot${sim.token}/getUpdates?timeout=1`).then((r) => r.text());
+      }
+      expect(String(failure)).toMatch(
+        /^Error: scaleout: node1 stopped: getUpdates answered 409 Conflict/,
+      );
+      const { child } = cluster.nodes[0] as (typeof cluster.nodes)[number];
+      const code = child.exitCode ?? (await new Promise((resolve) => child.once("exit", resolve)));
+      expect(code).toBe(1);
+    } finally {
+      await cluster.stop();
+      await sim.close();
+    }
+  }, 30_000);
 });

@@ -38,9 +38,22 @@ export interface ClusterNode {
 
 export class Cluster {
   readonly nodes: ClusterNode[];
+  /** Rejects when a process reports that it stopped on its own (its polling stopped for good). */
+  readonly failed: Promise<never>;
 
   private constructor(nodes: ClusterNode[]) {
     this.nodes = nodes;
+    this.failed = new Promise<never>((_, reject) => {
+      for (const node of nodes) {
+        node.child.on("message", (message: { type: string; reason?: string }) => {
+          if (message.type === "failed") {
+            reject(new Error(`scaleout: ${node.name} stopped: ${message.reason ?? "unknown"}`));
+          }
+        });
+      }
+    });
+    // Observed only while a run races it; a later failure must not go unhandled.
+    this.failed.catch(() => {});
   }
 
   /** Starts every process and resolves once each has said it is ready. */

@@ -110,8 +110,14 @@ export async function runScaleout(options: ScaleoutOptions): Promise<ScaleoutRes
       ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     });
     const running = cluster;
-    await waitFor("a poller", async () => (await running.leader()) !== undefined, 10_000);
-    return await drive(sim, running, { ...options, prefix });
+    const scenario = (async () => {
+      await waitFor("a poller", async () => (await running.leader()) !== undefined, 10_000);
+      return drive(sim, running, { ...options, prefix });
+    })();
+    // A process that stopped on its own ends the run with its reason; the scenario then fails
+    // against a closed sim, which says nothing more.
+    scenario.catch(() => {});
+    return await Promise.race([scenario, running.failed]);
   } finally {
     await cluster?.stop();
     await sim.close();
