@@ -245,6 +245,12 @@ async function playCrowd(
     sentJob: sentVictimJob,
     startedAt: size.startedAt,
     lastRound: lastRound.promise,
+    writeAfterKill: () => {
+      const user = sim.users.create({ firstName: "Latecomer" });
+      const chat = sim.chats.createPrivate(user);
+      expectReply("echo", chat.id, (text) => text === "You said: after the kill");
+      sim.sendText(user, chat, "after the kill");
+    },
   });
   await Promise.all([writing, mentions, ...waits]);
   return { people, groupId: group.id, expectations, kill };
@@ -292,6 +298,8 @@ async function killVictimProcess(
     readonly startedAt: number;
     /** Resolves when the crowd writes its last round: the kill comes while it is answered. */
     readonly lastRound: Promise<void>;
+    /** Someone writes after the kill of the poller, so that another process must poll. */
+    readonly writeAfterKill: () => void;
   },
 ): Promise<KillRecord | undefined> {
   const { victim, sentJob } = scene;
@@ -314,6 +322,8 @@ async function killVictimProcess(
   // The sim's transcripts are on the system clock: the kill is timed on it too.
   const killedAt = systemClock.now();
   await doomed.kill();
+  // The crowd has written its last: without a later update no poll after the kill would show.
+  if (wasPoller) scene.writeAfterKill();
   const queue = new RedisUpdateQueue({ redis: redisUrl, botId: botIdOf(sim.token) });
   const held = await queue.updatesOwnedBy(doomed.ready.workerId ?? "").finally(() => queue.close());
   const heldChats = [...new Set(held.flatMap((u) => (u.message ? [u.message.chat.id] : [])))];
