@@ -4,55 +4,18 @@
 // message saying how far it came, as one process does after a restart.
 
 import type { Update, UserFromGetMe } from "@grammyjs/types";
-import { type BotApiSim, start } from "@telepace/bot-api-sim";
+import type { BotApiSim } from "@telepace/bot-api-sim";
 import { TelegramClient } from "@telepace/client";
 import { botIdOf, RedisJobRegistry } from "@telepace/redis";
-import { describeWithRedis, startRedis } from "@telepace/testing";
-import { afterEach, expect, it } from "vitest";
+import { describeWithRedis } from "@telepace/testing";
+import { expect, it } from "vitest";
 import { type BotHandlers, createHandlers } from "../src/bot-handlers.js";
 import { createLogger } from "../src/logger.js";
 import { SharedJobStore } from "../src/shared-job-store.js";
-import {
-  type BotChild,
-  cancelData,
-  eventually,
-  MemoryLog,
-  REPLY_TIMEOUT_MS,
-  replyTo,
-  spawnBot,
-  textOf,
-} from "./harness.js";
+import { cancelData, eventually, MemoryLog, REPLY_TIMEOUT_MS, replyTo, textOf } from "./harness.js";
+import { RUNNING, sharedProcesses } from "./shared-processes.js";
 
-const RUNNING = /^@\w+ is running against .* as one of several processes/;
-const cleanup: (() => Promise<unknown> | undefined)[] = [];
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close();
-});
-
-/**
- * A Redis of the test's own: every sim's bot has the same id, so processes of an earlier test
- * would leave it their queue (a higher update id, unfinished updates, leases).
- */
-async function freshRedis(): Promise<string> {
-  const server = await startRedis();
-  cleanup.push(() => server.stop());
-  return server.url;
-}
-
-async function sim(): Promise<BotApiSim> {
-  const started = await start();
-  cleanup.push(() => started.close());
-  return started;
-}
-
-function bot(on: BotApiSim, redisUrl: string): BotChild {
-  const child = spawnBot(on, [], { REDIS_URL: redisUrl });
-  cleanup.push(() => {
-    if (child.child.exitCode === null) child.child.kill("SIGKILL");
-    return child.exited;
-  });
-  return child;
-}
+const { onCleanup, sim, freshRedis, bot } = sharedProcesses();
 
 describeWithRedis("/work jobs across processes", (server) => {
   /** The handlers of one process, their jobs in the shared registry. */
@@ -72,7 +35,7 @@ describeWithRedis("/work jobs across processes", (server) => {
       { logger, jobStore: new SharedJobStore(registry, logger, stop.signal) },
       new URL(on.apiRoot).host,
     );
-    cleanup.push(async () => {
+    onCleanup(async () => {
       await handlers.jobs.interruptAll();
       stop.abort();
       await registry.close();
@@ -84,7 +47,7 @@ describeWithRedis("/work jobs across processes", (server) => {
   it("a Cancel press handled by another process cancels the job there, and says so", async () => {
     const on = await sim();
     const poller = new TelegramClient({ token: on.token, apiRoot: on.apiRoot });
-    cleanup.push(() => poller.close());
+    onCleanup(() => poller.close());
     const me = await poller.getMe();
     const prefix = `jobs-test-${process.pid}`;
     const [first, second] = [

@@ -3,39 +3,12 @@
 // running /work jobs ended for their users — and exits 1 with one line naming the cause, never
 // the token.
 
-import { type BotApiSim, start } from "@telepace/bot-api-sim";
-import { startRedis } from "@telepace/testing";
-import { afterEach, expect, it } from "vitest";
-import {
-  type BotChild,
-  cancelData,
-  eventually,
-  REPLY_TIMEOUT_MS,
-  replyTo,
-  spawnBot,
-  textOf,
-} from "./harness.js";
+import type { BotApiSim } from "@telepace/bot-api-sim";
+import { expect, it } from "vitest";
+import { cancelData, eventually, REPLY_TIMEOUT_MS, replyTo, textOf } from "./harness.js";
+import { RUNNING, sharedProcesses } from "./shared-processes.js";
 
-const RUNNING = /^@\w+ is running against .* as one of several processes/;
-const cleanup: (() => Promise<unknown> | undefined)[] = [];
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close();
-});
-
-async function sim(): Promise<BotApiSim> {
-  const started = await start();
-  cleanup.push(() => started.close());
-  return started;
-}
-
-function bot(on: BotApiSim, redisUrl: string): BotChild {
-  const child = spawnBot(on, [], { REDIS_URL: redisUrl });
-  cleanup.push(() => {
-    if (child.child.exitCode === null) child.child.kill("SIGKILL");
-    return child.exited;
-  });
-  return child;
-}
+const { sim, freshRedis, bot } = sharedProcesses();
 
 /**
  * Polls with the bot's token from outside its Redis until `until` holds: of two parked polls
@@ -50,10 +23,8 @@ async function pollAlongside(on: BotApiSim, until: () => boolean): Promise<void>
 it(
   "a 409 from a poller outside its Redis: the process ends its jobs and exits 1, saying why",
   async () => {
-    const redis = await startRedis();
-    cleanup.push(() => redis.stop());
     const on = await sim();
-    const child = bot(on, redis.url);
+    const child = bot(on, await freshRedis());
     await child.line(RUNNING);
     const alice = on.users.create({ firstName: "Alice" });
     const chat = on.chats.createPrivate(alice);

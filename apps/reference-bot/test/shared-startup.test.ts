@@ -7,31 +7,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BotApiSim, start } from "@telepace/bot-api-sim";
+import type { BotApiSim } from "@telepace/bot-api-sim";
 import { describeWithRedis, startRedis } from "@telepace/testing";
-import { afterEach, expect, it } from "vitest";
-import { type BotChild, eventually, spawnBot } from "./harness.js";
+import { expect, it } from "vitest";
+import { type BotChild, eventually } from "./harness.js";
+import { RUNNING, sharedProcesses } from "./shared-processes.js";
 
-const RUNNING = /^@\w+ is running against .* as one of several processes/;
-const cleanup: (() => Promise<unknown> | undefined)[] = [];
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close();
-});
-
-async function sim(): Promise<BotApiSim> {
-  const started = await start();
-  cleanup.push(() => started.close());
-  return started;
-}
-
-function bot(on: BotApiSim, redisUrl: string, args: readonly string[] = []): BotChild {
-  const child = spawnBot(on, args, { REDIS_URL: redisUrl });
-  cleanup.push(() => {
-    if (child.child.exitCode === null) child.child.kill("SIGKILL");
-    return child.exited;
-  });
-  return child;
-}
+const { onCleanup, sim, bot } = sharedProcesses();
 
 /** SIGTERM once the process polls (a stop while it takes the poller lease waits out a poll). */
 async function stopWhenPolling(on: BotApiSim, child: BotChild): Promise<void> {
@@ -53,7 +35,7 @@ function freePort(): Promise<number> {
 describeWithRedis("a --redis process at start", (server) => {
   it("a refused password ends the start with one line, before any 'is running', never showing it", async () => {
     const secured = await startRedis({ args: ["--requirepass", "right-Pa55"] });
-    cleanup.push(() => secured.stop());
+    onCleanup(() => secured.stop());
     const child = bot(await sim(), `redis://:wrong-Pa55@127.0.0.1:${secured.port}`);
     expect(await child.exited).toBe(1);
     // The client may first see its connection closed on the refusal (a "Waiting" line), then
@@ -85,12 +67,12 @@ describeWithRedis("a --redis process at start", (server) => {
 
   it("an append-only Redis starts without a warning, strict or not", async () => {
     const dir = mkdtempSync(join(tmpdir(), "telepace-aof-bot-"));
-    cleanup.push(() => {
+    onCleanup(() => {
       rmSync(dir, { recursive: true, force: true });
       return undefined;
     });
     const durable = await startRedis({ args: ["--appendonly", "yes", "--dir", dir] });
-    cleanup.push(() => durable.stop());
+    onCleanup(() => durable.stop());
     const on = await sim();
     const child = bot(on, durable.url, ["--redis-strict"]);
     await child.line(RUNNING);
@@ -107,7 +89,7 @@ describeWithRedis("a --redis process at start", (server) => {
     );
     expect(child.printed.some((line) => RUNNING.test(line))).toBe(false);
     const late = await startRedis({ port });
-    cleanup.push(() => late.stop());
+    onCleanup(() => late.stop());
     await child.line(RUNNING);
     await stopWhenPolling(on, child);
   }, 30_000);
