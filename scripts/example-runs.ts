@@ -1,7 +1,7 @@
 // How each package's first example runs once the packed check has compiled it: to its end, as a
 // bot a simulated user writes to, or as a server that is scraped — against a fresh
-// @telepace/bot-api-sim loaded from its tarball, the Telegram variables pointing at it. Every
-// run must end with exit code 0 and print nothing on stderr; bots and servers are stopped with
+// @telepace/bot-api-sim loaded from its tarball, the Telegram variables pointing at it (and
+// REDIS_URL at a fresh redis-server where the example needs one). Every run must end with exit code 0 and print nothing on stderr; bots and servers are stopped with
 // SIGTERM, as Ctrl-C would.
 
 import { spawn } from "node:child_process";
@@ -9,13 +9,18 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+// The test harness's server (from source: the scripts have no workspace dependencies).
+import { type RedisTestServer, startRedis } from "../packages/testing/src/redis-server.js";
 
 /** How one example is run and what makes it pass. */
 export type RunPlan =
   /** Runs to its end; its stdout must match. With `file`, TELEGRAM_FILE_ID names a 1.3 MB document. */
   | { readonly kind: "exits"; readonly stdout: RegExp; readonly file?: boolean }
-  /** Polls until SIGTERM; a user says `say` in a private chat and a bot message must match `reply`. */
-  | { readonly kind: "bot"; readonly say: string; readonly reply: RegExp }
+  /**
+   * Polls until SIGTERM; a user says `say` in a private chat and a bot message must match `reply`.
+   * With `redis`, REDIS_URL names a fresh redis-server from PATH.
+   */
+  | { readonly kind: "bot"; readonly say: string; readonly reply: RegExp; readonly redis?: boolean }
   /**
    * Serves until SIGTERM on METRICS_PORT=0 (a free port); the first URL it prints must answer
    * 200 with a matching body.
@@ -34,11 +39,7 @@ export const runPlans: Readonly<Record<string, RunPlan>> = {
   grammy: { kind: "bot", say: "/start", reply: /\/work/ },
   metrics: { kind: "server", body: /^telepace_outbox_queue_depth\{/m },
   broadcast: { kind: "exits", stdout: /^completed \{"sent":1,/ },
-};
-
-/** Published packages whose first example the packed check leaves to the workspace check. */
-export const notRun: Readonly<Record<string, string>> = {
-  redis: "its example needs a Redis server and @telepace/client, which its Install does not name",
+  redis: { kind: "bot", say: "hello", reply: /^You said: hello$/, redis: true },
 };
 
 interface SimMessage {
@@ -165,6 +166,7 @@ export async function runExample(
   const sim = await startSim();
   const scratch = mkdtempSync(join(tmpdir(), "telepace-example-run-"));
   let run: ExampleProcess | undefined;
+  let redis: RedisTestServer | undefined;
   try {
     const user = sim.users.create({ firstName: "Ada" });
     const chat = sim.chats.createPrivate(user);
@@ -183,6 +185,10 @@ export async function runExample(
       env.TELEGRAM_FILE_ID = sent.document?.file_id;
     }
     if (plan.kind === "server") env.METRICS_PORT = "0";
+    if (plan.kind === "bot" && plan.redis === true) {
+      redis = await startRedis();
+      env.REDIS_URL = redis.url;
+    }
     run = new ExampleProcess(node, script, env, scratch);
     let problem: string | undefined;
     if (plan.kind === "exits") {
@@ -207,6 +213,7 @@ export async function runExample(
     return problem === undefined ? undefined : `${problem}${stderrTail(run.stderr)}`;
   } finally {
     await sim.close();
+    await redis?.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -17,7 +17,7 @@ import {
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { notRun, type RunPlan, runExample, runPlans, type Sim } from "./example-runs.js";
+import { type RunPlan, runExample, runPlans, type Sim } from "./example-runs.js";
 import {
   type Block,
   type Failure,
@@ -126,7 +126,6 @@ function collectExamples(
   root: string,
   readmes: readonly string[],
   packages: ReadonlyMap<string, { dir: string }>,
-  log: (line: string) => void,
 ): { examples: Example[]; failures: Failure[] } {
   const examples: Example[] = [];
   const failures: Failure[] = [];
@@ -136,11 +135,6 @@ function collectExamples(
     if (!published.has(dir)) continue;
     const folder = basename(dir);
     const location = relative(root, readme);
-    const skipped = notRun[folder];
-    if (skipped !== undefined) {
-      log(`packed check: ${location} not run (${skipped})`);
-      continue;
-    }
     const block = firstUsageExample(readme);
     const plan = runPlans[folder];
     const fail = (line: number, message: string) =>
@@ -241,7 +235,7 @@ export async function checkPackedExamples(options: PackedCheckOptions): Promise<
     phaseStart = now;
   };
   const packages = publishedPackages(root);
-  const { examples, failures } = collectExamples(root, options.readmes, packages, log);
+  const { examples, failures } = collectExamples(root, options.readmes, packages);
   if (examples.length === 0)
     return { checked: 0, failures, summary: "packed check: nothing to check" };
 

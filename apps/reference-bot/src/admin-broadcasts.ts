@@ -14,16 +14,16 @@ import {
 import type { TelegramClient } from "@telepace/client";
 import { type Clock, systemClock, type Timer } from "@telepace/core";
 import type { Logger } from "pino";
+import type { StateJournal } from "./job-store.js";
 import type { KnownUsers } from "./known-users.js";
 import type { Messenger } from "./messenger.js";
-import type { JobJournal } from "./work-jobs.js";
 
 /** Options of {@link AdminBroadcasts}. */
 export interface AdminBroadcastsOptions {
   readonly client: TelegramClient;
   readonly messenger: Messenger;
   /** Where broadcasts and their progress messages are recorded (the bot's journal). */
-  readonly journal: JobJournal;
+  readonly journal: StateJournal;
   readonly knownUsers: KnownUsers;
   /** User ids allowed to /broadcast. */
   readonly admins: readonly number[];

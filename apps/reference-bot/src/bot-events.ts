@@ -49,6 +49,16 @@ export type BotEvent =
     }
   /** A /work job's progress message is out and the job is recorded in the journal. */
   | { readonly type: "job-started"; readonly jobId: string; readonly chatId: number }
+  /**
+   * A Cancel press was answered: `isElsewhere` when the job did not run in this process (a bot
+   * run as several), `isHonoured` when it was cancelled.
+   */
+  | {
+      readonly type: "job-cancel-asked";
+      readonly jobId: string;
+      readonly isElsewhere: boolean;
+      readonly isHonoured: boolean;
+    }
   /** A job of this process ended; its record is gone from the journal. */
   | { readonly type: "job-ended"; readonly jobId: string; readonly end: JobEnd }
   /**

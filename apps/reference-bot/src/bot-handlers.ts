@@ -11,10 +11,11 @@ import type { Logger } from "pino";
 import { AdminBroadcasts } from "./admin-broadcasts.js";
 import { AskAnswers } from "./ask-answers.js";
 import type { BotEventSink } from "./bot-events.js";
+import { type JobStore, JournalJobStore } from "./job-store.js";
 import { KnownUsers } from "./known-users.js";
 import { Messenger } from "./messenger.js";
 import { UpdateRouter } from "./update-router.js";
-import { type JobJournal, WorkJobs } from "./work-jobs.js";
+import { WorkJobs } from "./work-jobs.js";
 
 /** What the handlers are built from. */
 export interface HandlerOptions {
@@ -27,10 +28,12 @@ export interface HandlerOptions {
   /** Tokens per second an /ask answer is generated at (the AskAnswers default when unset). */
   readonly askTokensPerSecond?: number | undefined;
   /**
-   * Where running /work jobs are recorded, so a restart can end them. @defaultValue a
-   * `MemoryUpdateJournal` of the handlers' own (the records go with the process)
+   * The journal whose application state records running /work jobs, so a restart can end them.
+   * @defaultValue a `MemoryUpdateJournal` of the handlers' own (the records go with the process)
    */
-  readonly journal?: JobJournal | undefined;
+  readonly journal?: ConstructorParameters<typeof JournalJobStore>[0] | undefined;
+  /** Where running /work jobs are recorded instead (Redis, for several processes). */
+  readonly jobStore?: JobStore | undefined;
   /** Receives every bot event (updates handled, jobs started and ended). */
   readonly onEvent?: BotEventSink | undefined;
   /** User ids allowed to /broadcast. @defaultValue none */
@@ -67,7 +70,7 @@ export function createHandlers(
   const jobs = new WorkJobs(messenger, {
     clock,
     logger: logger.child({ component: "jobs" }),
-    journal: options.journal ?? new MemoryUpdateJournal(),
+    store: options.jobStore ?? new JournalJobStore(options.journal ?? new MemoryUpdateJournal()),
     onEvent,
     progressHz: options.progressHz ?? 5,
     maxJobs: options.maxJobs ?? 256,

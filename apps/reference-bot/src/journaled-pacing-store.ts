@@ -11,8 +11,9 @@ import {
   type PacingRequest,
   type PacingStore,
 } from "@telepace/outbox";
-import type { JournalStateValue, UpdateJournal } from "@telepace/update-dispatch";
+import type { JournalStateValue } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
+import type { StateJournal } from "./job-store.js";
 
 /** What the journal keeps of one group's window (`pacing:<chat key>`). */
 interface WindowRecord {
@@ -24,8 +25,6 @@ interface WindowRecord {
 }
 
 const RECORD_PREFIX = "pacing:";
-
-type StateJournal = Pick<UpdateJournal, "putState" | "deleteState" | "state">;
 
 function isWindowRecord(value: JournalStateValue): value is JournalStateValue & WindowRecord {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;

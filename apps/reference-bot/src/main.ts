@@ -88,17 +88,40 @@ async function runShared(
 ): Promise<number> {
   const { token, apiRoot } = config.target;
   const logger = createLogger(config.logLevel, [token]);
+  const supervisor = SupervisorChannel.fromEnv(process.env);
   const stop = new AbortController();
   process.once("SIGINT", () => stop.abort());
   process.once("SIGTERM", () => stop.abort());
-  const onReady = ({ username, metricsUrl }: SharedBotReady): void => {
-    const metrics = metricsUrl === undefined ? "" : `Metrics: ${metricsUrl}\n`;
+  const say = (line: string): void => {
+    process.stderr.write(`reference-bot: ${line}\n`);
+  };
+  for (const warning of shared.warnings) say(`Warning: ${warning}.`);
+  const onReady = (ready: SharedBotReady): void => {
+    const metrics = ready.metricsUrl === undefined ? "" : `Metrics: ${ready.metricsUrl}\n`;
     process.stderr.write(
-      `@${username} is running against ${apiRoot} as one of several processes (role ${shared.role}, shared through Redis); Ctrl-C stops it.\n${metrics}`,
+      `@${ready.username} is running against ${apiRoot} as one of several processes (role ${shared.role}, shared through Redis); Ctrl-C stops it.\n${metrics}`,
     );
+    supervisor?.send({
+      type: "ready",
+      pid: process.pid,
+      journal: "the shared Redis queue",
+      unfinishedUpdates: ready.unfinishedUpdates,
+      leftoverJobs: ready.leftoverJobs,
+      metricsUrl: ready.metricsUrl,
+      workerId: ready.workerId,
+    });
   };
   return runSharedBot(
-    { ...shared, token, apiRoot, logger, metricsPort: config.metricsPort, onReady },
+    {
+      ...shared,
+      token,
+      apiRoot,
+      logger,
+      metricsPort: config.metricsPort,
+      say,
+      onReady,
+      onEvent: supervisor && ((event) => supervisor.send(event)),
+    },
     stop.signal,
   );
 }
@@ -112,7 +135,7 @@ async function main(): Promise<number> {
     config = readConfig(split.rest, process.env);
     if (shared !== undefined && !("help" in config) && config.target.kind !== "api") {
       throw new ConfigError(
-        "--redis runs one of several processes of a bot: set TELEGRAM_BOT_TOKEN",
+        "Redis (REDIS_URL, --redis-url-file or --redis) runs one of several processes of a bot: set TELEGRAM_BOT_TOKEN",
       );
     }
   } catch (error) {

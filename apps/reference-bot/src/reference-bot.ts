@@ -26,6 +26,7 @@ import { JournaledPacingStore } from "./journaled-pacing-store.js";
 import { KnownUsers } from "./known-users.js";
 import type { Messenger, MessengerCounters } from "./messenger.js";
 import { MetricsEndpoint, MetricsEndpointError } from "./metrics-endpoint.js";
+import { reportedGetUpdates, reportedProcessor } from "./reported-intake.js";
 import { ALLOWED_UPDATES, type RouterCounters, type UpdateRouter } from "./update-router.js";
 import type { WorkJobCounters, WorkJobs } from "./work-jobs.js";
 
@@ -85,14 +86,6 @@ const GROUP_SEND_RESERVE = 18;
  * its update), so slots are cheap; 16 let a crowd's answers hold every slot.
  */
 const DEFAULT_MAX_CONCURRENCY = 64;
-
-/** Whether an update's signal aborted because it ran past the dispatcher's `timeoutMs`. */
-function isTimeout(signal: AbortSignal): boolean {
-  return (
-    signal.aborted &&
-    (signal.reason as { code?: unknown } | undefined)?.code === "ERR_UPDATE_TIMEOUT"
-  );
-}
 
 /** The bot could not start: a rejected token or an unreachable API. One line, no secrets. */
 export class StartupError extends Error {
@@ -209,36 +202,18 @@ export class ReferenceBot {
     this.#jobs = handlers.jobs;
     this.#router = handlers.router;
     this.#answers = handlers.answers;
-    this.#intake = new UpdateIntake(
-      async (update, signal) => {
-        let outcome: "succeeded" | "failed" | "timed-out" = "failed";
-        try {
-          await this.#router.handle(update, signal);
-          outcome = "succeeded";
-        } finally {
-          if (isTimeout(signal)) outcome = "timed-out";
-          onEvent({ type: "update-handled", updateId: update.update_id, outcome });
-        }
+    this.#intake = new UpdateIntake(reportedProcessor(this.#router, onEvent), {
+      getUpdates: reportedGetUpdates(client, onEvent),
+      journal: this.#journal,
+      allowedUpdates: [...ALLOWED_UPDATES],
+      pollTimeoutSeconds: options.pollTimeoutS ?? 25,
+      clock,
+      logger: logger.child({ component: "intake" }),
+      dispatcher: {
+        maxConcurrency: options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+        timeoutMs: options.updateTimeoutMs ?? 120_000,
       },
-      {
-        getUpdates: async (params, callOptions) => {
-          const updates = await client.getUpdates(params, callOptions);
-          if (updates.length > 0) {
-            onEvent({ type: "updates-fetched", updateIds: updates.map((u) => u.update_id) });
-          }
-          return updates;
-        },
-        journal: this.#journal,
-        allowedUpdates: [...ALLOWED_UPDATES],
-        pollTimeoutSeconds: options.pollTimeoutS ?? 25,
-        clock,
-        logger: logger.child({ component: "intake" }),
-        dispatcher: {
-          maxConcurrency: options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
-          timeoutMs: options.updateTimeoutMs ?? 120_000,
-        },
-      },
-    );
+    });
     // The jobs a crash left are read before the first poll, so they are told apart from new ones.
     this.#jobsRecovered = this.#jobs.recover();
     // Broadcasts a crash cut off go on where their journal records say, before the first poll.

@@ -21,6 +21,8 @@ export type SupervisorMessage =
       readonly leftoverJobs: number;
       /** Where its metrics are scraped, when it serves them. */
       readonly metricsUrl?: string | undefined;
+      /** One of several processes (`--redis`): its name in the shared queue's leases. */
+      readonly workerId?: string | undefined;
     }
   /** Every counter, a few times a second and once more after the bot stopped. */
   | { readonly type: "stats"; readonly stats: BotStats; readonly isFinal: boolean };

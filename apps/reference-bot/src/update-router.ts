@@ -188,7 +188,7 @@ export class UpdateRouter {
     const answer =
       jobId === undefined
         ? "This button does nothing any more."
-        : this.#parts.jobs.cancel(jobId, query.from.id);
+        : await this.#parts.jobs.cancel(jobId, query.from.id);
     await this.#parts.messenger.answerCallback(query.id, answer);
   }
 

@@ -1,15 +1,16 @@
 // Long jobs (/work): each streams progress edits into one message and ends with a replace-progress
 // final message. Jobs run detached from the update that started them, so the user's key in the
 // dispatcher keeps moving and a Cancel press is handled while the job runs. Every running job is
-// recorded in the journal's application state, so a process that crashed leaves a record behind
-// and the next one tells the job's user that it was interrupted.
+// recorded in a JobStore (the journal, or Redis shared by several processes), so a process that
+// dies leaves a record behind and another one tells the job's user that it was interrupted; with
+// Redis a Cancel press on any process reaches the process running the job.
 
 import { randomBytes } from "node:crypto";
 import type { InlineKeyboardMarkup } from "@grammyjs/types";
 import { type Clock, createDeferred } from "@telepace/core";
-import type { JournalStateValue, UpdateJournal } from "@telepace/update-dispatch";
 import type { Logger } from "pino";
 import type { BotEventSink, JobEnd, ProgressEditOutcome } from "./bot-events.js";
+import type { JobRecord, JobStore, LeftoverJob } from "./job-store.js";
 import type { Messenger } from "./messenger.js";
 
 interface Job {
@@ -18,31 +19,16 @@ interface Job {
   readonly ownerId: number;
   readonly ownerName: string;
   readonly controller: AbortController;
-  cancelledBy: "user" | "shutdown" | undefined;
-  readonly finished: Promise<JobEnd>;
+  /** Who stopped it early: its user, the shutdown, or another process that took it over. */
+  cancelledBy: "user" | "shutdown" | "taken-over" | undefined;
+  readonly finished: Promise<JobEnd | "taken-over">;
 }
-
-/** What the journal keeps of a running job (`job:<id>`), enough to end it after a crash. */
-export interface JobRecord {
-  readonly chatId: number;
-  /** The chat the progress message is in (a migrated group's supergroup, if it had moved). */
-  readonly progressChatId: number;
-  readonly progressMessageId: number;
-  readonly ownerId: number;
-  readonly ownerName: string;
-  readonly seconds: number;
-  /** Wall-clock start, ISO 8601, for people reading the journal. */
-  readonly startedAt: string;
-}
-
-/** Where job records live: the journal's application state. */
-export type JobJournal = Pick<UpdateJournal, "putState" | "deleteState" | "state">;
 
 /** Options of {@link WorkJobs}. */
 export interface WorkJobsOptions {
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly journal: JobJournal;
+  readonly store: JobStore;
   readonly onEvent: BotEventSink;
   /** Progress updates per second each job asks for (the outbox coalesces what it cannot send). */
   readonly progressHz: number;
@@ -61,25 +47,12 @@ export interface WorkJobCounters {
 }
 
 const CANCEL_PREFIX = "cancel:";
-const RECORD_PREFIX = "job:";
 // Random ids: a Cancel button left by an earlier process can never name a job of this one.
 const JOB_ID = /^[A-Za-z0-9_-]{8}$/;
 
 function bar(fraction: number): string {
   const filled = Math.round(fraction * 10);
   return `${"▓".repeat(filled)}${"░".repeat(10 - filled)}`;
-}
-
-function isJobRecord(value: JournalStateValue): value is JournalStateValue & JobRecord {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const record = value as Record<string, JournalStateValue>;
-  return (
-    typeof record.chatId === "number" &&
-    typeof record.progressChatId === "number" &&
-    typeof record.progressMessageId === "number" &&
-    typeof record.ownerName === "string" &&
-    typeof record.seconds === "number"
-  );
 }
 
 /** Whether an edit left the message showing its text. */
@@ -92,7 +65,8 @@ export class WorkJobs {
   readonly #messenger: Messenger;
   readonly #options: WorkJobsOptions;
   readonly #jobs = new Map<string, Job>();
-  #recovering: Promise<void> = Promise.resolve();
+  /** Endings of leftover jobs under way (or done), for `interruptAll` to wait for. */
+  readonly #recovering = new Set<Promise<void>>();
   readonly counters: WorkJobCounters = {
     started: 0,
     refused: 0,
@@ -118,41 +92,68 @@ export class WorkJobs {
   }
 
   /**
-   * Reads the job records an earlier process left in the journal (it crashed while they ran)
-   * and, in the background, ends each with a message to its user: the progress message is
-   * replaced by an "interrupted by a restart" final, then the record is removed. Resolves with
-   * how many there are once they are read; `interruptAll` waits for the messages.
+   * Watches the job store: each record a stopped process left (found now, or later while this
+   * process runs with a shared store) is ended in the background with a message to its user —
+   * the progress message is replaced by an "interrupted" final, then the record is removed —
+   * and Cancel presses made on other processes reach this one's jobs. Resolves with how many
+   * leftovers the first look found; `interruptAll` waits for their messages.
    */
-  async recover(): Promise<number> {
-    const leftovers = [...(await this.#options.journal.state())].filter(([key]) =>
-      key.startsWith(RECORD_PREFIX),
-    );
-    this.#recovering = Promise.all(
-      leftovers.map(([key, value]) => this.#endLeftover(key, value)),
-    ).then(() => {});
-    return leftovers.length;
+  recover(): Promise<number> {
+    return this.#options.store.watch({
+      onLeftover: (job) => {
+        const ending: Promise<void> = this.#endLeftover(job).finally(() =>
+          this.#recovering.delete(ending),
+        );
+        this.#recovering.add(ending);
+      },
+      onCancel: (id) => {
+        const job = this.#jobs.get(id);
+        if (job !== undefined && job.cancelledBy === undefined) {
+          job.cancelledBy = "user";
+          job.controller.abort();
+        }
+      },
+      onLost: (id) => {
+        const job = this.#jobs.get(id);
+        if (job === undefined) return;
+        this.#options.logger.warn({ jobId: id }, "another process took over a job of this one");
+        job.cancelledBy = "taken-over";
+        job.controller.abort();
+      },
+    });
   }
 
-  async #endLeftover(key: string, value: JournalStateValue): Promise<void> {
-    const jobId = key.slice(RECORD_PREFIX.length);
+  async #endLeftover(job: LeftoverJob): Promise<void> {
+    const { id: jobId, record } = job;
     let isDelivered = false;
-    if (isJobRecord(value)) {
-      const text = `Interrupted, ${value.ownerName}: the bot restarted before your ${value.seconds} s job finished. Send /work ${value.seconds} to run it again.`;
-      const final = await this.#messenger.sendText(value.progressChatId, text, {
-        replaceMessageId: value.progressMessageId,
-      });
+    if (record !== undefined) {
+      const final = await this.#messenger.sendText(
+        record.progressChatId,
+        this.#leftoverText(record, job.progress),
+        { replaceMessageId: record.progressMessageId },
+      );
       isDelivered = final !== undefined;
     } else {
-      this.#options.logger.warn({ key }, "unreadable job record dropped");
+      this.#options.logger.warn({ jobId }, "unreadable job record dropped");
     }
     this.counters.recovered++;
     await this.#forget(jobId);
     this.#options.onEvent({ type: "job-recovered", jobId, isDelivered });
   }
 
-  /** Removes a job's record; a journal that fails here only means a repeated ending later. */
+  #leftoverText(record: JobRecord, progress: number | undefined): string {
+    const { ownerName: name, seconds } = record;
+    const again = `Send /work ${seconds} to run it again.`;
+    if (this.#options.store.leftoverCause === "restart") {
+      return `Interrupted, ${name}: the bot restarted before your ${seconds} s job finished. ${again}`;
+    }
+    const at = progress === undefined ? "" : ` at ${Math.floor(progress * 100)}%`;
+    return `Interrupted, ${name}: the bot process running your ${seconds} s job stopped${at}. ${again}`;
+  }
+
+  /** Removes a job's record; a store that fails here only means a repeated ending later. */
   async #forget(jobId: string): Promise<void> {
-    await this.#options.journal.deleteState(`${RECORD_PREFIX}${jobId}`).catch((error: unknown) => {
+    await this.#options.store.remove(jobId).catch((error: unknown) => {
       this.#options.logger.warn(
         { jobId, code: (error as { code?: unknown }).code },
         "could not remove a job record",
@@ -213,18 +214,16 @@ export class WorkJobs {
       seconds,
       startedAt: new Date().toISOString(),
     };
-    await this.#options.journal
-      .putState(`${RECORD_PREFIX}${id}`, { ...record })
-      .catch((error: unknown) => {
-        this.#options.logger.error(
-          { jobId: id, code: (error as { code?: unknown }).code },
-          "could not record a job; a crash would leave it unreported",
-        );
-      });
+    await this.#options.store.add(id, record).catch((error: unknown) => {
+      this.#options.logger.error(
+        { jobId: id, code: (error as { code?: unknown }).code },
+        "could not record a job; a crash would leave it unreported",
+      );
+    });
     this.counters.started++;
     this.#options.onEvent({ type: "job-started", jobId: id, chatId });
     const controller = new AbortController();
-    const finished = createDeferred<JobEnd>();
+    const finished = createDeferred<JobEnd | "taken-over">();
     const job: Job = {
       id,
       chatId,
@@ -241,6 +240,12 @@ export class WorkJobs {
         return "undeliverable" as const;
       })
       .then(async (end) => {
+        // Another process took the job over and ends it: its record is not this one's any more.
+        if (end === "taken-over") {
+          this.#jobs.delete(id);
+          finished.resolve(end);
+          return;
+        }
         await this.#forget(id);
         this.#jobs.delete(id);
         this.counters.ended[end]++;
@@ -249,12 +254,35 @@ export class WorkJobs {
       });
   }
 
-  /** A Cancel press: only the job's owner may cancel it. Returns the text to answer with. */
-  cancel(jobId: string, byUserId: number): string {
+  /**
+   * A Cancel press: only the job's owner may cancel it. A job running in another process (with a
+   * shared store) is cancelled there. Resolves the text to answer with.
+   */
+  async cancel(jobId: string, byUserId: number): Promise<string> {
     const job = this.#jobs.get(jobId);
-    if (job === undefined) return "That job has already finished.";
-    if (job.ownerId !== byUserId) return "Only the person who started this job can cancel it.";
-    if (job.cancelledBy === undefined) {
+    const answer =
+      job === undefined
+        ? await this.#options.store.requestCancel(jobId, byUserId).catch((error: unknown) => {
+            this.#options.logger.warn(
+              { jobId, code: (error as { code?: unknown }).code },
+              "could not pass a Cancel press on to the job's process",
+            );
+            return "unknown" as const;
+          })
+        : job.ownerId !== byUserId
+          ? "not-owner"
+          : "cancelling";
+    this.#options.onEvent({
+      type: "job-cancel-asked",
+      jobId,
+      isElsewhere: job === undefined,
+      isHonoured: answer === "cancelling",
+    });
+    if (answer === "unknown")
+      return "I could not reach that job just now; please press Cancel again.";
+    if (answer === "finished") return "That job has already finished.";
+    if (answer === "not-owner") return "Only the person who started this job can cancel it.";
+    if (job !== undefined && job.cancelledBy === undefined) {
       job.cancelledBy = "user";
       job.controller.abort();
     }
@@ -271,7 +299,7 @@ export class WorkJobs {
       if (job.cancelledBy === undefined) job.cancelledBy = "shutdown";
       job.controller.abort();
     }
-    await Promise.all([...jobs.map((job) => job.finished), this.#recovering]);
+    await Promise.all([...jobs.map((job) => job.finished), ...this.#recovering]);
   }
 
   async #run(
@@ -279,8 +307,8 @@ export class WorkJobs {
     progressId: number,
     seconds: number,
     keyboard: InlineKeyboardMarkup,
-  ): Promise<JobEnd> {
-    const { clock } = this.#options;
+  ): Promise<JobEnd | "taken-over"> {
+    const { clock, store } = this.#options;
     const totalMs = seconds * 1000;
     const stepMs = 1000 / this.#options.progressHz;
     const startedAt = clock.now();
@@ -292,6 +320,7 @@ export class WorkJobs {
       while (fraction < 1) {
         await clock.sleep(stepMs, { signal: job.controller.signal });
         fraction = Math.min(1, (clock.now() - startedAt) / totalMs);
+        store.setProgress(job.id, fraction);
         if (fraction < 1 && progressIsLive()) {
           this.counters.progressRequested++;
           this.#options.onEvent({ type: "progress-requested" });
@@ -305,8 +334,9 @@ export class WorkJobs {
         if (!this.#messenger.isReachable(job.chatId)) return "undeliverable";
       }
     } catch {
-      // Aborted: by the owner's Cancel, or by shutdown.
+      // Aborted: by the owner's Cancel, by shutdown, or because another process took it over.
     }
+    if (job.cancelledBy === "taken-over") return "taken-over";
     const percent = Math.floor(fraction * 100);
     const end: JobEnd =
       fraction >= 1 ? "done" : job.cancelledBy === "user" ? "cancelled" : "interrupted";

@@ -181,10 +181,19 @@ export interface BotChild {
    * rejects, with what it printed, if the bot exits first.
    */
   line(pattern: RegExp): Promise<RegExpExecArray>;
+  /** Every line printed on stderr so far. */
+  readonly printed: readonly string[];
 }
 
-/** Runs {@link BOT_COMMAND} with `args` against `sim` (logs silent), reading its stderr. */
-export function spawnBot(sim: BotApiSim, args: readonly string[]): BotChild {
+/**
+ * Runs {@link BOT_COMMAND} with `args` against `sim` (logs silent, unless `env` says otherwise),
+ * reading its stderr.
+ */
+export function spawnBot(
+  sim: BotApiSim,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): BotChild {
   const [file, ...command] = BOT_COMMAND;
   const child = spawn(file as string, [...command, ...args], {
     env: {
@@ -192,6 +201,7 @@ export function spawnBot(sim: BotApiSim, args: readonly string[]): BotChild {
       TELEGRAM_BOT_TOKEN: sim.token,
       TELEGRAM_API_ROOT: sim.apiRoot,
       LOG_LEVEL: "silent",
+      ...env,
     },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -202,6 +212,7 @@ export function spawnBot(sim: BotApiSim, args: readonly string[]): BotChild {
   return {
     child,
     exited,
+    printed,
     line(pattern) {
       return new Promise((resolve, reject) => {
         const check = (line: string): boolean => {

@@ -57,6 +57,8 @@ export class Scheduler {
   readonly #durations: RecentDurations;
   /** The lanes started and not ended yet, with when each started, in start order. */
   readonly #running = new Map<Lane, number>();
+  /** Whether any request has ended: until then how late requests arrive is unknown. */
+  #hasDurations = false;
   #acquiring = 0;
   /** When each global budget has room again: a budget's denial holds only the ops it paces. */
   readonly #readyAt: Record<GlobalBudget, number> = {
@@ -134,6 +136,13 @@ export class Scheduler {
   attemptEnded({ lane, hold, endedAt, durationMs }: AttemptEnd): void {
     this.#running.delete(lane);
     this.#durations.record(endedAt, durationMs);
+    if (!this.#hasDurations) {
+      this.#hasDurations = true;
+      // A global wait decided with the cap is asked again with what this request took.
+      const floor = Math.max(this.#globalFrozenUntil, this.#storeRetryAt);
+      this.#readyAt.global = floor;
+      this.#readyAt["paid-broadcast"] = floor;
+    }
     this.#hold(lane, hold, endedAt);
     this.place(lane);
     // A place in flight is free: other ready chats may start even if this one has nothing left.
@@ -283,6 +292,10 @@ export class Scheduler {
   #globalMarginMs(now: number): number {
     const { marginMs, globalLimit } = this.#options;
     if (marginMs === 0 || globalLimit === 0) return 0;
+    // Before any request ended the margin is the cap: a shared store counts slots in the widest
+    // window any process asked with, and a cold process asking with none let another process's
+    // early slots land within Telegram's second of this one's first requests.
+    if (!this.#hasDurations) return marginMs;
     let longest = this.#durations.max(now);
     for (const startedAt of this.#running.values()) longest = Math.max(longest, now - startedAt);
     return Math.min(marginMs, longest);

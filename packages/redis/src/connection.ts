@@ -3,7 +3,8 @@
 // script, and client failures turned into RedisStoreErrors.
 
 import { Redis } from "ioredis";
-import { MIN_REDIS_VERSION, RedisStoreError, toStoreError } from "./errors.js";
+import { MIN_REDIS_VERSION, RedisStoreError } from "./errors.js";
+import { storeErrorOf } from "./store-error-of.js";
 
 /** A Lua script and how many of its arguments are keys. */
 export interface ScriptSource {
@@ -43,11 +44,14 @@ export class ScriptConnection {
 
   constructor(redis: Redis | string) {
     if (typeof redis === "string") {
-      // Fail a command after a second instead of queueing it for many reconnects: the outbox and
-      // the workers retry with their own backoff and say so.
+      // Fail a command after 2 s instead of queueing it for many reconnects: the outbox and the
+      // workers retry with their own backoff and say so. No ready check: while Redis loads its
+      // data after a restart, commands get its LOADING answer (ERR_REDIS_NOT_READY) instead of
+      // waiting unseen in the client until they time out as if Redis were unreachable.
       this.client = new Redis(redis, {
         maxRetriesPerRequest: 1,
         commandTimeout: 2_000,
+        enableReadyCheck: false,
         retryStrategy: (times) => Math.min(50 * 2 ** times, 2_000),
       });
       // Errors reach callers through rejected commands; an unhandled 'error' event would crash.
@@ -83,7 +87,7 @@ export class ScriptConnection {
       ] as ScriptCall;
       return await call.call(this.client, ...args);
     } catch (error) {
-      throw toStoreError(error, what);
+      throw storeErrorOf(error, what);
     }
   }
 
@@ -96,7 +100,7 @@ export class ScriptConnection {
       await this.#checkVersion();
       return await run();
     } catch (error) {
-      throw toStoreError(error, what);
+      throw storeErrorOf(error, what);
     }
   }
 

@@ -1,5 +1,6 @@
-// What both lease holders of this package (the elected poller and the workers) are given — a name
-// in their leases, how long a lease lasts, a clock and a logger — checked the same way for both.
+// What the lease holders of this package (the elected poller, the workers and the job registry)
+// are given — a name in their leases, how long a lease lasts, a clock and a logger — checked the
+// same way for all.
 
 import {
   type Clock,
@@ -23,7 +24,7 @@ export interface LeaseHolderOptions {
 
 /** A lease holder's options after defaults and validation. */
 export interface ResolvedLeaseHolder {
-  /** The name in its leases: the given `pollerId` / `workerId`, or `<pid>-<random>`. */
+  /** The name in its leases: the given `pollerId` / `workerId` / `ownerId`, or `<pid>-<random>`. */
   readonly id: string;
   readonly leaseMs: number;
   readonly clock: Clock;
@@ -45,7 +46,7 @@ export const LEASE_HOLDER_OPTION_NAMES: readonly string[] = Object.freeze([
  */
 export function resolveLeaseHolder(
   given: Readonly<Record<string, unknown>>,
-  idName: "pollerId" | "workerId",
+  idName: "pollerId" | "workerId" | "ownerId",
   defaultLeaseMs: number,
 ): ResolvedLeaseHolder {
   const id = given[idName];

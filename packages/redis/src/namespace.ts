@@ -3,6 +3,20 @@
 // touches one slot. The token itself is never part of a key.
 
 import { checkObject, describeValue } from "@telepace/core";
+import type { Redis } from "ioredis";
+
+/** Where a bot's state lives: the options the queue and the job registry both take. */
+export interface RedisBotOptions {
+  /**
+   * A `redis://` URL (the object creates its client, and quits it on `close()`) or an ioredis
+   * client you own.
+   */
+  readonly redis: Redis | string;
+  /** The bot's id: the number before the colon of its token. Never pass the token. */
+  readonly botId: number | string;
+  /** First part of every key. @defaultValue `"telepace"` */
+  readonly prefix?: string | undefined;
+}
 
 /** The key prefix when none is given. */
 export const DEFAULT_KEY_PREFIX = "telepace";
@@ -60,4 +74,18 @@ export function checkRedis<T>(value: unknown): T | string {
   throw new TypeError(
     `Expected \`redis\` to be a redis:// or rediss:// URL or an ioredis client, got ${got}`,
   );
+}
+
+/**
+ * Checks `redis`, `botId` and `prefix` of options already checked whole; returns the `redis`
+ * option and the bot's namespace.
+ */
+export function checkBotOptions<T>(given: Readonly<Record<string, unknown>>): {
+  readonly redis: T | string;
+  readonly namespace: string;
+} {
+  return {
+    redis: checkRedis<T>(given.redis),
+    namespace: namespaceOf(checkPrefix(given.prefix), checkBotId(given.botId)),
+  };
 }

@@ -2,7 +2,7 @@
 
 import { checkNumber, checkOptions } from "@telepace/core";
 import type { Redis } from "ioredis";
-import { checkBotId, checkPrefix, checkRedis, namespaceOf } from "./namespace.js";
+import { checkBotOptions } from "./namespace.js";
 
 /** Options of {@link RedisPacingStore}. */
 export interface RedisPacingStoreOptions {
@@ -65,8 +65,7 @@ export function checkPacingStoreOptions(options: unknown): ResolvedPacingStoreOp
     throw new TypeError('Expected `time` to be "redis" or "caller"');
   }
   return {
-    redis: checkRedis<Redis>(given.redis),
-    namespace: namespaceOf(checkPrefix(given.prefix), checkBotId(given.botId)),
+    ...checkBotOptions<Redis>(given),
     time,
     reserveAheadMs:
       given.reserveAheadMs === undefined

@@ -2,29 +2,19 @@
 // the elected poller or any webhook), workers claim a ready principal, run its oldest update under
 // a lease and complete it; per principal one update is in processing at a time, across all workers.
 
+import { randomBytes } from "node:crypto";
 import type { Update } from "@grammyjs/types";
-import { checkNumber, checkOptions } from "@telepace/core";
+import { checkNumber, checkOptions, describeValue } from "@telepace/core";
 import { principalKeyOf } from "@telepace/update-dispatch";
 import type { Redis } from "ioredis";
+import { CLAIM_SCRIPT, COMPLETE_SCRIPT, HEARTBEAT_SCRIPT, OWNED_SCRIPT } from "./claim-scripts.js";
 import { ScriptConnection } from "./connection.js";
-import { checkBotId, checkPrefix, checkRedis, namespaceOf } from "./namespace.js";
-import {
-  APPEND_SCRIPT,
-  CLAIM_SCRIPT,
-  COMPLETE_SCRIPT,
-  HEARTBEAT_SCRIPT,
-  LEASE_SCRIPT,
-  RESTART_IDS_SCRIPT,
-} from "./queue-scripts.js";
+import { durabilityOf, type RedisDurability } from "./durability.js";
+import { checkBotOptions, type RedisBotOptions } from "./namespace.js";
+import { APPEND_SCRIPT, LEASE_SCRIPT, RESTART_IDS_SCRIPT } from "./queue-scripts.js";
 
 /** Options of {@link RedisUpdateQueue}. */
-export interface RedisUpdateQueueOptions {
-  /** A `redis://` URL (the queue creates and quits its client) or an ioredis client you own. */
-  readonly redis: Redis | string;
-  /** The bot's id: the number before the colon of its token. Never pass the token. */
-  readonly botId: number | string;
-  /** First part of every key. @defaultValue `"telepace"` */
-  readonly prefix?: string | undefined;
+export interface RedisUpdateQueueOptions extends RedisBotOptions {
   /**
    * Most stored, unfinished updates; past it `append` stores no more (the poller waits).
    * Integer >= 1. @defaultValue 10000
@@ -63,9 +53,34 @@ export interface QueueClaim {
   readonly update: Update;
   /** How many times the update was claimed, this time included (more than 1: a hand-over). */
   readonly deliveries: number;
-  /** Proves the lease in `complete` and `heartbeat`. */
+  /** Proves the lease in `complete` and `heartbeat`: `<worker id>:<claim id>`. */
   readonly token: string;
 }
+
+/** Options of one {@link RedisUpdateQueue.claim}. */
+export interface QueueClaimOptions {
+  /**
+   * Names this claim (letters, digits, `_`, `-`; at most 64). Asking again with the same id after
+   * a call whose answer was lost (a timeout while Redis stalled) answers the claim that call made,
+   * if it made one, instead of leaving its principal leased to nobody for a lease. Use a fresh id
+   * once a claim call has answered. @defaultValue a random id
+   */
+  readonly claimId?: string | undefined;
+  /**
+   * Most principals of one chat leased at once, over every worker (give all workers the same);
+   * a chat's other principals wait until one of its leases ends, so one chat whose replies wait
+   * (a 429's freeze, a group's 20 a minute) cannot hold every worker. 0: no bound.
+   * Integer >= 0. @defaultValue 0
+   */
+  readonly maxPerChat?: number | undefined;
+}
+
+const CLAIM_OPTIONS = Object.keys({
+  claimId: true,
+  maxPerChat: true,
+} satisfies Record<keyof QueueClaimOptions, true>);
+
+const CLAIM_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 const KNOWN = Object.keys({
   redis: true,
@@ -101,8 +116,8 @@ export class RedisUpdateQueue implements AsyncDisposable {
       );
     }
     const given = checkOptions("options", options, KNOWN);
-    const redis = checkRedis<Redis>(given.redis);
-    this.#ns = `${namespaceOf(checkPrefix(given.prefix), checkBotId(given.botId))}:q`;
+    const { redis, namespace } = checkBotOptions<Redis>(given);
+    this.#ns = `${namespace}:q`;
     const integer = (name: string, fallback: number, min: number) =>
       given[name] === undefined ? fallback : checkNumber(name, given[name], { integer: true, min });
     this.#maxUnfinished = integer("maxUnfinished", redisUpdateQueueDefaults.maxUnfinished, 1);
@@ -151,43 +166,73 @@ export class RedisUpdateQueue implements AsyncDisposable {
   }
 
   /**
-   * Takes the ready principal with the oldest waiting update and leases it to `workerId` for
-   * `leaseMs`; principals whose leases expired are handed back first. `undefined` when none is
-   * ready.
+   * Takes the ready principal with the oldest waiting update (whose chat has room under
+   * `maxPerChat`) and leases it to `workerId` for `leaseMs`; principals whose leases expired are
+   * handed back first. `undefined` when none is ready. Given the `claimId` of a call that did
+   * not answer, answers the claim that call made (its lease extended), if it made one.
    */
-  async claim(workerId: string, leaseMs: number): Promise<QueueClaim | undefined> {
+  claim(
+    workerId: string,
+    leaseMs: number,
+    options: QueueClaimOptions = {},
+  ): Promise<QueueClaim | undefined> {
+    const given = checkOptions("options", options, CLAIM_OPTIONS);
+    const claimId = given.claimId ?? randomBytes(6).toString("base64url");
+    if (typeof claimId !== "string" || !CLAIM_ID.test(claimId)) {
+      throw new TypeError(
+        `Expected \`claimId\` to be 1 to 64 letters, digits, "_" or "-", got ${describeValue(claimId)}`,
+      );
+    }
+    const maxPerChat =
+      given.maxPerChat === undefined
+        ? 0
+        : checkNumber("maxPerChat", given.maxPerChat, { integer: true, min: 0 });
+    return this.#claim(`${workerId}:${claimId}`, leaseMs, maxPerChat);
+  }
+
+  async #claim(
+    token: string,
+    leaseMs: number,
+    maxPerChat: number,
+  ): Promise<QueueClaim | undefined> {
     const args = [
-      ...this.#keys("ready", "leases", "owners", "u", "deliveries", "tokens"),
-      Math.ceil(leaseMs),
+      ...this.#keys("ready", "leases", "owners", "claims", "chatload", "leasechat", "u"),
+      ...this.#keys("deliveries"),
+      this.#parkedPrefix,
       this.#listPrefix,
-      workerId,
+      Math.ceil(leaseMs),
+      token,
+      maxPerChat,
     ];
     const reply = (await this.#connection.run(CLAIM_SCRIPT, args, "update queue claim")) as (
       | string
       | number
     )[];
-    if (reply.length < 6) return undefined;
-    const [, principal, , json, deliveries, token] = reply;
+    if (reply.length < 5) return undefined;
+    const [, principal, , json, deliveries] = reply;
     return Object.freeze({
       principal: String(principal),
       update: JSON.parse(String(json)) as Update,
       deliveries: Number(deliveries),
-      token: String(token),
+      token,
     });
   }
 
   /**
    * Finishes a claimed update (succeeded, failed: anything that must not run again) and releases
-   * its principal. Resolves `false` when the lease had been lost: the update stays queued and runs
-   * again elsewhere.
+   * its principal. Resolves `true` when it is finished — by this call, or by an earlier call for
+   * the same claim whose answer was lost — and `false` when the lease had been lost: the update
+   * runs (or ran) again elsewhere.
    */
   async complete(claim: QueueClaim): Promise<boolean> {
     const args = [
-      ...this.#keys("ready", "leases", "owners", "u", "deliveries", "count"),
+      ...this.#keys("ready", "leases", "owners", "claims", "chatload", "leasechat", "u"),
+      ...this.#keys("deliveries", "count", "completed"),
+      this.#parkedPrefix,
+      this.#listPrefix,
       claim.principal,
       claim.token,
       claim.update.update_id,
-      this.#listPrefix,
     ];
     return (await this.#connection.run(COMPLETE_SCRIPT, args, "update queue complete")) === 1;
   }
@@ -242,6 +287,35 @@ export class RedisUpdateQueue implements AsyncDisposable {
     return tokens.filter((token) => token.slice(0, token.lastIndexOf(":")) === workerId).length;
   }
 
+  /**
+   * The update each principal `workerId` holds is at (see {@link ownedBy}): what it was running
+   * when it stopped, for a report after a crash.
+   */
+  async updatesOwnedBy(workerId: string): Promise<readonly Update[]> {
+    const reply = (await this.#connection.run(
+      OWNED_SCRIPT,
+      [...this.#keys("owners", "u"), this.#listPrefix, workerId],
+      "update queue read",
+    )) as string[];
+    const updates: Update[] = [];
+    for (let i = 1; i < reply.length; i += 2)
+      updates.push(JSON.parse(reply[i] as string) as Update);
+    return Object.freeze(updates);
+  }
+
+  /**
+   * How the server keeps what it acknowledged (append-only file, eviction), and what the
+   * guarantees lack there: check it at start and warn, or refuse, on `problems`. Works where
+   * CONFIG is disabled (those settings are then `unchecked`).
+   * @throws {RedisStoreError} when Redis cannot be reached or refuses the credentials.
+   */
+  checkDurability(): Promise<RedisDurability> {
+    return this.#connection.command(
+      () => durabilityOf(this.#connection.client),
+      "durability check",
+    );
+  }
+
   /** Whether `append` would store at least one more update now. */
   async hasRoom(): Promise<boolean> {
     return (await this.unfinished()) < this.#maxUnfinished;
@@ -267,6 +341,10 @@ export class RedisUpdateQueue implements AsyncDisposable {
 
   get #listPrefix(): string {
     return `${this.#ns}:p:`;
+  }
+
+  get #parkedPrefix(): string {
+    return `${this.#ns}:parked:`;
   }
 
   #keys(...names: string[]): string[] {

@@ -32,13 +32,14 @@ export interface SharedPollerOptions extends PollingOptions, LeaseHolderOptions 
   readonly pollerId?: string | undefined;
   /**
    * How long the lease lasts without renewal, in ms: the gap before another process polls after
-   * the poller dies. >= 100. @defaultValue 10000
+   * the poller dies. It is renewed every third, so a poller steps down only after missing
+   * several renewals. >= 100. @defaultValue 1500
    */
   readonly leaseMs?: number | undefined;
 }
 
 /** Defaults of {@link SharedPollerOptions}. */
-export const sharedPollerDefaults = Object.freeze({ ...pollingDefaults, leaseMs: 10_000 });
+export const sharedPollerDefaults = Object.freeze({ ...pollingDefaults, leaseMs: 1_500 });
 
 /** A fresh view of a {@link SharedPoller}. */
 export interface SharedPollerSnapshot {

@@ -1,8 +1,10 @@
 // SharedUpdateWorker: one process's share of the work. It claims ready principals from the
 // RedisUpdateQueue up to its concurrency, runs each claimed update through the processor (within
 // its timeout, if it has one), keeps its leases alive with heartbeats and completes each update
-// when its processing ends.
+// when its processing ends. A claim that failed is asked again under the same claim id, so one
+// that Redis ran after the client gave up is taken up instead of waiting out its lease.
 
+import { randomBytes } from "node:crypto";
 import type { Update } from "@grammyjs/types";
 import {
   type Clock,
@@ -31,12 +33,24 @@ export interface SharedUpdateWorkerOptions extends LeaseHolderOptions {
   /** Updates in processing at once (each of a different principal). Integer >= 1. @defaultValue 16 */
   readonly concurrency?: number | undefined;
   /**
-   * How long a claim stays ours without a heartbeat, in ms: after a crash, the principals move to
-   * another worker this long after the last heartbeat. >= 100. @defaultValue 30000
+   * How long a claim stays ours without a heartbeat, in ms: after a crash (or a stall longer than
+   * this), the principals move to another worker this long after the last heartbeat. >= 100.
+   * @defaultValue 1500
    */
   readonly leaseMs?: number | undefined;
-  /** How often leases are extended, in ms; below `leaseMs`. @defaultValue `leaseMs / 3` */
+  /**
+   * How often leases are extended, in ms; below `leaseMs`. The default renews five times per
+   * lease, so a worker is taken for dead only after missing several renewals in a row.
+   * @defaultValue `leaseMs / 5`
+   */
   readonly heartbeatMs?: number | undefined;
+  /**
+   * Most updates of one chat in processing at once, over every worker of the bot (give all the
+   * same): the other people of a chat whose replies wait (a 429's freeze of a group, its 20
+   * messages a minute) wait in the queue rather than take every slot from other chats. 0: no
+   * bound. Integer >= 0. @defaultValue 8
+   */
+  readonly maxPerChat?: number | undefined;
   /** How long to wait before asking again when nothing is ready, in ms. > 0. @defaultValue 25 */
   readonly idleMs?: number | undefined;
   /**
@@ -54,7 +68,10 @@ export interface SharedUpdateWorkerOptions extends LeaseHolderOptions {
 /** Defaults of {@link SharedUpdateWorkerOptions}. */
 export const sharedUpdateWorkerDefaults = Object.freeze({
   concurrency: 16,
-  leaseMs: 30_000,
+  leaseMs: 1_500,
+  /** Renewals per lease: `heartbeatMs` defaults to `leaseMs` divided by this. */
+  renewalsPerLease: 5,
+  maxPerChat: 8,
   idleMs: 25,
 });
 
@@ -83,6 +100,7 @@ const KNOWN = Object.keys({
   concurrency: true,
   leaseMs: true,
   heartbeatMs: true,
+  maxPerChat: true,
   idleMs: true,
   timeoutMs: true,
   clock: true,
@@ -93,14 +111,22 @@ const LOG = Object.freeze({
   failed: "An update's processing failed; it is completed and not run again",
   timedOut: "An update's processing timed out; its signal was aborted and it is completed",
   queueFailed: "The shared update queue failed; retrying after a delay",
-  leaseLost: "Lost the lease of an update; another worker runs it again",
+  leaseLost: "Lost the lease of an update; another worker runs it (or ran it) again",
 });
 
 const MAX_BACKOFF_MS = 2_000;
+/** How long a completion is asked again while Redis does not answer, ms. */
+const COMPLETE_RETRY_MS = 30_000;
+
+function newClaimId(): string {
+  return randomBytes(6).toString("base64url");
+}
 
 interface Running {
   readonly claim: QueueClaim;
   readonly controller: AbortController;
+  /** Its completion was sent: a heartbeat that finds the lease gone finds it completed. */
+  isCompleting: boolean;
 }
 
 /**
@@ -121,6 +147,7 @@ export class SharedUpdateWorker implements AsyncDisposable {
   readonly #concurrency: number;
   readonly #leaseMs: number;
   readonly #heartbeatMs: number;
+  readonly #maxPerChat: number;
   readonly #idleMs: number;
   readonly #timeoutMs: number | undefined;
   readonly #clock: Clock;
@@ -156,9 +183,14 @@ export class SharedUpdateWorker implements AsyncDisposable {
       min: 1,
     });
     this.#leaseMs = holder.leaseMs;
-    this.#heartbeatMs = number("heartbeatMs", this.#leaseMs / 3, {
-      greaterThan: 0,
-      max: this.#leaseMs - 1,
+    this.#heartbeatMs = number(
+      "heartbeatMs",
+      this.#leaseMs / sharedUpdateWorkerDefaults.renewalsPerLease,
+      { greaterThan: 0, max: this.#leaseMs - 1 },
+    );
+    this.#maxPerChat = number("maxPerChat", sharedUpdateWorkerDefaults.maxPerChat, {
+      integer: true,
+      min: 0,
     });
     this.#idleMs = number("idleMs", sharedUpdateWorkerDefaults.idleMs, { greaterThan: 0 });
     this.#timeoutMs =
@@ -227,6 +259,8 @@ export class SharedUpdateWorker implements AsyncDisposable {
   async #claimLoop(): Promise<void> {
     let backoffMs = this.#idleMs;
     const stop = this.#stopper.signal;
+    // Kept until a claim call answers: a retry then finds what a lost call leased, if anything.
+    let claimId = newClaimId();
     while (!stop.aborted) {
       if (this.#running.size >= this.#concurrency) {
         await new Promise<void>((resolve) => {
@@ -237,7 +271,11 @@ export class SharedUpdateWorker implements AsyncDisposable {
       }
       let claim: QueueClaim | undefined;
       try {
-        claim = await this.#queue.claim(this.#workerId, this.#leaseMs);
+        claim = await this.#queue.claim(this.#workerId, this.#leaseMs, {
+          claimId,
+          maxPerChat: this.#maxPerChat,
+        });
+        claimId = newClaimId();
         backoffMs = this.#idleMs;
       } catch (error) {
         this.#queueFailed(error);
@@ -257,7 +295,7 @@ export class SharedUpdateWorker implements AsyncDisposable {
   #start(claim: QueueClaim): void {
     this.#claimed++;
     if (claim.deliveries > 1) this.#handedOver++;
-    const running: Running = { claim, controller: new AbortController() };
+    const running: Running = { claim, controller: new AbortController(), isCompleting: false };
     this.#running.add(running);
     void this.#process(running);
   }
@@ -267,6 +305,7 @@ export class SharedUpdateWorker implements AsyncDisposable {
     // A lost lease (or close) aborted the signal: the update runs again elsewhere. A timeout
     // aborted it too, but the update is finished.
     if (ending === "timed-out" || !running.controller.signal.aborted) {
+      running.isCompleting = true;
       await this.#complete(running.claim);
     }
     this.#running.delete(running);
@@ -323,6 +362,9 @@ export class SharedUpdateWorker implements AsyncDisposable {
 
   async #complete(claim: QueueClaim): Promise<void> {
     let backoffMs = this.#idleMs;
+    // The lease is kept alive meanwhile (the update still counts as processing), and a
+    // completion that Redis ran although its answer was lost answers `true` when asked again.
+    const deadline = this.#clock.now() + COMPLETE_RETRY_MS;
     for (;;) {
       try {
         if (await this.#queue.complete(claim)) this.#completed++;
@@ -330,10 +372,10 @@ export class SharedUpdateWorker implements AsyncDisposable {
         return;
       } catch (error) {
         this.#queueFailed(error);
-        // Past the lease the update runs again elsewhere anyway; stop trying.
-        if (backoffMs > this.#leaseMs) return;
+        // By now its lease has surely passed to another worker, which runs it again.
+        if (this.#clock.now() + backoffMs > deadline) return;
         await this.#clock.sleep(backoffMs);
-        backoffMs *= 2;
+        backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
       }
     }
   }
@@ -352,7 +394,8 @@ export class SharedUpdateWorker implements AsyncDisposable {
         this.#leaseMs,
       );
       running.forEach((r, index) => {
-        if (held[index] === false && this.#running.has(r)) {
+        // A completing update's own answer says whether its lease held.
+        if (held[index] === false && this.#running.has(r) && !r.isCompleting) {
           this.#lost(r.claim);
           r.controller.abort(new Error("lease lost"));
         }

@@ -1,86 +1,73 @@
-// The README's Usage block, verbatim, compiled under the package's strict tsconfig (typecheck
-// covers test/) and run against the sim and a real redis-server. A test keeps the copies equal.
+// The README's first example, examples/shared-bot.ts (shown there verbatim), run as a user runs
+// it: processes of one bot, children against the Bot API simulator over loopback and a real
+// redis-server. The first answers; SIGTERM stops it (exit 0) and gives the polling up, so the
+// second, started meanwhile, polls and answers the next person; each text is answered once.
 
-import { readFileSync } from "node:fs";
-import { start } from "@telepace/bot-api-sim";
-import { TelegramClient } from "@telepace/client";
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { type BotApiSim, start } from "@telepace/bot-api-sim";
 import { describeWithRedis } from "@telepace/testing";
 import { expect, it } from "vitest";
-import {
-  botIdOf,
-  RedisPacingStore,
-  RedisUpdateQueue,
-  SharedPoller,
-  SharedUpdateWorker,
-} from "../src/index.js";
 
-/** Runs the README's Usage until SIGTERM. */
-async function readmeUsage(): Promise<void> {
-  // README:usage-start
-  const token = process.env.TELEGRAM_BOT_TOKEN ?? "";
-  const redis = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-  const botId = botIdOf(token); // keys name the bot by its id, never by its token
+const example = fileURLToPath(new URL("../examples/shared-bot.ts", import.meta.url));
 
-  // Writes: one pacing state for the whole bot.
-  const pacingStore = new RedisPacingStore({ redis, botId });
-  const client = new TelegramClient({
-    token,
-    apiRoot: process.env.TELEGRAM_API_ROOT, // optional: a local Bot API server or the telepace sim
-    outbox: { pacingStore },
-  });
+interface Run {
+  readonly child: ChildProcess;
+  readonly exited: Promise<unknown[]>;
+  readonly stderr: string[];
+}
 
-  // Reads: one queue; one process polls (elected), every process works.
-  const queue = new RedisUpdateQueue({ redis, botId });
-  const poller = new SharedPoller(queue, {
-    getUpdates: (params, options) => client.getUpdates(params, options),
-  });
-  const worker = new SharedUpdateWorker(queue, async (update, signal) => {
-    const message = update.message;
-    if (message?.text !== undefined) {
-      // Await the reply: the person's next update is claimed only once this one is done.
-      await client.sendMessage(message.chat.id, `You said: ${message.text}`, {}, { signal });
-    }
-  });
-
-  const shutdown = new AbortController();
-  process.once("SIGTERM", () => shutdown.abort());
-  await Promise.all([
-    poller.run({ signal: shutdown.signal }),
-    worker.run({ signal: shutdown.signal }),
-  ]);
-  await worker.close({ timeoutMs: 10_000 });
-  await client.close();
-  await Promise.all([queue.close(), pacingStore.close()]);
-  // README:usage-end
+function run(sim: BotApiSim, redisUrl: string): Run {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=@telepace/source", "--import", "tsx", example],
+    {
+      env: {
+        ...process.env,
+        TELEGRAM_BOT_TOKEN: sim.token,
+        TELEGRAM_API_ROOT: sim.apiRoot,
+        REDIS_URL: redisUrl,
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  const stderr: string[] = [];
+  child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
+  return { child, exited: once(child, "exit"), stderr };
 }
 
 describeWithRedis("the README's Usage", (server) => {
-  it("runs as written: the bot answers, SIGTERM stops it", async () => {
-    await using sim = await start();
-    process.env.TELEGRAM_BOT_TOKEN = sim.token;
-    process.env.TELEGRAM_API_ROOT = sim.apiRoot;
-    process.env.REDIS_URL = server().url;
-    const running = readmeUsage();
-    const person = sim.users.create({ firstName: "Ada" });
-    const chat = sim.chats.createPrivate(person);
-    sim.sendText(person, chat, "hello");
-    const reply = await sim.waitForMessage(chat, undefined, { timeoutMs: 10_000 });
-    expect(reply.text).toBe("You said: hello");
-    process.emit("SIGTERM");
-    await running;
+  it("a process answers; on SIGTERM it exits 0 and another polls on", {
+    timeout: 30_000,
+  }, async () => {
+    const sim = await start();
+    const runs: Run[] = [];
+    const says = (name: string, text: string) => {
+      const person = sim.users.create({ firstName: name });
+      const chat = sim.chats.createPrivate(person);
+      const sent = sim.sendText(person, chat, text);
+      return sim.waitForMessage(chat, undefined, {
+        afterMessageId: sent.message_id,
+        timeoutMs: 20_000,
+      });
+    };
+    try {
+      const first = run(sim, server().url);
+      runs.push(first);
+      expect((await says("Ada", "hello")).text).toBe("You said: hello");
+      const second = run(sim, server().url);
+      runs.push(second);
+      first.child.kill("SIGTERM");
+      expect(await first.exited).toEqual([0, null]);
+      expect((await says("Bo", "still there?")).text).toBe("You said: still there?");
+      second.child.kill("SIGTERM");
+      expect(await second.exited).toEqual([0, null]);
+      expect(runs.map(({ stderr }) => stderr.join(""))).toEqual(["", ""]);
+      expect(sim.counters().calls.sendMessage).toBe(2);
+    } finally {
+      for (const { child } of runs) if (child.exitCode === null) child.kill("SIGKILL");
+      await sim.close();
+    }
   });
-});
-
-it("the README's Usage block is the code above", () => {
-  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-  const block = /Every process of the bot runs the same code:\n\n```ts\n([\s\S]*?)```/.exec(
-    readme,
-  )?.[1];
-  const source = readFileSync(new URL(import.meta.url), "utf8");
-  const body = /\/\/ README:usage-start\n([\s\S]*?)\n {2}\/\/ README:usage-end/.exec(source)?.[1];
-  const dedented = body
-    ?.split("\n")
-    .map((line) => line.replace(/^ {2}/, ""))
-    .join("\n");
-  expect(block?.endsWith(`${dedented}\n`)).toBe(true);
 });

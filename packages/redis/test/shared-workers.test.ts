@@ -1,7 +1,13 @@
 import type { Update } from "@grammyjs/types";
 import { describeWithRedis, eventually } from "@telepace/testing";
 import { afterEach, expect, it } from "vitest";
-import { RedisUpdateQueue, SharedPoller, SharedUpdateWorker } from "../src/index.js";
+import {
+  RedisUpdateQueue,
+  SharedPoller,
+  SharedUpdateWorker,
+  sharedPollerDefaults,
+  sharedUpdateWorkerDefaults,
+} from "../src/index.js";
 import { dyingQueue } from "./support/dying-queue.js";
 import { message, sleep, until, userOf } from "./support/updates.js";
 
@@ -141,6 +147,55 @@ describeWithRedis("SharedUpdateWorker and SharedPoller", (server) => {
     expect(performance.now() - died).toBeLessThan(1_500);
     await until("40 stored", async () => (await queue.highestUpdateId()) === 40);
     expect(await queue.unfinished()).toBe(40);
+  });
+
+  it("at the defaults a dead worker's people and a dead poller's polling move on within 2.5 s", async () => {
+    expect(sharedUpdateWorkerDefaults.leaseMs).toBe(1_500);
+    expect(sharedPollerDefaults.leaseMs).toBe(1_500);
+    const bot = ++bots;
+    const queue = queueFor(bot);
+    const { processor, seen } = recorder();
+    const workerQueue = dyingQueue(queueFor(bot));
+    const pollerQueue = dyingQueue(queueFor(bot));
+    const hang = new Promise<never>(() => {});
+    const dying = new SharedUpdateWorker(workerQueue.queue, () => hang, { workerId: "doomed" });
+    const getUpdates = async (_: unknown, { signal }: { signal: AbortSignal }) => {
+      await sleep(5);
+      signal.throwIfAborted();
+      return [];
+    };
+    const first = new SharedPoller(pollerQueue.queue, { getUpdates, pollerId: "p1" });
+    cleanup.push(
+      () => dying.close({ timeoutMs: 0 }),
+      () => first.close(),
+    );
+    void dying.run();
+    void first.run();
+    await queue.append([message(1, 1)]);
+    await eventually(
+      "the doomed worker holds person 1",
+      async () => (await queue.ownedBy("doomed")) === 1,
+    );
+    await eventually("p1 leads", () => first.snapshot().isLeader);
+    const survivor = new SharedUpdateWorker(queueFor(bot), processor, { workerId: "survivor" });
+    const second = new SharedPoller(queueFor(bot), { getUpdates, pollerId: "p2" });
+    cleanup.push(
+      () => survivor.close({ timeoutMs: 0 }),
+      () => second.close(),
+    );
+    void survivor.run();
+    void second.run();
+    workerQueue.die();
+    pollerQueue.die();
+    const died = performance.now();
+    await eventually("person 1 handed on", () => seen.length === 1, { timeoutMs: 5_000 });
+    const handedOverMs = performance.now() - died;
+    await eventually("p2 leads", () => second.snapshot().isLeader, { timeoutMs: 5_000 });
+    const tookOverMs = performance.now() - died;
+    // The lease (1.5 s) and a claim or take after it, far from the former 30 s and 10 s.
+    expect(handedOverMs).toBeLessThan(2_500);
+    expect(tookOverMs).toBeLessThan(2_500);
+    expect(survivor.snapshot().handedOver).toBe(1);
   });
 
   it("a poller that closes gives the lease up at once", async () => {

@@ -7,8 +7,11 @@ import type { PacingStore, TelegramOutboxOptions } from "@telepace/outbox";
 import type { Redis } from "ioredis";
 import { describe, expectTypeOf, it } from "vitest";
 import {
+  type JobCancelAnswer,
   type QueueAppendResult,
   type QueueClaim,
+  type RedisDurability,
+  RedisJobRegistry,
   RedisPacingStore,
   type RedisPacingStoreOptions,
   type RedisStoreError,
@@ -33,10 +36,25 @@ describe("@telepace/redis", () => {
   it("answers the queue's calls with readonly results", () => {
     expectTypeOf(queue.append([])).toEqualTypeOf<Promise<QueueAppendResult>>();
     expectTypeOf(queue.claim("w", 1_000)).toEqualTypeOf<Promise<QueueClaim | undefined>>();
+    expectTypeOf(queue.claim("w", 1_000, { claimId: "a", maxPerChat: 8 })).toEqualTypeOf<
+      Promise<QueueClaim | undefined>
+    >();
+    // @ts-expect-error a misspelt claim option
+    void queue.claim("w", 1_000, { claimID: "a" });
+    expectTypeOf(queue.checkDurability()).toEqualTypeOf<Promise<RedisDurability>>();
+    expectTypeOf<RedisDurability["problems"]>().toEqualTypeOf<readonly string[]>();
     const claim = {} as QueueClaim;
     expectTypeOf(claim.update).toEqualTypeOf<Update>();
     // @ts-expect-error a claim is read, never written
     claim.deliveries = 0;
+  });
+
+  it("keeps jobs whose cancel answers are a closed union", () => {
+    const jobs = new RedisJobRegistry({ redis: "redis://localhost", botId: 1 });
+    expectTypeOf(jobs.requestCancel("id", 7)).toEqualTypeOf<Promise<JobCancelAnswer>>();
+    expectTypeOf<JobCancelAnswer>().toEqualTypeOf<"requested" | "not-found" | "not-allowed">();
+    // @ts-expect-error a record is a JSON value
+    void jobs.add("id", () => {});
   });
 
   it("runs a processor of an update and a signal", () => {

@@ -123,5 +123,13 @@ describeWithRedis("RedisUpdateQueue", (server) => {
     expect(make({ redis: server().url, botId: 1, maxUnfinished: 10, dedupeLimit: 5 })).toThrow(
       "Expected `dedupeLimit` to be an integer >= 10, got 5",
     );
+    const queue = fresh();
+    expect(() => queue.claim("w", 1_000, { claimId: "a:b" })).toThrow(
+      'Expected `claimId` to be 1 to 64 letters, digits, "_" or "-", got "a:b"',
+    );
+    expect(() => queue.claim("w", 1_000, { maxPerChat: -1 })).toThrow(RangeError);
+    expect(() => queue.claim("w", 1_000, { claimID: "x" } as never)).toThrow(
+      "did you mean `claimId`?",
+    );
   });
 });

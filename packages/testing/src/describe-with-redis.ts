@@ -6,13 +6,18 @@ import {
   REDIS_INSTALL_HINT,
   type RedisTestServer,
   redisSuiteMode,
+  type StartRedisOptions,
   startRedis,
 } from "./redis-server.js";
 
-/** Like `describe`, with a fresh redis-server for the suite: `server()` inside tests. */
+/**
+ * Like `describe`, with a fresh redis-server for the suite (started with `options`, e.g. `args`
+ * that allow `DEBUG`): `server()` inside tests.
+ */
 export function describeWithRedis(
   name: string,
   body: (server: () => RedisTestServer) => void,
+  options: StartRedisOptions = {},
 ): void {
   const mode = redisSuiteMode([name]);
   if (mode === "fail") {
@@ -32,7 +37,7 @@ export function describeWithRedis(
   describe(name, () => {
     let running: RedisTestServer | undefined;
     beforeAll(async () => {
-      running = await startRedis();
+      running = await startRedis(options);
     });
     afterAll(async () => {
       await running?.stop();

@@ -37,6 +37,7 @@ export {
   REDIS_INSTALL_HINT,
   type RedisTestServer,
   redisSuiteMode,
+  type StartRedisOptions,
   startRedis,
 } from "./redis-server.js";
 export { ScaledClock } from "./scaled-clock.js";

@@ -1,6 +1,7 @@
 // A throwaway redis-server for tests: started from PATH on a free loopback port with nothing
-// persisted, ready once it answers PING, stopped afterwards. Where no redis-server is installed the
-// suites that need one say so loudly instead of passing silently.
+// persisted (unless a test asks for more), ready once it answers PING, stopped or killed
+// afterwards. Where no redis-server is installed the suites that need one say so loudly instead of
+// passing silently.
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createServer, Socket } from "node:net";
@@ -13,6 +14,20 @@ export interface RedisTestServer {
   readonly port: number;
   /** Kills the server (SIGKILL when SIGTERM is not enough) and waits for it to exit. */
   stop(): Promise<void>;
+  /** `kill -9`: the server dies at once, writing nothing more to disk. */
+  kill(): Promise<void>;
+}
+
+/** Options of {@link startRedis}. */
+export interface StartRedisOptions {
+  /** The port, e.g. to restart a stopped server on its address. @defaultValue a free one */
+  readonly port?: number;
+  /**
+   * More `redis-server` arguments, after the defaults (`--save "" --appendonly no`), so they win:
+   * `["--appendonly", "yes", "--dir", dir]` persists, `["--requirepass", pw]` asks for a password,
+   * `["--enable-debug-command", "local"]` allows `DEBUG SLEEP`.
+   */
+  readonly args?: readonly string[];
 }
 
 /** Whether a `redis-server` binary is on PATH. */
@@ -38,7 +53,10 @@ function freePort(): Promise<number> {
   });
 }
 
-/** One PING over a raw socket: true once the server answers +PONG. */
+/**
+ * One PING over a raw socket: true once the server answers (+PONG; -NOAUTH when it asks for a
+ * password, -LOADING while it loads its data).
+ */
 function ping(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = new Socket();
@@ -49,7 +67,7 @@ function ping(port: number): Promise<boolean> {
     socket.setTimeout(500, () => done(false));
     socket.once("error", () => done(false));
     socket.connect(port, "127.0.0.1", () => socket.write("PING\r\n"));
-    socket.once("data", (data) => done(data.toString().startsWith("+PONG")));
+    socket.once("data", (data) => done(/^(\+PONG|-NOAUTH|-LOADING)/.test(data.toString())));
   });
 }
 
@@ -58,10 +76,13 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once("exit", () => resolve()));
 }
 
-async function startOnce(port: number): Promise<RedisTestServer | undefined> {
+async function startOnce(
+  port: number,
+  args: readonly string[],
+): Promise<RedisTestServer | undefined> {
   const child = spawn(
     "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...args],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   let output = "";
@@ -87,6 +108,10 @@ async function startOnce(port: number): Promise<RedisTestServer | undefined> {
           await exited(child);
           clearTimeout(timer);
         },
+        async kill() {
+          child.kill("SIGKILL");
+          await exited(child);
+        },
       };
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -97,23 +122,22 @@ async function startOnce(port: number): Promise<RedisTestServer | undefined> {
 
 /**
  * Starts `redis-server` from PATH on a free loopback port (or `port`, e.g. to restart a stopped
- * one) with `--save "" --appendonly no`, and resolves once it answers PING.
+ * one) with `--save "" --appendonly no` and then `args`, and resolves once it answers PING.
  *
  * @throws Error naming the install command when no redis-server is on PATH.
  */
-export async function startRedis(
-  options: { readonly port?: number } = {},
-): Promise<RedisTestServer> {
+export async function startRedis(options: StartRedisOptions = {}): Promise<RedisTestServer> {
+  const args = options.args ?? [];
   if (!hasRedisServer()) {
     throw new Error(`redis-server is not on PATH; install it: ${REDIS_INSTALL_HINT}`);
   }
   if (options.port !== undefined) {
-    const server = await startOnce(options.port);
+    const server = await startOnce(options.port, args);
     if (server === undefined) throw new Error(`port ${options.port} is in use`);
     return server;
   }
   for (let attempt = 0; attempt < 5; attempt++) {
-    const server = await startOnce(await freePort());
+    const server = await startOnce(await freePort(), args);
     if (server !== undefined) return server;
   }
   throw new Error("redis-server found no free port in 5 attempts");

@@ -21,7 +21,6 @@ interface PackedExamples {
 }
 interface ExampleRuns {
   runPlans: Readonly<Record<string, unknown>>;
-  notRun: Readonly<Record<string, string>>;
 }
 
 // The scripts live outside this package: loaded by path, typed by the interfaces above.
@@ -130,14 +129,13 @@ describe("the packed README check's reading", () => {
     ]);
   });
 
-  it("has a run plan, or a reason, for the first example of every published package", () => {
+  it("has a run plan for the first example of every published package", () => {
     const folders = readdirSync(join(root, "packages")).filter((folder) => {
       const manifest = JSON.parse(
         readFileSync(join(root, "packages", folder, "package.json"), "utf8"),
       );
       return manifest.private !== true;
     });
-    const planned = [...Object.keys(runs.runPlans), ...Object.keys(runs.notRun)];
-    expect(planned.sort()).toEqual(folders.sort());
+    expect(Object.keys(runs.runPlans).sort()).toEqual(folders.sort());
   });
 });

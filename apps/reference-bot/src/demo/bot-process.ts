@@ -14,8 +14,11 @@ export type ReadyMessage = Extract<SupervisorMessage, { type: "ready" }>;
 export interface BotProcessOptions {
   readonly apiRoot: string;
   readonly token: string;
-  readonly dataDir: string;
+  /** The journal's directory; none for a process of several (`REDIS_URL` in `env`). */
+  readonly dataDir?: string | undefined;
   readonly logLevel: LogLevel;
+  /** More environment for the bot (e.g. `REDIS_URL`: never the URL in its arguments). */
+  readonly env?: Readonly<Record<string, string>> | undefined;
   /** Serve metrics on this loopback port (see `--metrics-port`). @defaultValue none */
   readonly metricsPort?: number | undefined;
   /** Users allowed to /broadcast (`--admin`), and its pace (`--broadcast-rate`). @defaultValue none, 30 */
@@ -99,26 +102,24 @@ export class BotProcess {
     ];
     const metrics =
       options.metricsPort === undefined ? [] : ["--metrics-port", String(options.metricsPort)];
+    const dataDir = options.dataDir === undefined ? [] : ["--data-dir", options.dataDir];
     const broadcasts = [
       ...(options.admins ?? []).flatMap((id) => ["--admin", String(id)]),
       ...(options.broadcastRate === undefined
         ? []
         : ["--broadcast-rate", String(options.broadcastRate)]),
     ];
-    const child = spawn(
-      file as string,
-      [...args, "--data-dir", options.dataDir, ...metrics, ...broadcasts],
-      {
-        env: {
-          ...process.env,
-          TELEGRAM_BOT_TOKEN: options.token,
-          TELEGRAM_API_ROOT: options.apiRoot,
-          LOG_LEVEL: options.logLevel,
-          [SUPERVISOR_FD_ENV]: String(CHANNEL_FD),
-        },
-        stdio: ["ignore", "ignore", "inherit", "pipe"],
+    const child = spawn(file as string, [...args, ...dataDir, ...metrics, ...broadcasts], {
+      env: {
+        ...process.env,
+        TELEGRAM_BOT_TOKEN: options.token,
+        TELEGRAM_API_ROOT: options.apiRoot,
+        LOG_LEVEL: options.logLevel,
+        [SUPERVISOR_FD_ENV]: String(CHANNEL_FD),
+        ...options.env,
       },
-    );
+      stdio: ["ignore", "ignore", "inherit", "pipe"],
+    });
     const lines = createInterface({ input: child.stdio[CHANNEL_FD] as Readable });
     const channelDone = new Promise<void>((resolve) => lines.once("close", resolve));
     const exit = new Promise<BotExit>((resolve) =>
@@ -140,6 +141,11 @@ export class BotProcess {
         if (!started) reject(new BotExitedError(exit));
       });
     });
+  }
+
+  /** The process id. */
+  get pid(): number {
+    return this.#child.pid as number;
   }
 
   /** Kills the process at once (SIGKILL): nothing is flushed, finished or said. */

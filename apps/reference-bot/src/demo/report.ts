@@ -116,7 +116,7 @@ export function summarize(
   };
 }
 
-function plural(count: number, noun: string): string {
+export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
@@ -143,7 +143,7 @@ const PROGRESS_WORDS: Readonly<Record<ProgressEditOutcome, string>> = {
  * `total words = a x + b y + …`: the report's way of saying that a figure is the sum of its parts,
  * each part named. Parts in `always` are shown even at 0, the others only when they happened.
  */
-function equation(
+export function equation(
   total: number,
   words: string,
   parts: readonly (readonly [count: number, words: string, always?: boolean])[],

@@ -2,7 +2,7 @@
 // question asked so far has its answer, so a run on Redis is as deterministic as one in memory.
 
 import type { ManualClock } from "@telepace/core";
-import type { PacingDecision, PacingRequest, PacingStore } from "@telepace/outbox";
+import type { FreezeListener, PacingDecision, PacingRequest, PacingStore } from "@telepace/outbox";
 
 export class TrackedStore implements PacingStore {
   readonly #inner: PacingStore;
@@ -10,6 +10,20 @@ export class TrackedStore implements PacingStore {
 
   constructor(inner: PacingStore) {
     this.#inner = inner;
+  }
+
+  /** The inner store's: the outbox reserves slots ahead through this one as through it. */
+  get reserveAheadMs(): number | undefined {
+    return this.#inner.reserveAheadMs;
+  }
+
+  onFreeze(listener: FreezeListener): () => void {
+    return this.#inner.onFreeze?.(listener) ?? (() => {});
+  }
+
+  /** Whether no answer is outstanding. */
+  get isIdle(): boolean {
+    return this.#pending.size === 0;
   }
 
   acquire(request: PacingRequest): Promise<PacingDecision> {

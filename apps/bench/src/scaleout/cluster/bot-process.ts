@@ -19,7 +19,8 @@ export interface NodeConfig {
   readonly token: string;
   /** Key prefix: each run its own keyspace (the sim's token, so the bot id, repeats). */
   readonly prefix: string;
-  readonly leaseMs: number;
+  /** The worker lease; undefined: the library's default (renewed five times a lease). */
+  readonly leaseMs: number | undefined;
   readonly pollerLeaseMs: number;
   readonly concurrency: number;
   /** false: every process paces alone (an in-memory store), as without @telepace/redis. */
@@ -58,7 +59,12 @@ const worker = new SharedUpdateWorker(
     // only once this reply was sent.
     await client.sendMessage(chat, `echo ${text}`);
   },
-  { workerId: config.name, concurrency: config.concurrency, leaseMs: config.leaseMs, idleMs: 5 },
+  {
+    workerId: config.name,
+    concurrency: config.concurrency,
+    ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
+    idleMs: 5,
+  },
 );
 const poller =
   config.role === "all"
@@ -70,8 +76,23 @@ const poller =
       })
     : undefined;
 
+async function shutdown(): Promise<void> {
+  await poller?.close();
+  await worker.close({ timeoutMs: 2_000 });
+  await client.close();
+  await queue.close();
+  await pacingStore?.close();
+}
+
 void worker.run();
-void poller?.run();
+// run() rejects when polling must stop (409: a poller outside this run's Redis; 401): the run's
+// figures would mean nothing, so the parent is told why and this process stops.
+poller?.run().catch(async (error: unknown) => {
+  const reason = error instanceof Error ? error.message : String(error);
+  process.send?.({ type: "failed", reason });
+  await shutdown();
+  process.exit(1);
+});
 
 function stats(): NodeStats {
   const counters = client.outbox.snapshot().counters;
@@ -90,14 +111,7 @@ function stats(): NodeStats {
 process.on("message", (message: { type: string }) => {
   if (message.type === "stats") process.send?.({ type: "stats", stats: stats() });
   if (message.type === "stop") {
-    void (async () => {
-      await poller?.close();
-      await worker.close({ timeoutMs: 2_000 });
-      await client.close();
-      await queue.close();
-      await pacingStore?.close();
-      process.exit(0);
-    })();
+    void shutdown().then(() => process.exit(0));
   }
 });
 process.send?.({ type: "ready" });

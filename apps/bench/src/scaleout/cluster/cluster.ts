@@ -7,6 +7,12 @@ import type { NodeConfig, NodeStats } from "./bot-process.js";
 
 const SCRIPT = fileURLToPath(new URL("./bot-process.ts", import.meta.url));
 
+/**
+ * The reference bot's poller lease (`--poller-lease-ms`), so a run with the defaults hands the
+ * polling over as the bot does. The worker's lease is the library's default, which the bot uses.
+ */
+export const BOT_POLLER_LEASE_MS = 1_500;
+
 export interface ClusterOptions {
   readonly processes: number;
   readonly redisUrl: string;
@@ -14,10 +20,10 @@ export interface ClusterOptions {
   readonly token: string;
   /** Key prefix of the run. */
   readonly prefix: string;
-  /** The worker lease (the hand-over time after a crash). @defaultValue 1000 */
-  readonly leaseMs?: number;
-  /** The poller lease. @defaultValue 1000 */
-  readonly pollerLeaseMs?: number;
+  /** The worker lease (the hand-over time after a crash). @defaultValue the library's */
+  readonly leaseMs?: number | undefined;
+  /** The poller lease. @defaultValue 1500, the reference bot's */
+  readonly pollerLeaseMs?: number | undefined;
   /** Updates in processing per process. @defaultValue 32 */
   readonly concurrency?: number;
   /** @defaultValue true */
@@ -32,9 +38,22 @@ export interface ClusterNode {
 
 export class Cluster {
   readonly nodes: ClusterNode[];
+  /** Rejects when a process reports that it stopped on its own (its polling stopped for good). */
+  readonly failed: Promise<never>;
 
   private constructor(nodes: ClusterNode[]) {
     this.nodes = nodes;
+    this.failed = new Promise<never>((_, reject) => {
+      for (const node of nodes) {
+        node.child.on("message", (message: { type: string; reason?: string }) => {
+          if (message.type === "failed") {
+            reject(new Error(`scaleout: ${node.name} stopped: ${message.reason ?? "unknown"}`));
+          }
+        });
+      }
+    });
+    // Observed only while a run races it; a later failure must not go unhandled.
+    this.failed.catch(() => {});
   }
 
   /** Starts every process and resolves once each has said it is ready. */
@@ -47,8 +66,8 @@ export class Cluster {
         apiRoot: options.apiRoot,
         token: options.token,
         prefix: options.prefix,
-        leaseMs: options.leaseMs ?? 1_000,
-        pollerLeaseMs: options.pollerLeaseMs ?? 1_000,
+        leaseMs: options.leaseMs,
+        pollerLeaseMs: options.pollerLeaseMs ?? BOT_POLLER_LEASE_MS,
         concurrency: options.concurrency ?? 32,
         sharedPacing: options.sharedPacing ?? true,
       };

@@ -1,5 +1,6 @@
 // The scale-out scenario: N processes of one bot, one sim, one Redis, a crowd of people each
-// sending numbered messages; optionally a worker and then the poller killed (`kill -9`) mid-load.
+// sending numbered messages; optionally a worker and then the poller killed (`kill -9`) mid-load,
+// with the hand-over measured where people see it: from the kill to the next reply at the sim.
 // Measures what the bench reports and the end-to-end test (test/scaleout.test.ts) asserts. It
 // lives in the bench because it assembles client, redis and sim as a bot does: @telepace/testing
 // cannot hold it (@telepace/redis's tests depend on testing, so testing depending on redis would
@@ -20,7 +21,15 @@ export interface ScaleoutOptions {
   /** Kill the poller this long after the load starts, then send `afterPollerKill` more each. */
   readonly killPollerAfterMs?: number;
   readonly afterPollerKill?: number;
-  readonly leaseMs?: number;
+  /**
+   * People who write nothing until the poller is killed, then one message each: their replies
+   * measure the poller's hand-over without a backlog in front of them. @defaultValue 0
+   */
+  readonly pollerProbes?: number;
+  /** The worker lease; undefined: the library's default, as the reference bot runs. */
+  readonly leaseMs?: number | undefined;
+  /** Every Bot API call takes this much longer at the sim (a round trip). @defaultValue 0 */
+  readonly latencyMs?: number;
   /** false: each process paces alone (the baseline without a shared store). @defaultValue true */
   readonly sharedPacing?: boolean;
 }
@@ -50,8 +59,21 @@ export interface ScaleoutResult {
    * ready set and claimed by the others. Undefined without a kill.
    */
   readonly handoverMs: number | undefined;
+  /**
+   * From the worker kill to the next reply the sim received in each chat whose update the dead
+   * worker held, the longest of them: what its people waited. Undefined without a kill (or when
+   * the dead worker held none).
+   */
+  readonly handoverAtSimMs: number | undefined;
+  /** Chats whose update the killed worker held. */
+  readonly chatsHeldByKilledWorker: number;
   /** From the poller kill until another process held the lease; undefined without a kill. */
   readonly pollerTakeoverMs: number | undefined;
+  /**
+   * From the poller kill to the sim's reply to the probes (see `pollerProbes`), the longest;
+   * undefined without a poller kill or probes.
+   */
+  readonly pollerHandoverAtSimMs: number | undefined;
   readonly durationMs: number;
 }
 
@@ -74,6 +96,7 @@ async function waitFor(what: string, check: () => Promise<boolean> | boolean, ti
 export async function runScaleout(options: ScaleoutOptions): Promise<ScaleoutResult> {
   // The sim's transcript times are on this clock, so kill times compare with them.
   const sim = await start({ clock: systemClock });
+  if ((options.latencyMs ?? 0) > 0) sim.faults.setLatency(options.latencyMs as number);
   const prefix = `scaleout-${process.pid}-${++runs}`;
   let cluster: Cluster | undefined;
   try {
@@ -87,8 +110,14 @@ export async function runScaleout(options: ScaleoutOptions): Promise<ScaleoutRes
       ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     });
     const running = cluster;
-    await waitFor("a poller", async () => (await running.leader()) !== undefined, 10_000);
-    return await drive(sim, running, { ...options, prefix });
+    const scenario = (async () => {
+      await waitFor("a poller", async () => (await running.leader()) !== undefined, 10_000);
+      return drive(sim, running, { ...options, prefix });
+    })();
+    // A process that stopped on its own ends the run with its reason; the scenario then fails
+    // against a closed sim, which says nothing more.
+    scenario.catch(() => {});
+    return await Promise.race([scenario, running.failed]);
   } finally {
     await cluster?.stop();
     await sim.close();
@@ -104,6 +133,10 @@ async function drive(
     sim.users.create({ firstName: `p${i}` }),
   );
   const chats = people.map((person) => sim.chats.createPrivate(person));
+  const probes = Array.from({ length: options.pollerProbes ?? 0 }, (_, i) => {
+    const person = sim.users.create({ firstName: `probe${i}` });
+    return { person, chat: sim.chats.createPrivate(person) };
+  });
   const expected = new Map<number, string[]>();
   const send = (count: number, from: number) => {
     for (let n = from; n < from + count; n++) {
@@ -118,7 +151,10 @@ async function drive(
   const startedAt = performance.now();
   send(options.messagesPerPerson, 0);
   let handoverMs: number | undefined;
+  let handoverAtSimMs: number | undefined;
+  let chatsHeldByKilledWorker = 0;
   let pollerTakeoverMs: number | undefined;
+  let pollerHandoverAtSimMs: number | undefined;
   const kills: Promise<void>[] = [];
   if (options.killWorkerAfterMs !== undefined) {
     kills.push(
@@ -128,7 +164,14 @@ async function drive(
         const victim = cluster.nodes.find((node) => node.isAlive && node !== leader) as ClusterNode;
         const killedAt = systemClock.now();
         await cluster.kill(victim);
-        handoverMs = await leasesGone(options, sim.token, victim.name, killedAt);
+        const held = await heldBy(options, sim.token, victim.name);
+        chatsHeldByKilledWorker = held.length;
+        const [gone, atSim] = await Promise.all([
+          leasesGone(options, sim.token, victim.name, killedAt),
+          nextReplies(sim, held, killedAt),
+        ]);
+        handoverMs = gone;
+        handoverAtSimMs = atSim;
       })(),
     );
   }
@@ -137,11 +180,18 @@ async function drive(
       (async () => {
         await sleep(options.killPollerAfterMs as number);
         const leader = (await cluster.leader()) as ClusterNode;
-        const at = performance.now();
+        const at = systemClock.now();
         await cluster.kill(leader);
-        await waitFor("a new poller", async () => (await cluster.leader()) !== undefined, 10_000);
-        pollerTakeoverMs = performance.now() - at;
+        for (const probe of probes) sim.sendText(probe.person, probe.chat, "probe");
         send(options.afterPollerKill ?? 1, options.messagesPerPerson);
+        const answered = nextReplies(
+          sim,
+          probes.map((probe) => probe.chat.id),
+          at,
+        );
+        await waitFor("a new poller", async () => (await cluster.leader()) !== undefined, 10_000);
+        pollerTakeoverMs = systemClock.now() - at;
+        pollerHandoverAtSimMs = await answered;
       })(),
     );
   }
@@ -171,7 +221,10 @@ async function drive(
   return measure(sim, chats, expected, {
     processes: options.processes,
     handoverMs,
+    handoverAtSimMs,
+    chatsHeldByKilledWorker,
     pollerTakeoverMs,
+    pollerHandoverAtSimMs,
     durationMs: performance.now() - startedAt,
   });
 }
@@ -187,12 +240,16 @@ function measure(
   sim: BotApiSim,
   chats: readonly { id: number }[],
   expected: ReadonlyMap<number, readonly string[]>,
-  run: {
-    processes: number;
-    handoverMs: number | undefined;
-    pollerTakeoverMs: number | undefined;
-    durationMs: number;
-  },
+  run: Pick<
+    ScaleoutResult,
+    | "processes"
+    | "handoverMs"
+    | "handoverAtSimMs"
+    | "chatsHeldByKilledWorker"
+    | "pollerTakeoverMs"
+    | "pollerHandoverAtSimMs"
+    | "durationMs"
+  >,
 ): ScaleoutResult {
   let orderViolations = 0;
   let lost = 0;
@@ -222,7 +279,6 @@ function measure(
   }
   const seconds = (last - first) / 1000 + 1;
   return {
-    processes: run.processes,
     sent,
     sendsPerSecondVsLimit: sent > 0 ? sent / seconds / GLOBAL_LIMIT_PER_SECOND : 0,
     rateLimited: sim.counters().tooManyRequests,
@@ -230,9 +286,7 @@ function measure(
     orderViolations,
     lost,
     duplicates,
-    handoverMs: run.handoverMs,
-    pollerTakeoverMs: run.pollerTakeoverMs,
-    durationMs: run.durationMs,
+    ...run,
   };
 }
 
@@ -245,6 +299,49 @@ export function busiestSecond(times: readonly number[]): number {
     busiest = Math.max(busiest, to - from + 1);
   }
   return busiest;
+}
+
+/** The chats whose update `worker` held (read after it was killed: nothing of it moved yet). */
+async function heldBy(
+  run: { readonly redisUrl: string; readonly prefix: string },
+  token: string,
+  worker: string,
+): Promise<number[]> {
+  const queue = new RedisUpdateQueue({
+    redis: run.redisUrl,
+    botId: botIdOf(token),
+    prefix: run.prefix,
+  });
+  try {
+    const updates = await queue.updatesOwnedBy(worker);
+    return updates.flatMap((update) =>
+      update.message === undefined ? [] : [update.message.chat.id],
+    );
+  } finally {
+    await queue.close();
+  }
+}
+
+/**
+ * Milliseconds from `since` until every chat of `chatIds` got a reply at the sim after it, the
+ * longest; undefined for no chats.
+ */
+async function nextReplies(
+  sim: BotApiSim,
+  chatIds: readonly number[],
+  since: number,
+): Promise<number | undefined> {
+  if (chatIds.length === 0) return undefined;
+  const firstAfter = (chatId: number) =>
+    sim
+      .transcript(chatId)
+      .events.find((e) => e.actor === "bot" && e.kind === "send" && e.atMs > since)?.atMs;
+  await waitFor(
+    "a reply in every affected chat",
+    () => chatIds.every((id) => firstAfter(id) !== undefined),
+    60_000,
+  );
+  return Math.max(...chatIds.map((id) => (firstAfter(id) as number) - since));
 }
 
 /** Milliseconds from `killedAt` until `worker` owns no principal: each handed on to another. */
