@@ -194,7 +194,7 @@ describe("readConfig", () => {
     const rows = lines.filter((line) => /^ {2}\S/.test(line));
     const columns = rows.map((line) => /^ {2}\S+(?: \S+)* {2,}(?=\S)/.exec(line)?.[0].length);
     const continued = lines.filter((line) => /^ {3,}\S/.test(line));
-    expect(rows).toHaveLength(21);
+    expect(rows).toHaveLength(24);
     expect(continued.length).toBeGreaterThanOrEqual(4);
     expect(new Set(columns)).toEqual(new Set([25]));
     expect(new Set(continued.map((line) => line.search(/\S/)))).toEqual(new Set([25]));
