@@ -31,6 +31,8 @@ function floodUpdate(id: number): Update {
 /** `total` updates waiting at once, handed out from the confirmed offset like getUpdates. */
 class Flood {
   readonly total: number;
+  /** Calls that returned updates. */
+  fetches = 0;
   #confirmed = 1;
 
   constructor(total: number) {
@@ -48,6 +50,7 @@ class Flood {
     const end = Math.min(this.total + 1, this.#confirmed + limit);
     const batch: Update[] = [];
     for (let id = this.#confirmed; id < end; id++) batch.push(floodUpdate(id));
+    if (batch.length > 0) this.fetches++;
     return batch;
   }
 }
@@ -64,7 +67,20 @@ export interface FloodRun {
   /** Heap in use after a full collection once the run ended, above the baseline. */
   readonly retainedAboveBaselineBytes: number;
   readonly isCollected: boolean;
+  /**
+   * Time to drain the flood outside the harness's own forced collections (`wallMs` −
+   * `forcedGcMs`): what the drain rate is computed from, so a collection that takes longer on a
+   * busy machine does not decide the ratio.
+   */
   readonly durationMs: number;
+  /** Wall time from the start to the last update finished, forced collections included. */
+  readonly wallMs: number;
+  /** Of `wallMs`, the time in the forced full collections (every 100 ms, for the live heap). */
+  readonly forcedGcMs: number;
+  /** CPU time of the process (user + system, every thread) per update, forced collections excluded, µs. */
+  readonly cpuMicrosPerUpdate: number;
+  /** getUpdates calls that returned updates. */
+  readonly fetches: number;
 }
 
 /** A long poll with nothing to return: answers empty once `signal` aborts. */
@@ -91,12 +107,22 @@ async function measure(
   const heap = new HeapSampler(5);
   const baseline = process.memoryUsage().heapUsed;
   let peakLive = baseline;
+  let forcedGcMs = 0;
+  let forcedGcMicros = 0;
   const live = setInterval(() => {
-    if (collectGarbage()) peakLive = Math.max(peakLive, process.memoryUsage().heapUsed);
+    const cpuBefore = process.cpuUsage();
+    const collectedAt = performance.now();
+    if (!collectGarbage()) return;
+    forcedGcMs += performance.now() - collectedAt;
+    const cpu = process.cpuUsage(cpuBefore);
+    forcedGcMicros += cpu.user + cpu.system;
+    peakLive = Math.max(peakLive, process.memoryUsage().heapUsed);
   }, 100);
+  const cpuAtStart = process.cpuUsage();
   const startedAt = performance.now();
   await drive(flood, finish, done);
-  const durationMs = performance.now() - startedAt;
+  const wallMs = performance.now() - startedAt;
+  const cpu = process.cpuUsage(cpuAtStart);
   clearInterval(live);
   const reading = heap.stop();
   collectGarbage();
@@ -109,7 +135,11 @@ async function measure(
     peakLiveAboveBaselineBytes: Math.max(0, peakLive - baseline),
     retainedAboveBaselineBytes: Math.max(0, retained),
     isCollected: reading.isCollected,
-    durationMs,
+    durationMs: wallMs - forcedGcMs,
+    wallMs,
+    forcedGcMs,
+    cpuMicrosPerUpdate: (cpu.user + cpu.system - forcedGcMicros) / Math.max(1, finished),
+    fetches: flood.fetches,
   };
 }
 

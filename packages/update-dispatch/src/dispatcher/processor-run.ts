@@ -38,17 +38,29 @@ async function observe(promise: Promise<unknown>): Promise<void> {
   }
 }
 
-/** A processor call for one entry of one principal (`P`, the dispatcher's principal record). */
+/** `then` of native promises: one of its two callbacks is called, once, and never later. */
+const promiseThen: unknown = Promise.prototype.then;
+
+/**
+ * A processor call for one entry of one principal (`P`, the dispatcher's principal record). A run
+ * that ended without being abandoned, on a native promise or a synchronous result, can be
+ * {@link ProcessorRun.assign}ed to the next call: its two callbacks are made once, not per call,
+ * and nothing can call them again (a hostile thenable's run is never used again).
+ */
 export class ProcessorRun<P> {
-  readonly entry: Entry;
-  readonly principal: P;
+  /** The entry of the current call (of the last one, once ended). */
+  entry: Entry;
+  principal: P;
   /** Clock time the processor was called; NaN when nobody listened for timings then. */
-  readonly startedAt: number;
+  startedAt: number;
   readonly #host: RunHost<P>;
   readonly #signals: SignalPool;
-  readonly #controller: AbortController;
+  #controller: AbortController;
   #timer: Timer | undefined;
   #state = RUNNING;
+  #isReusable = true;
+  readonly #succeeded = (): void => this.#settle("succeeded");
+  readonly #failed = (): void => this.#settle("failed");
 
   constructor(
     entry: Entry,
@@ -63,6 +75,21 @@ export class ProcessorRun<P> {
     this.#host = host;
     this.#signals = signals;
     this.#controller = signals.take();
+  }
+
+  /** Whether the run ended for good and nothing it handed out can call it again. */
+  get isReusable(): boolean {
+    return this.#state === ENDED && this.#isReusable;
+  }
+
+  /** Makes an {@link isReusable} run the run of another call, not yet started. */
+  assign(entry: Entry, principal: P, startedAt: number): void {
+    this.entry = entry;
+    this.principal = principal;
+    this.startedAt = startedAt;
+    this.#controller = this.#signals.take();
+    this.#timer = undefined;
+    this.#state = RUNNING;
   }
 
   /**
@@ -85,17 +112,15 @@ export class ProcessorRun<P> {
         // or a `constructor` getter that Promise.prototype.then reads): all of that is a failure.
         const then: unknown = (result as { readonly then?: unknown }).then;
         if (typeof then === "function") {
-          then.call(
-            result,
-            () => this.#settle("succeeded"),
-            () => this.#settle("failed"),
-          );
+          if (then !== promiseThen) this.#isReusable = false;
+          then.call(result, this.#succeeded, this.#failed);
           if (timeoutMs !== undefined && this.#state === RUNNING) {
             this.#timer = clock.setTimer(() => this.#timeOut(timeoutMs), timeoutMs);
           }
           return;
         }
       } catch {
+        this.#isReusable = false;
         // The processor's work may still run: its signal is not handed to anybody else.
         if (result instanceof Promise) void observe(result);
         this.#end("failed");

@@ -182,13 +182,16 @@ export class IntakeStore implements PollingStore {
       .then(
         (result) => {
           this.#journalWorked();
-          for (const update of updates) {
-            if (this.#highest === undefined || update.update_id > this.#highest) {
-              this.#highest = update.update_id;
-            }
+          // Indexed loops here and below: once per batch, often not yet optimised, where `for of`
+          // allocates an iterator result per update.
+          for (let index = 0; index < updates.length; index++) {
+            const id = (updates[index] as Update).update_id;
+            if (this.#highest === undefined || id > this.#highest) this.#highest = id;
           }
           const appended = this.#keepValid(result.appended);
-          for (const update of appended) this.#unfinished.add(update.update_id);
+          for (let index = 0; index < appended.length; index++) {
+            this.#unfinished.add((appended[index] as Update).update_id);
+          }
           if (appended.length > 0) this.#lastStoredAt = this.#clock.now();
           this.#appended += appended.length;
           this.#duplicates += result.duplicates;
@@ -375,7 +378,9 @@ export class IntakeStore implements PollingStore {
     const finishing = call
       .then(
         () => {
-          for (const id of ids) if (this.#unfinished.delete(id)) this.#finished++;
+          for (let index = 0; index < ids.length; index++) {
+            if (this.#unfinished.delete(ids[index] as number)) this.#finished++;
+          }
           this.#journalWorked();
           this.#wake();
         },

@@ -95,10 +95,12 @@ export class MemoryUpdateJournal implements UpdateJournal {
    */
   async append(updates: readonly Update[]): Promise<AppendResult> {
     this.#checkOpen();
-    for (const update of updates) checkUpdateId(update); // a bad batch stores nothing
+    // Indexed loops: once per batch, often not yet optimised, where `for of` allocates per update.
+    for (let index = 0; index < updates.length; index++) checkUpdateId(updates[index]); // a bad batch stores nothing
     const appended: Update[] = [];
     let duplicates = 0;
-    for (const update of updates) {
+    for (let index = 0; index < updates.length; index++) {
+      const update = updates[index] as Update;
       const id = update.update_id;
       if (this.#unfinished.has(id) || this.#isFinished(id)) {
         duplicates++;
@@ -115,7 +117,9 @@ export class MemoryUpdateJournal implements UpdateJournal {
   async finish(updateIds: number | readonly number[]): Promise<void> {
     this.#checkOpen();
     if (typeof updateIds === "number") this.#finishOne(updateIds);
-    else for (const id of updateIds) this.#finishOne(id);
+    else
+      for (let index = 0; index < updateIds.length; index++)
+        this.#finishOne(updateIds[index] as number);
   }
 
   #finishOne(updateId: number): void {

@@ -22,7 +22,10 @@ export function withValidIds(updates: readonly Update[]): {
   readonly invalid: number;
 } {
   let invalid = 0;
-  for (const update of updates) if (validUpdateId(update) === undefined) invalid++;
+  // Indexed: once per batch, often not yet optimised, where `for of` allocates per update.
+  for (let index = 0; index < updates.length; index++) {
+    if (validUpdateId(updates[index]) === undefined) invalid++;
+  }
   if (invalid === 0) return { valid: updates, invalid };
   return { valid: updates.filter((update) => validUpdateId(update) !== undefined), invalid };
 }
