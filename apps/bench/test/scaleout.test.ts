@@ -1,13 +1,31 @@
 // End to end: 4 processes of one bot (one token) against the sim at Telegram's limits, sharing
 // pacing and updates through one redis-server at the reference bot's lease defaults; a worker and
 // then the poller are killed with SIGKILL mid-load, and the people they held are answered again
-// within about the lease.
+// within about the lease. The peer (grammY's throttler over clustered Bottleneck) runs a tiny load.
 
 import { start } from "@telepace/bot-api-sim";
 import { describeWithRedis } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
 import { Cluster } from "../src/scaleout/cluster/cluster.js";
+import { timeRoundTrip } from "../src/scaleout/cluster/round-trip.js";
 import { busiestSecond, runScaleout } from "../src/scaleout/cluster/scenario.js";
+
+describe("timeRoundTrip", () => {
+  it("calls one after another and takes the median, so one slow call does not move it", async () => {
+    const delays = [80, 1, 2, 1, 3];
+    let running = 0;
+    let most = 0;
+    const median = await timeRoundTrip(async () => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, delays.shift()));
+      running--;
+    });
+    expect(delays).toEqual([]);
+    expect(most).toBe(1);
+    expect(median).toBeLessThan(40);
+  });
+});
 
 describe("busiestSecond", () => {
   it("counts the most times within any 1,000 ms, in any order", () => {
@@ -35,6 +53,7 @@ describeWithRedis("four processes, one bot", (server) => {
     expect(result.rateLimited).toBe(0);
     expect(result.orderViolations).toBe(0);
     expect(result.lost).toBe(0);
+    expect(result.roundTripMs).toBeGreaterThan(0);
     // The killed worker held some of the 24 people, each paced at 1/s: they are answered again
     // once its 1.5 s leases expire (a margin for a loaded machine).
     expect(result.chatsHeldByKilledWorker).toBeGreaterThan(0);
@@ -44,6 +63,25 @@ describeWithRedis("four processes, one bot", (server) => {
     expect(result.pollerHandoverAtSimMs).toBeLessThan(2_000 + 1_500);
     // The kills leave gaps (the bench measures the pace of an undisturbed run): a sanity check.
     expect(result.sendsPerSecondVsLimit).toBeGreaterThan(0.4);
+  }, 60_000);
+
+  it("the peer: each process gets its chats' updates, echoes them in order, none lost", async () => {
+    const result = await runScaleout({
+      redisUrl: server().url,
+      processes: 2,
+      people: 6,
+      messagesPerPerson: 2,
+      stack: "bottleneck",
+    });
+    expect(result.stack).toBe("bottleneck");
+    expect(result.sent).toBe(12);
+    expect(result.lost).toBe(0);
+    expect(result.duplicates).toBe(0);
+    expect(result.orderViolations).toBe(0);
+    expect(result.rateLimited).toBe(0);
+    expect(result.roundTripMs).toBeGreaterThan(0);
+    // Each chat paced at 1/s by its clustered limiter: a person's 2 echoes are >= 1 s apart.
+    expect(result.sendsPerSecondVsLimit).toBeLessThan(12 / 2 / 30);
   }, 60_000);
 
   it("a process whose polling stops on a 409 ends the run with the reason", async () => {

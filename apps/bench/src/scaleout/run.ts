@@ -1,21 +1,39 @@
 // The scale-out area: one bot run as 1, 2 and 4 processes against the sim, sharing pacing and
-// updates through one redis-server (@telepace/redis), next to 4 processes that each pace alone
-// (what a bot gets without a shared store), a 4-process run with a worker killed mid-load, and a
+// updates through one redis-server (@telepace/redis), next to the peer — grammY's throttler over
+// Bottleneck's Redis clustering, its updates delivered by chat as webhooks — at the same process
+// counts; the 4-process pair in interleaved rounds. Then 4 processes that each pace alone (what a
+// bot gets without a shared store), a 4-process run with a worker killed mid-load, and a
 // hand-over run at the reference bot's lease defaults below Telegram's global limit, where a
 // worker and then the poller are killed and the hand-over is timed at the sim.
 // The scenario (./cluster) is shared with the end-to-end test, test/scaleout.test.ts.
 
 import { type RedisTestServer, startRedis } from "@telepace/testing";
 import type { AreaResult } from "../report.js";
-import { formatCount, formatFixed } from "../stats.js";
+import { type Round, type Rounds, roundSummary, runRounds } from "../rounds.js";
+import {
+  formatCount,
+  formatFixed,
+  formatRatio,
+  formatSpread,
+  median,
+  ratio,
+  spread,
+} from "../stats.js";
 import type { Table } from "../table.js";
+import type { ClusterStack } from "./cluster/cluster.js";
 import { runScaleout, type ScaleoutOptions, type ScaleoutResult } from "./cluster/scenario.js";
 
 /** Sizes of the scale-out runs. */
 export interface ScaleoutConfig {
   readonly processCounts: readonly number[];
+  /** Rounds of the largest process count, both stacks interleaved (integer >= 1). */
+  readonly rounds: number;
+  readonly seed: number;
   readonly people: number;
+  /** Per person in the throughput runs (both stacks, every process count). */
   readonly messagesPerPerson: number;
+  /** Per person in the baseline and the worker-kill run. */
+  readonly killMessagesPerPerson: number;
   /** When the worker is killed in the kill run, ms after the load starts. */
   readonly killWorkerAfterMs: number;
   /** The hand-over run: every chat paced at Telegram's 1/s, the whole below its 30/s. */
@@ -32,13 +50,17 @@ export interface ScaleoutConfig {
 }
 
 /**
- * The configuration `pnpm bench scaleout` uses: 360 messages, 12 s at Telegram's 30/s; the
- * hand-over run 24 people × 10 messages at 1/s each (24/s), a 50 ms round trip.
+ * The configuration `pnpm bench scaleout` uses: throughput runs of 180 messages (6 s at
+ * Telegram's 30/s), the kill runs 360; the hand-over run 24 people × 10 messages at 1/s each
+ * (24/s), a 50 ms round trip.
  */
 export const scaleoutConfig: ScaleoutConfig = {
   processCounts: [1, 2, 4],
+  rounds: 5,
+  seed: 30,
   people: 60,
-  messagesPerPerson: 6,
+  messagesPerPerson: 3,
+  killMessagesPerPerson: 6,
   killWorkerAfterMs: 3_000,
   handover: {
     people: 24,
@@ -50,13 +72,17 @@ export const scaleoutConfig: ScaleoutConfig = {
   },
 };
 
-/** The headline figures the issue names (`areas.scaleout.summary`). */
-export interface ScaleoutSummary {
+/** The per-round figures of the largest process count, as medians with `…Min`/`…Max`. */
+type RoundFigure = "sendsPerSecondVsLimit" | "sendsPerSecondVsBottleneckCluster" | "roundTripMs";
+
+/** The headline figures (`areas.scaleout.summary`): telepace's unless named after the peer. */
+export type ScaleoutSummary = ReturnType<typeof roundSummary<RoundFigure>> & {
   readonly processes: number;
-  readonly sendsPerSecondVsLimit: number;
+  /** 429s over telepace's shared runs (every round, every process count) and its kill run. */
   readonly rateLimited: number;
   /** The most sends the sim got within any 1,000 ms, over the shared runs without a kill. */
   readonly busiestSecondSends: number;
+  /** Over telepace's shared runs and its kill run. */
   readonly orderViolations: number;
   /** Messages never echoed after a worker kill (both kill runs). */
   readonly lostAfterWorkerKill: number;
@@ -69,21 +95,33 @@ export interface ScaleoutSummary {
   readonly handoverAtSimMs: number;
   /** Kill of the poller to the sim's reply to people who wrote after it, the longest. */
   readonly pollerHandoverAtSimMs: number;
-}
+  /** The peer's runs, every round and process count: 429s, lost, order violations. */
+  readonly bottleneckClusterRateLimited: number;
+  readonly bottleneckClusterLost: number;
+  readonly bottleneckClusterOrderViolations: number;
+  /** The most sends the sim got within any 1,000 ms in the peer's runs. */
+  readonly bottleneckClusterBusiestSecondSends: number;
+};
 
-function row(label: string, result: ScaleoutResult): string[] {
+/** One table row from one run, or from the rounds of one: medians, counts summed. */
+function row(label: string, results: readonly ScaleoutResult[]): string[] {
+  const first = results[0] as ScaleoutResult;
+  const sum = (figure: (result: ScaleoutResult) => number) =>
+    formatCount(results.reduce((total, result) => total + figure(result), 0));
   return [
     label,
-    String(result.processes),
-    formatCount(result.sent),
-    formatFixed(result.sendsPerSecondVsLimit, 3),
-    formatCount(result.rateLimited),
-    formatCount(result.busiestSecondSends),
-    formatCount(result.orderViolations),
-    formatCount(result.lost),
-    formatCount(result.duplicates),
-    result.handoverMs === undefined ? "–" : formatCount(Math.round(result.handoverMs)),
-    atSim(result),
+    String(first.processes),
+    String(results.length),
+    formatSpread(spread(results.map((result) => result.sendsPerSecondVsLimit)), (value) =>
+      formatFixed(value, 3),
+    ),
+    sum((result) => result.rateLimited),
+    formatCount(Math.max(...results.map((result) => result.busiestSecondSends))),
+    sum((result) => result.orderViolations),
+    sum((result) => result.lost),
+    sum((result) => result.duplicates),
+    first.handoverMs === undefined ? "–" : formatCount(Math.round(first.handoverMs)),
+    atSim(first),
   ];
 }
 
@@ -96,6 +134,12 @@ function atSim(result: ScaleoutResult): string {
     ? formatCount(Math.round(worker))
     : `${formatCount(Math.round(worker))} / ${formatCount(Math.round(poller))}`;
 }
+
+const STACKS: readonly { readonly id: ClusterStack }[] = [{ id: "telepace" }, { id: "bottleneck" }];
+const LABELS: Readonly<Record<ClusterStack, string>> = {
+  telepace: "telepace, shared (RedisPacingStore)",
+  bottleneck: "throttler over clustered Bottleneck",
+};
 
 /** Runs the area; `redisUrl` (e.g. `REDIS_URL`) or a redis-server from PATH on a free port. */
 export async function runScaleoutArea(
@@ -112,41 +156,72 @@ export async function runScaleoutArea(
       people: config.people,
       messagesPerPerson: config.messagesPerPerson,
     };
-    const shared: ScaleoutResult[] = [];
-    for (const processes of config.processCounts) {
-      shared.push(await runScaleout({ ...base, processes }));
-    }
     const most = Math.max(...config.processCounts);
-    const alone = await runScaleout({ ...base, processes: most, sharedPacing: false });
-    const killed = await runScaleout({
-      ...base,
-      processes: most,
-      killWorkerAfterMs: config.killWorkerAfterMs,
-    });
+    const throughput = (stack: ClusterStack, processes: number) =>
+      runScaleout({ ...base, processes, stack });
+    // The largest count in rounds, both stacks interleaved; the smaller counts once each, in
+    // round 0's order.
+    const rounds: Rounds<ScaleoutResult> = await runRounds(
+      STACKS,
+      { rounds: config.rounds, seed: config.seed, order: "rotate" },
+      (stack) => throughput(stack.id, most),
+    );
+    const fewer: Record<ClusterStack, ScaleoutResult[]> = { telepace: [], bottleneck: [] };
+    for (const processes of config.processCounts.filter((count) => count !== most)) {
+      for (const stack of (rounds.rounds[0] as Round).order as ClusterStack[]) {
+        fewer[stack].push(await throughput(stack, processes));
+      }
+    }
+    const kill = { ...base, messagesPerPerson: config.killMessagesPerPerson, processes: most };
+    const alone = await runScaleout({ ...kill, sharedPacing: false });
+    const killed = await runScaleout({ ...kill, killWorkerAfterMs: config.killWorkerAfterMs });
     const handover = await runScaleout({
       redisUrl: url,
       processes: most,
       ...config.handover,
       afterPollerKill: 1,
     });
-    const atMost = shared[shared.length - 1] as ScaleoutResult;
+    const ours = [...fewer.telepace, ...rounds.of("telepace")];
+    const peers = [...fewer.bottleneck, ...rounds.of("bottleneck")];
+    const total = (results: readonly ScaleoutResult[], figure: (r: ScaleoutResult) => number) =>
+      results.reduce((sum, result) => sum + figure(result), 0);
+    const vsPeer = rounds.perRound((result) =>
+      ratio(result("telepace").sendsPerSecondVsLimit, result("bottleneck").sendsPerSecondVsLimit),
+    );
     const summary: ScaleoutSummary = {
       processes: most,
-      sendsPerSecondVsLimit: atMost.sendsPerSecondVsLimit,
-      rateLimited: atMost.rateLimited + killed.rateLimited,
-      busiestSecondSends: Math.max(...shared.map((result) => result.busiestSecondSends)),
-      orderViolations: atMost.orderViolations + killed.orderViolations,
+      ...roundSummary<RoundFigure>(config.rounds, {
+        sendsPerSecondVsLimit: rounds.perRound(
+          (result) => result("telepace").sendsPerSecondVsLimit,
+        ),
+        sendsPerSecondVsBottleneckCluster: vsPeer,
+        roundTripMs: rounds.perRound((result) =>
+          median([result("telepace").roundTripMs, result("bottleneck").roundTripMs]),
+        ),
+      }),
+      rateLimited: total([...ours, killed], (result) => result.rateLimited),
+      busiestSecondSends: Math.max(...ours.map((result) => result.busiestSecondSends)),
+      orderViolations: total([...ours, killed], (result) => result.orderViolations),
       lostAfterWorkerKill: killed.lost + handover.lost,
       handoverMs: handover.handoverMs ?? Number.NaN,
       handoverAtSimMs: handover.handoverAtSimMs ?? Number.NaN,
       pollerHandoverAtSimMs: handover.pollerHandoverAtSimMs ?? Number.NaN,
+      bottleneckClusterRateLimited: total(peers, (result) => result.rateLimited),
+      bottleneckClusterLost: total(peers, (result) => result.lost),
+      bottleneckClusterOrderViolations: total(peers, (result) => result.orderViolations),
+      bottleneckClusterBusiestSecondSends: Math.max(
+        ...peers.map((result) => result.busiestSecondSends),
+      ),
     };
+    const roundTrips = spread(
+      [...ours, ...peers, alone, killed].map((result) => result.roundTripMs),
+    );
     const table: Table = {
       title: "Scale-out: one bot, N processes, one Redis (Telegram's limit: 30 sends/s)",
       columns: [
         { header: "run", align: "left" },
         { header: "processes" },
-        { header: "sends" },
+        { header: "runs" },
         { header: "sends/s ÷ 30" },
         { header: "429s" },
         { header: "most in 1 s" },
@@ -157,24 +232,36 @@ export async function runScaleoutArea(
         { header: "at the sim ms" },
       ],
       rows: [
-        ...shared.map((result) => row("shared (RedisPacingStore)", result)),
-        row("each paces alone (baseline)", alone),
-        row("shared, worker kill -9", killed),
-        row("hand-over: worker, then poller kill -9", handover),
+        ...config.processCounts.flatMap((processes) =>
+          STACKS.map(({ id }) =>
+            row(
+              LABELS[id],
+              processes === most
+                ? rounds.of(id)
+                : fewer[id].filter((r) => r.processes === processes),
+            ),
+          ),
+        ),
+        row("each paces alone (naive baseline)", [alone]),
+        row("telepace, shared, worker kill -9", [killed]),
+        row("telepace, hand-over: worker, then poller kill -9", [handover]),
       ],
       notes: [
-        `${config.people} people × ${config.messagesPerPerson} messages, each echoed; sends/s from the first echo to the last.`,
+        `Throughput runs: ${config.people} people × ${config.messagesPerPerson} messages, each echoed; ${config.processCounts.join(", ")} processes, ${most} in ${config.rounds} rounds (the two stacks take turns going first), fewer once each; sends/s ÷ 30 from the first echo to the last, median (min–max) over the runs; counts summed.`,
+        `telepace's sends/s ÷ the peer's at ${most} processes (median of the per-round ratios): ${formatSpread(spread(vsPeer), formatRatio)}.`,
+        "The peer: @grammyjs/transformer-throttler with its default limiters, each given Bottleneck's Redis clustering (one id per run), then @grammyjs/auto-retry; its updates come as webhooks behind a load balancer that routes by chat (the bench delivers them, at no cost to the peer), sequentialized by chat. telepace's runs include its elected poller and shared queue.",
+        `Round trip as run: ${formatSpread(roundTrips, (value) => `${formatFixed(value, 1)} ms`)} (each process times 5 getMe through its own client at start; median over processes, median (min–max) over the runs but the hand-over's, which adds ${config.handover.latencyMs} ms); one redis-server on loopback for every run.`,
+        `The naive baseline and the kill run: ${config.people} people × ${config.killMessagesPerPerson} messages; the baseline's updates are shared too (per-person order holds), only pacing is per process.`,
         "Kill runs use the reference bot's defaults: worker lease 1.5 s renewed every 0.3 s, poller lease 1.5 s.",
         "Leases moved: kill -9 to no lease of the dead worker left; duplicates are updates it had started (at least once).",
         `At the sim: kill -9 to the next reply in each chat the dead worker held, the longest / kill -9 of the poller to the reply to ${config.handover.pollerProbes} people who wrote after it (${config.handover.people} people × ${config.handover.messagesPerPerson} messages at 1/s each, a ${config.handover.latencyMs} ms round trip).`,
-        "The baseline's updates are shared too (per-person order holds), only pacing is per process.",
-        "Most in 1 s: the most sends the sim received within any 1,000 ms; above 30, a strictly sliding window (stricter than the sim's token bucket) would have refused one.",
+        "Most in 1 s: the most sends the sim received within any 1,000 ms (its receive time, on the bench's event loop); the sim's own limit is a token bucket (30/s, burst 30), which admits more than 30 in a sliding second.",
       ],
     };
     return {
       area: "scaleout",
       tables: [table],
-      figures: { config, summary, shared, alone, killed, handover },
+      figures: { config, summary, rounds, fewer, alone, killed, handover },
       durationMs: performance.now() - startedAt,
     };
   } finally {

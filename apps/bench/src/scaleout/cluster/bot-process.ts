@@ -10,6 +10,7 @@ import {
   SharedPoller,
   SharedUpdateWorker,
 } from "@telepace/redis";
+import { timeRoundTrip } from "./round-trip.js";
 
 export interface NodeConfig {
   readonly name: string;
@@ -114,4 +115,5 @@ process.on("message", (message: { type: string }) => {
     void shutdown().then(() => process.exit(0));
   }
 });
-process.send?.({ type: "ready" });
+const roundTripMs = await timeRoundTrip(() => client.getMe());
+process.send?.({ type: "ready", roundTripMs });

@@ -9,11 +9,20 @@
 import { type BotApiSim, start } from "@telepace/bot-api-sim";
 import { systemClock } from "@telepace/core";
 import { botIdOf, RedisUpdateQueue } from "@telepace/redis";
-import { Cluster, type ClusterNode } from "./cluster.js";
+import { median } from "../../stats.js";
+import { Cluster, type ClusterNode, type ClusterStack } from "./cluster.js";
+import { type Crowd, crowd, echoEvents } from "./crowd.js";
+import { WebhookDelivery } from "./webhook-delivery.js";
 
 export interface ScaleoutOptions {
   readonly redisUrl: string;
   readonly processes: number;
+  /**
+   * `"telepace"`: the elected poller, the shared queue and shared pacing of @telepace/redis.
+   * `"bottleneck"`: grammY's throttler over clustered Bottleneck, its updates delivered by chat
+   * (see webhook-delivery.ts); no kills. @defaultValue "telepace"
+   */
+  readonly stack?: ClusterStack;
   readonly people: number;
   readonly messagesPerPerson: number;
   /** Kill a worker that is not the poller this long after the load starts. */
@@ -35,7 +44,10 @@ export interface ScaleoutOptions {
 }
 
 export interface ScaleoutResult {
+  readonly stack: ClusterStack;
   readonly processes: number;
+  /** The median of the processes' round trips at start (each a median of 5 `getMe`), ms. */
+  readonly roundTripMs: number;
   readonly sent: number;
   /**
    * Echo sends per second over Telegram's 30/s: sends ÷ (first-to-last span + 1 s), since a
@@ -100,7 +112,9 @@ export async function runScaleout(options: ScaleoutOptions): Promise<ScaleoutRes
   const prefix = `scaleout-${process.pid}-${++runs}`;
   let cluster: Cluster | undefined;
   try {
+    const stack = options.stack ?? "telepace";
     cluster = await Cluster.start({
+      stack,
       processes: options.processes,
       redisUrl: options.redisUrl,
       apiRoot: sim.apiRoot,
@@ -111,6 +125,7 @@ export async function runScaleout(options: ScaleoutOptions): Promise<ScaleoutRes
     });
     const running = cluster;
     const scenario = (async () => {
+      if (stack === "bottleneck") return drivePeer(sim, running, options);
       await waitFor("a poller", async () => (await running.leader()) !== undefined, 10_000);
       return drive(sim, running, { ...options, prefix });
     })();
@@ -129,25 +144,12 @@ async function drive(
   cluster: Cluster,
   options: ScaleoutOptions & { readonly prefix: string },
 ) {
-  const people = Array.from({ length: options.people }, (_, i) =>
-    sim.users.create({ firstName: `p${i}` }),
-  );
-  const chats = people.map((person) => sim.chats.createPrivate(person));
+  const load = crowd(sim, options.people);
   const probes = Array.from({ length: options.pollerProbes ?? 0 }, (_, i) => {
     const person = sim.users.create({ firstName: `probe${i}` });
     return { person, chat: sim.chats.createPrivate(person) };
   });
-  const expected = new Map<number, string[]>();
-  const send = (count: number, from: number) => {
-    for (let n = from; n < from + count; n++) {
-      people.forEach((person, i) => {
-        const chat = chats[i] as (typeof chats)[number];
-        const text = `${i}:${n}`;
-        sim.sendText(person, chat, text);
-        expected.set(chat.id, [...(expected.get(chat.id) ?? []), text]);
-      });
-    }
-  };
+  const send = load.send;
   const startedAt = performance.now();
   send(options.messagesPerPerson, 0);
   let handoverMs: number | undefined;
@@ -196,8 +198,7 @@ async function drive(
     );
   }
   await Promise.all(kills);
-  const total = () => [...expected.values()].reduce((sum, texts) => sum + texts.length, 0);
-  const echoed = () => chats.reduce((sum, chat) => sum + new Set(botTexts(sim, chat.id)).size, 0);
+  const { total, echoed } = load;
   // Done when every message was echoed, or (a send that failed for good is never echoed) when
   // every update was fetched and completed.
   const queue = new RedisUpdateQueue({
@@ -218,8 +219,10 @@ async function drive(
   }
   // Let a duplicate from a hand-over land, if one is coming.
   await sleep(200);
-  return measure(sim, chats, expected, {
+  return measure(sim, load, {
+    stack: "telepace",
     processes: options.processes,
+    roundTripMs: median(cluster.roundTripsMs),
     handoverMs,
     handoverAtSimMs,
     chatsHeldByKilledWorker,
@@ -229,20 +232,49 @@ async function drive(
   });
 }
 
-function botTexts(sim: BotApiSim, chatId: number): string[] {
-  return sim
-    .transcript(chatId)
-    .events.filter((e) => e.actor === "bot" && e.kind === "send" && e.text?.startsWith("echo "))
-    .map((e) => (e.text as string).slice(5));
+/** The peer's run: updates delivered by chat, no kills; done once every process is idle. */
+async function drivePeer(sim: BotApiSim, cluster: Cluster, options: ScaleoutOptions) {
+  const load = crowd(sim, options.people);
+  const delivery = new WebhookDelivery(sim.apiRoot, sim.token, (update) => cluster.deliver(update));
+  const startedAt = performance.now();
+  load.send(options.messagesPerPerson, 0);
+  try {
+    // Done when every message was echoed, or (a send that failed for good is never echoed) when
+    // every update was delivered and every process finished what it got.
+    await waitFor(
+      "every message echoed or finished",
+      async () => {
+        if (load.echoed() >= load.total()) return true;
+        if (delivery.delivered < load.total()) return false;
+        return (await cluster.peerStats()).every((stats) => stats.finished === stats.received);
+      },
+      120_000,
+    );
+  } finally {
+    await delivery.stop();
+  }
+  await sleep(200);
+  return measure(sim, load, {
+    stack: "bottleneck",
+    processes: options.processes,
+    roundTripMs: median(cluster.roundTripsMs),
+    handoverMs: undefined,
+    handoverAtSimMs: undefined,
+    chatsHeldByKilledWorker: 0,
+    pollerTakeoverMs: undefined,
+    pollerHandoverAtSimMs: undefined,
+    durationMs: performance.now() - startedAt,
+  });
 }
 
 function measure(
   sim: BotApiSim,
-  chats: readonly { id: number }[],
-  expected: ReadonlyMap<number, readonly string[]>,
+  { chats, expected }: Crowd,
   run: Pick<
     ScaleoutResult,
+    | "stack"
     | "processes"
+    | "roundTripMs"
     | "handoverMs"
     | "handoverAtSimMs"
     | "chatsHeldByKilledWorker"
@@ -259,9 +291,7 @@ function measure(
   let last = Number.NEGATIVE_INFINITY;
   const sentAt: number[] = [];
   for (const chat of chats) {
-    const sends = sim
-      .transcript(chat.id)
-      .events.filter((e) => e.actor === "bot" && e.kind === "send" && e.text?.startsWith("echo "));
+    const sends = echoEvents(sim, chat.id);
     const wanted = expected.get(chat.id) ?? [];
     const order = sends.map((e) => wanted.indexOf((e.text as string).slice(5)));
     for (let i = 1; i < order.length; i++) {
