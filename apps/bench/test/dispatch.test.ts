@@ -1,6 +1,7 @@
 import type { Update } from "@grammyjs/types";
 import { describe, expect, it } from "vitest";
 import { ReplayRecorder, UpdateFeed } from "../src/dispatch/replay.js";
+import { SWEEP_CONTENDER_IDS } from "../src/dispatch/round-trip-sweep.js";
 import { type DispatchConfig, runDispatch } from "../src/dispatch/run.js";
 import {
   makeUpdateStream,
@@ -216,14 +217,7 @@ describe("runDispatch (tiny)", () => {
     // Every way of running the bot drained the backlog, in order, at every round trip.
     expect(area.roundTripSweep.map((result) => result.roundTripMs)).toEqual([0, 10]);
     for (const { rounds } of area.roundTripSweep) {
-      for (const id of [
-        "intake-64",
-        "intake-default",
-        "runner-64",
-        "runner-default",
-        "bot-start",
-        "webhook",
-      ]) {
+      for (const id of SWEEP_CONTENDER_IDS) {
         for (const run of rounds.of(id)) {
           expect(run.updatesPerSecond).toBeGreaterThan(0);
           expect(run.outOfOrderStarts + run.overlappingStarts + run.duplicateStarts).toBe(0);

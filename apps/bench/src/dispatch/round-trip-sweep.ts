@@ -50,7 +50,7 @@ export const roundTripSweepConfig: RoundTripSweepConfig = {
 };
 
 /** Contender ids, in the order of the table. */
-const IDS = [
+export const SWEEP_CONTENDER_IDS = [
   "intake-64",
   "intake-default",
   "runner-64",
@@ -58,7 +58,7 @@ const IDS = [
   "bot-start",
   "webhook",
 ] as const;
-type ContenderId = (typeof IDS)[number];
+type ContenderId = (typeof SWEEP_CONTENDER_IDS)[number];
 
 interface SweepContender {
   readonly id: ContenderId;
@@ -197,7 +197,7 @@ function sweepTable(
     const { median, min, max } = spread(values);
     return `${format(median)} (${format(min)}–${format(max)})`;
   };
-  const rows = IDS.map((id) => {
+  const rows = SWEEP_CONTENDER_IDS.map((id) => {
     const first = results[0]?.rounds.of(id)[0] as SweepRun;
     return [
       first.contender,
@@ -218,7 +218,7 @@ function sweepTable(
   });
   // Every run's probe at that round trip, whichever contender it preceded.
   const measured = results.map(({ rounds }) =>
-    IDS.flatMap((id) => rounds.of(id).map((run) => run.measuredGetUpdatesMs)),
+    SWEEP_CONTENDER_IDS.flatMap((id) => rounds.of(id).map((run) => run.measuredGetUpdatesMs)),
   );
   const { backlog } = config;
   return {
@@ -267,7 +267,9 @@ export async function runRoundTripSweep(
       { rounds: config.rounds, seed: config.seed + index * 100 },
       (contender, round) => runOne(streamOf(round), contender, config, roundTripMs),
     );
-    const exhausted = IDS.filter((id) => rounds.of(id).some((run) => run.isBacklogExhausted));
+    const exhausted = SWEEP_CONTENDER_IDS.filter((id) =>
+      rounds.of(id).some((run) => run.isBacklogExhausted),
+    );
     if (exhausted.length > 0) {
       console.warn(
         `round-trip sweep: the backlog ran out at +${roundTripMs} ms for ${exhausted.join(", ")}; raise its count`,
