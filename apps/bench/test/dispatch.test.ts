@@ -1,12 +1,14 @@
 import type { Update } from "@grammyjs/types";
 import { describe, expect, it } from "vitest";
 import { ReplayRecorder, UpdateFeed } from "../src/dispatch/replay.js";
+import { SWEEP_CONTENDER_IDS } from "../src/dispatch/round-trip-sweep.js";
 import { type DispatchConfig, runDispatch } from "../src/dispatch/run.js";
 import {
   makeUpdateStream,
   principalConstraint,
   type StreamOptions,
 } from "../src/dispatch/workload.js";
+import type { Rounds } from "../src/rounds.js";
 
 const tiny: StreamOptions = {
   count: 400,
@@ -104,6 +106,15 @@ describe("runDispatch (tiny)", () => {
         drainMs: 10_000,
         seed: 14,
       },
+      roundTripSweep: {
+        roundTripsMs: [0, 10],
+        rounds: 2,
+        seed: 31,
+        backlog: { ...tiny, count: 600, groupShare: 0, ioMs: [1, 2] },
+        warmUpMs: 30,
+        windowMs: 60,
+        probes: 2,
+      },
     };
     const result = await runDispatch(config);
     const figures = result.figures as {
@@ -126,7 +137,7 @@ describe("runDispatch (tiny)", () => {
       expect(run.lost).toBe(0);
       expect(run.updatesPerSecond).toBeGreaterThan(0);
     }
-    expect(result.tables.map((table) => table.rows.length)).toEqual([3, 3, 4, 4, 3, 3, 3, 4, 4]);
+    expect(result.tables.map((table) => table.rows.length)).toEqual([3, 3, 4, 4, 3, 3, 3, 4, 4, 7]);
     const area = result.figures as {
       summary: Record<string, number>;
       polling: { finished: number; updates: number; late: number }[];
@@ -134,6 +145,15 @@ describe("runDispatch (tiny)", () => {
       crash: { kind: string; lost: number; finishedBeforeKill: number }[];
       flood: { finished: number; updates: number }[][];
       hotBurst: { othersLost: number }[];
+      roundTripSweep: {
+        roundTripMs: number;
+        rounds: Rounds<{
+          updatesPerSecond: number;
+          outOfOrderStarts: number;
+          overlappingStarts: number;
+          duplicateStarts: number;
+        }>;
+      }[];
     };
     expect(Object.keys(area.summary).sort()).toEqual(
       [
@@ -154,6 +174,13 @@ describe("runDispatch (tiny)", () => {
         "hotBurstRejected",
         "hotBurstHotLost",
         "hotBurstHeapGrowthMB",
+        "roundTripSweepRounds",
+        ...[
+          "measuredGetUpdatesMsAt10ms",
+          "pollingVsRunnerAt10ms",
+          "pollingDefaultsVsRunnerDefaultsAt10ms",
+          "pollingVsNominalCeilingAt10ms",
+        ].flatMap((name) => [name, `${name}Min`, `${name}Max`]),
       ].sort(),
     );
     for (const run of area.polling) {
@@ -182,5 +209,20 @@ describe("runDispatch (tiny)", () => {
     expect(area.summary.hotBurstRejected).toBe(0);
     expect(area.summary.hotBurstHotLost).toBe(0);
     expect(area.hotBurst[0]?.othersLost).toBe(0);
-  }, 120_000);
+    // The sweep measured its round trip: at +10 ms a getUpdates takes at least 10 ms.
+    expect(area.summary.roundTripSweepRounds).toBe(2);
+    expect(area.summary.measuredGetUpdatesMsAt10ms).toBeGreaterThanOrEqual(10);
+    expect(area.summary.pollingVsRunnerAt10ms).toBeGreaterThan(0);
+    expect(area.summary.pollingVsNominalCeilingAt10ms).toBeGreaterThan(0);
+    // Every way of running the bot drained the backlog, in order, at every round trip.
+    expect(area.roundTripSweep.map((result) => result.roundTripMs)).toEqual([0, 10]);
+    for (const { rounds } of area.roundTripSweep) {
+      for (const id of SWEEP_CONTENDER_IDS) {
+        for (const run of rounds.of(id)) {
+          expect(run.updatesPerSecond).toBeGreaterThan(0);
+          expect(run.outOfOrderStarts + run.overlappingStarts + run.duplicateStarts).toBe(0);
+        }
+      }
+    }
+  }, 180_000);
 });

@@ -2,7 +2,7 @@
 // hot principal), a crash and restart, and a flood far beyond every bound — telepace's
 // UpdateIntake against grammY runner at equal concurrency and at its default, in the same run.
 
-import { formatCount, formatFixed, formatRatio, ratio, type Summary } from "../stats.js";
+import { formatCount, formatFixed, formatRatio, median, ratio, type Summary } from "../stats.js";
 import type { Column, Table } from "../table.js";
 import { type CrashRun, runCrash } from "./crash.js";
 import { type FloodRun, floodIntake, floodRunner } from "./flood.js";
@@ -105,7 +105,7 @@ const confirms = (run: PollingRun): string =>
 function pollingTable(config: EndToEndConfig, runs: readonly PollingRun[]): Table {
   const base = runs[0] as PollingRun;
   return {
-    title: `Dispatch, long polling against the simulator: a backlog of ${formatCount(config.polling.count)} updates over ${formatCount(config.polling.principals)} private chats (Zipf ${config.polling.skew}), I/O ${config.polling.ioMs[0]}–${config.polling.ioMs[1]} ms, +${config.latencyMs} ms per call`,
+    title: `Dispatch, long polling against the simulator: a backlog of ${formatCount(config.polling.count)} updates over ${formatCount(config.polling.principals)} private chats (Zipf ${config.polling.skew}), I/O ${config.polling.ioMs[0]}–${config.polling.ioMs[1]} ms, ${roundTripLabel(config.latencyMs, runs)}`,
     columns: [
       { header: "contender", align: "left" },
       { header: "confirms", align: "left" },
@@ -137,6 +137,15 @@ function pollingTable(config: EndToEndConfig, runs: readonly PollingRun[]): Tabl
       "confirms: the intake confirms an offset once the batch is stored in its journal (at-least-once with a durable journal); the runner's fetcher confirms on fetch, before processing",
     ],
   };
+}
+
+/** `+2 ms per call (getMe measured 2.6 ms)`: the round trip asked for and the one measured. */
+export function roundTripLabel(
+  latencyMs: number,
+  runs: readonly { readonly measuredRoundTripMs: number }[],
+): string {
+  const measured = median(runs.map((run) => run.measuredRoundTripMs));
+  return `+${latencyMs} ms per call (getMe measured ${formatFixed(measured, 1)} ms)`;
 }
 
 /** What a run with a hot principal reports about queueing. */
@@ -178,7 +187,7 @@ function hotTable(config: EndToEndConfig, runs: readonly PollingRun[]): Table {
   const hotRate = config.hot.arrivalsPerSecond * (config.hot.hotShare ?? 0);
   const ms = (value: number): string => `${formatFixed(value, 1)} ms`;
   return {
-    title: `Dispatch, a hot principal: ${formatCount(config.hot.count)} updates at ${formatCount(config.hot.arrivalsPerSecond)}/s over ${formatCount(config.hot.principals)} private chats, one of them sending ${Math.round((config.hot.hotShare ?? 0) * 100)}% (${formatCount(hotRate)}/s against about ${formatCount(2000 / (config.hot.ioMs[0] + config.hot.ioMs[1]))}/s served), +${config.latencyMs} ms per call`,
+    title: `Dispatch, a hot principal: ${formatCount(config.hot.count)} updates at ${formatCount(config.hot.arrivalsPerSecond)}/s over ${formatCount(config.hot.principals)} private chats, one of them sending ${Math.round((config.hot.hotShare ?? 0) * 100)}% (${formatCount(hotRate)}/s against about ${formatCount(2000 / (config.hot.ioMs[0] + config.hot.ioMs[1]))}/s served), ${roundTripLabel(config.latencyMs, runs)}`,
     columns: [
       { header: "contender", align: "left" },
       ...QUEUEING_COLUMNS,

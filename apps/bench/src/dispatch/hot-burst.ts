@@ -6,7 +6,7 @@
 import { collectGarbage } from "../heap.js";
 import { formatCount, formatFixed, type Summary, summarize } from "../stats.js";
 import type { Table } from "../table.js";
-import { QUEUEING_COLUMNS, queueingCells } from "./end-to-end.js";
+import { QUEUEING_COLUMNS, queueingCells, roundTripLabel } from "./end-to-end.js";
 import { intakePoller, type PollerContender, runnerPoller } from "./pollers.js";
 import { ReplayRecorder } from "./replay.js";
 import { openSimLink, sendArrivals, simIndexOf } from "./sim-link.js";
@@ -48,6 +48,8 @@ export const hotBurstConfig: HotBurstConfig = {
 export interface HotBurstRun {
   readonly contender: string;
   readonly settings: Readonly<Record<string, number | string | boolean>>;
+  /** The median of getMe calls timed before the run, ms: the round trip it ran at. */
+  readonly measuredRoundTripMs: number;
   readonly updates: number;
   readonly hotUpdates: number;
   /** From the first send to the last, s. */
@@ -120,6 +122,7 @@ async function runOne(
 ): Promise<HotBurstRun> {
   const link = await openSimLink(stream, config.latencyMs, SIM_RETENTION);
   try {
+    const measuredRoundTripMs = await link.measureRoundTripMs();
     const sentAtMs = new Float64Array(stream.updates.length);
     // Its own I/O, which the end of the burst takes away (see below).
     const played: UpdateStream = { ...stream, arrivalMs: sentAtMs, ioMs: stream.ioMs.slice() };
@@ -165,6 +168,7 @@ async function runOne(
     return {
       contender: contender.name,
       settings: contender.settings,
+      measuredRoundTripMs,
       updates: stream.updates.length,
       hotUpdates,
       burstSeconds: (burstEndedAt - startedAt) / 1000,
@@ -197,7 +201,7 @@ function hotBurstTable(config: HotBurstConfig, stream: UpdateStream, runs: HotBu
   const mb = (bytes: number): string => `${formatFixed(bytes / 1_048_576, 1)} MB`;
   const hotRate = (base.hotUpdates / stream.updates.length) * stream.options.arrivalsPerSecond;
   return {
-    title: `Dispatch, a long hot burst: ${formatCount(stream.updates.length)} updates over ${config.burstSeconds} s, one private chat sending ${formatCount(hotRate)}/s (${config.hotFactor}× the ${formatCount(2000 / (config.ioMs[0] + config.ioMs[1]))}/s it is served at, I/O ${config.ioMs[0]}–${config.ioMs[1]} ms) while ${formatCount(config.others)} others send ${config.otherPerSecond}/s each, +${config.latencyMs} ms per call`,
+    title: `Dispatch, a long hot burst: ${formatCount(stream.updates.length)} updates over ${config.burstSeconds} s, one private chat sending ${formatCount(hotRate)}/s (${config.hotFactor}× the ${formatCount(2000 / (config.ioMs[0] + config.ioMs[1]))}/s it is served at, I/O ${config.ioMs[0]}–${config.ioMs[1]} ms) while ${formatCount(config.others)} others send ${config.otherPerSecond}/s each, ${roundTripLabel(config.latencyMs, runs)}`,
     columns: [
       { header: "contender", align: "left" },
       ...QUEUEING_COLUMNS,

@@ -5,7 +5,7 @@
 
 import { run, sequentialize } from "@grammyjs/runner";
 import type { Update } from "@grammyjs/types";
-import { UpdateIntake } from "@telepace/update-dispatch";
+import { UpdateIntake, updateDispatcherDefaults } from "@telepace/update-dispatch";
 import { Bot, type Context } from "grammy";
 import type { SimLink } from "./sim-link.js";
 import type { RunJournal } from "./temporary-journal.js";
@@ -34,7 +34,10 @@ export interface PollerContender {
   readonly settings: Readonly<Record<string, number | string | boolean>>;
   /** Processors it runs at once at most (its concurrency setting). */
   readonly slots: number;
-  /** Whether an update is confirmed to Telegram only once stored (at-least-once on a crash). */
+  /**
+   * Whether an update is confirmed to Telegram only once stored or processed (at-least-once on a
+   * crash), rather than on fetch.
+   */
   readonly isConfirmedAfterStore: boolean;
   /** Starts polling `link`'s bot; every update goes to `process`. */
   start(link: SimLink, process: (update: Update) => unknown): Promise<RunningPoller>;
@@ -61,23 +64,25 @@ function peakOf(gauge: () => number): { stop(): number } {
 }
 
 /**
- * UpdateIntake with its defaults (memory journal, maxUnfinished 1000) and `maxConcurrency`, or
- * with the journal `journal` opens for the run.
+ * UpdateIntake with its defaults (memory journal, maxUnfinished 1000) and `maxConcurrency` (its
+ * default, 16, when not given), or with the journal `journal` opens for the run.
  */
 export function intakePoller(options: {
-  maxConcurrency: number;
+  maxConcurrency?: number;
   journal?: { readonly name: string; open(): Promise<RunJournal> };
 }): PollerContender {
   const journalName = options.journal?.name ?? "MemoryUpdateJournal";
+  const slots = options.maxConcurrency ?? updateDispatcherDefaults.maxConcurrency;
+  const isDefault = options.maxConcurrency === undefined;
   return {
-    name: `telepace UpdateIntake${options.journal === undefined ? "" : ` + ${journalName}`} (maxConcurrency ${options.maxConcurrency})`,
+    name: `telepace UpdateIntake${options.journal === undefined ? "" : ` + ${journalName}`} (maxConcurrency ${slots}${isDefault ? ", its default" : ""})`,
     settings: {
-      maxConcurrency: options.maxConcurrency,
+      maxConcurrency: slots,
       maxUnfinished: 1000,
       pollLimit: 100,
       journal: journalName,
     },
-    slots: options.maxConcurrency,
+    slots,
     isConfirmedAfterStore: true,
     async start(link, process) {
       const bot = await botFor(link);
@@ -86,7 +91,7 @@ export function intakePoller(options: {
       const intake = new UpdateIntake((update) => bot.handleUpdate(update), {
         getUpdates: (params, { signal }) =>
           bot.api.getUpdates({ ...params } as GrammyGetUpdatesParams, signal as GrammySignal),
-        dispatcher: { maxConcurrency: options.maxConcurrency },
+        dispatcher: isDefault ? {} : { maxConcurrency: slots },
         journal: opened?.journal,
       });
       const stopping = new AbortController();
@@ -129,6 +134,32 @@ export function runnerPoller(options: { concurrency: number; label?: string }): 
           // hold it for seconds, and what it still runs no longer counts.
           await Promise.race([handle.stop(), new Promise((resolve) => setTimeout(resolve, 1_000))]);
           return { rejected: 0, peakHeld: held.stop() };
+        },
+      };
+    },
+  };
+}
+
+/**
+ * grammY's own long polling, `bot.start()`: one `getUpdates` (100 at most), then its updates one
+ * at a time, then the next call. Per-principal order needs nothing more.
+ */
+export function botStartPoller(): PollerContender {
+  return {
+    name: "grammY bot.start()",
+    settings: { concurrency: 1 },
+    slots: 1,
+    isConfirmedAfterStore: true, // the next getUpdates confirms a batch once it was processed
+    async start(link, process) {
+      const bot = await botFor(link);
+      bot.use((ctx: Context) => process(ctx.update));
+      const polling = bot.start();
+      return {
+        async stop() {
+          await bot.stop();
+          // What it runs after the stop no longer counts; the batch in hand may take a while.
+          await Promise.race([polling, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+          return { rejected: 0, peakHeld: 1 };
         },
       };
     },

@@ -27,6 +27,8 @@ export interface PollingRun {
   readonly contender: string;
   readonly settings: Readonly<Record<string, number | string | boolean>>;
   readonly isConfirmedAfterStore: boolean;
+  /** The median of getMe calls timed before the run, ms: the round trip it ran at. */
+  readonly measuredRoundTripMs: number;
   readonly updates: number;
   /** Updates the run waited for (all, or all but the hot principal's). */
   readonly awaited: number;
@@ -72,6 +74,7 @@ export async function runPolling(
     const isHot = (index: number): boolean => stream.principalOf[index] === HOT_PRINCIPAL;
     const awaits = options.isHotLeftBehind === true ? (index: number) => !isHot(index) : () => true;
     if (isBacklog) for (let index = 0; index < stream.updates.length; index++) link.send(index);
+    const measuredRoundTripMs = await link.measureRoundTripMs();
     const before = link.sim.counters();
     const startedAt = performance.now();
     const recorder = new ReplayRecorder(played, startedAt, { indexOf: simIndexOf, awaits });
@@ -106,6 +109,7 @@ export async function runPolling(
       contender: contender.name,
       settings: contender.settings,
       isConfirmedAfterStore: contender.isConfirmedAfterStore,
+      measuredRoundTripMs,
       updates: stream.updates.length,
       awaited,
       finished: trace.finished,

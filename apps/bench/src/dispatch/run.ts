@@ -20,6 +20,11 @@ import {
   runHotBurst,
 } from "./hot-burst.js";
 import { type RecorderOptions, ReplayRecorder, UpdateFeed } from "./replay.js";
+import {
+  type RoundTripSweepConfig,
+  roundTripSweepConfig,
+  runRoundTripSweep,
+} from "./round-trip-sweep.js";
 import { makeUpdateStream, type StreamOptions, type UpdateStream } from "./workload.js";
 
 /** Sizes of the dispatch comparison. */
@@ -35,6 +40,8 @@ export interface DispatchConfig {
   readonly endToEnd: EndToEndConfig;
   /** One principal sending ten times faster than it is served, for half a minute. */
   readonly hotBurst: HotBurstConfig;
+  /** Every way to run a grammY bot, at several round trips to the Bot API. */
+  readonly roundTripSweep: RoundTripSweepConfig;
 }
 
 const PRINCIPALS = { principals: 2_000, skew: 0.5, groupShare: 0.3, groups: 50 } as const;
@@ -66,6 +73,7 @@ export const dispatchConfig: DispatchConfig = {
   overheadRepeats: 11,
   endToEnd: endToEndConfig,
   hotBurst: hotBurstConfig,
+  roundTripSweep: roundTripSweepConfig,
 };
 
 /** Everything measured for one contender in one scenario. */
@@ -217,6 +225,7 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
   const overheadAsync = await measureOverhead(config, overheadStream, true);
   const endToEnd = await runEndToEnd(config.endToEnd, config.concurrency);
   const hotBurst = await runHotBurst(config.hotBurst, config.concurrency);
+  const sweep = await runRoundTripSweep(config.roundTripSweep, config.concurrency);
 
   const backlogVsRunner = ratio(
     (backlog[0] as DispatchRun).updatesPerSecond,
@@ -233,13 +242,14 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
     overheadTable(config, overheadAsync, "an `async () => {}` processor"),
     ...endToEnd.tables,
     hotBurst.table,
+    sweep.table,
   ];
   // telepace's rows only (each table shows every contender's own count).
   const telepaceViolations = [steady, backlog, overheadSync.runs, overheadAsync.runs]
     .map((runs) => violations(runs[runs === steady || runs === backlog ? 0 : 1] as DispatchRun))
     .reduce(
       (sum, count) => sum + count,
-      endToEnd.orderViolations + hotBurstViolations(hotBurst.headline),
+      endToEnd.orderViolations + hotBurstViolations(hotBurst.headline) + sweep.orderViolations,
     );
   return {
     area: "dispatch",
@@ -264,6 +274,7 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
         hotBurstRejected: hotBurst.headline.rejected,
         hotBurstHotLost: hotBurst.headline.hotLost,
         hotBurstHeapGrowthMB: hotBurst.headline.heapGrowthBytes / 1_048_576,
+        ...sweep.summary,
       },
       config: { ...config, pollLimit: POLL_LIMIT },
       steady,
@@ -271,6 +282,7 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
       overhead: { sync: overheadSync, async: overheadAsync },
       ...endToEnd.figures,
       hotBurst: hotBurst.runs,
+      roundTripSweep: sweep.byRoundTrip,
     },
   };
 }

@@ -4,6 +4,7 @@
 
 import type { Chat, Update, User } from "@grammyjs/types";
 import { type BotApiSim, type BotApiSimOptions, start } from "@telepace/bot-api-sim";
+import { median } from "../stats.js";
 import type { UpdateStream } from "./workload.js";
 
 /** A simulator populated with a stream's principals. */
@@ -11,6 +12,8 @@ export interface SimLink {
   readonly sim: BotApiSim;
   /** The user sends update `index` of the stream (a text message with the index as its text). */
   send(index: number): void;
+  /** Times `probes` getMe calls over HTTP, one after another: the round trip a bot sees, ms (median). */
+  measureRoundTripMs(probes?: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,16 @@ export async function openSimLink(
     send(index) {
       const principal = stream.principalOf[index] as number;
       sim.sendText(users[principal] as User, chats[principal] as Chat, String(index));
+    },
+    async measureRoundTripMs(probes = 3) {
+      const times: number[] = [];
+      for (let probe = 0; probe < probes; probe++) {
+        const startedAt = performance.now();
+        const response = await fetch(`${sim.apiRoot}/bot${sim.token}/getMe`);
+        await response.arrayBuffer();
+        times.push(performance.now() - startedAt);
+      }
+      return median(times);
     },
     close: () => sim.close({ timeoutMs: 2_000 }),
   };
