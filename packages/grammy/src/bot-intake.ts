@@ -7,7 +7,6 @@ import {
   UpdateIntake,
   type UpdateIntakeOptions,
   type UpdateJournal,
-  updateDispatcherDefaults,
 } from "@telepace/update-dispatch";
 import { type Bot, BotError, type Context } from "grammy";
 import type { Update } from "grammy/types";
@@ -21,9 +20,11 @@ export interface BotIntakeOptions {
    */
   readonly journal?: UpdateJournal | undefined;
   /**
-   * Bounds of the dispatcher: `maxConcurrency` (here: `maxActivePrincipals`, so every active
-   * person's current update may run), `maxQueuedPerPrincipal` (32), `maxActivePrincipals` (256),
-   * `timeoutMs` (none), … as in `@telepace/update-dispatch`.
+   * Bounds of the dispatcher, as in `@telepace/update-dispatch`'s intake: `maxConcurrency`
+   * (`maxActivePrincipals` when given, else 256, so every active person's current update may
+   * run: 30 people × 3 messages took 4.3 s at 16 slots and 2.2 s at 32 to 256, Telegram time,
+   * where the pacing needs 2 s), `maxQueuedPerPrincipal` (32), `maxActivePrincipals`, `timeoutMs`
+   * (none), …
    */
   readonly dispatcher?: IntakeDispatcherOptions | undefined;
   /**
@@ -60,30 +61,6 @@ export const BOT_INTAKE_OPTION_NAMES = [
   "logger",
 ] as const satisfies readonly (keyof BotIntakeOptions)[];
 
-/**
- * The dispatcher options with this package's default `maxConcurrency`: one running update per
- * active principal. A handler that awaits a reply holds its slot while the outbox paces that
- * chat (a second in a private chat), so with fewer slots than people in a burst the slots, not
- * Telegram's limits, decide when the last one is answered: 30 people × 3 messages took 4.3 s at
- * 16 slots and 2.2 s at 32 to 256 (Telegram time; the pacing needs 2 s). Memory stays bounded by
- * `maxUnfinished` and `maxActivePrincipals`. Anything but an object is left for the intake to
- * refuse.
- */
-function dispatcherOptions(given: unknown): unknown {
-  if (given !== undefined && (typeof given !== "object" || given === null)) return given;
-  const options = (given ?? {}) as IntakeDispatcherOptions;
-  if (options.maxConcurrency !== undefined) return options;
-  const principals = options.maxActivePrincipals;
-  return {
-    ...options,
-    // An invalid maxActivePrincipals is the intake's to name, not copied into maxConcurrency.
-    maxConcurrency:
-      Number.isSafeInteger(principals) && (principals as number) >= 1
-        ? principals
-        : updateDispatcherDefaults.maxActivePrincipals,
-  };
-}
-
 /** A middleware error goes to `bot.catch`'s handler; anything else is the dispatcher's to log. */
 async function handle<C extends Context>(bot: Bot<C>, update: Update): Promise<void> {
   try {
@@ -106,7 +83,7 @@ export function botIntake<C extends Context>(
   return new UpdateIntake((update) => handle(bot, update), {
     ...polling,
     journal: given.journal,
-    dispatcher: dispatcherOptions(given.dispatcher) as IntakeDispatcherOptions | undefined,
+    dispatcher: given.dispatcher,
     maxUnfinished: given.maxUnfinished,
     maxJournalUpdates: given.maxJournalUpdates,
     closeTimeoutMs: given.stopTimeoutMs,

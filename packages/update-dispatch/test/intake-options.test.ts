@@ -20,6 +20,7 @@ describe("UpdateIntake options", () => {
   it("has documented, frozen defaults", () => {
     expect(updateIntakeDefaults).toEqual({
       journalFailure: "retry",
+      maxConcurrency: 256,
       maxUnfinished: 1000,
       maxJournalUpdates: 100_000,
       pollLimit: 100,

@@ -5,7 +5,7 @@
 
 import { run, sequentialize } from "@grammyjs/runner";
 import type { Update } from "@grammyjs/types";
-import { UpdateIntake, updateDispatcherDefaults } from "@telepace/update-dispatch";
+import { UpdateIntake, updateIntakeDefaults } from "@telepace/update-dispatch";
 import { Bot, type Context } from "grammy";
 import type { SimLink } from "./sim-link.js";
 import type { RunJournal } from "./temporary-journal.js";
@@ -65,14 +65,14 @@ function peakOf(gauge: () => number): { stop(): number } {
 
 /**
  * UpdateIntake with its defaults (memory journal, maxUnfinished 1000) and `maxConcurrency` (its
- * default, 16, when not given), or with the journal `journal` opens for the run.
+ * default, 256, when not given), or with the journal `journal` opens for the run.
  */
 export function intakePoller(options: {
   maxConcurrency?: number;
   journal?: { readonly name: string; open(): Promise<RunJournal> };
 }): PollerContender {
   const journalName = options.journal?.name ?? "MemoryUpdateJournal";
-  const slots = options.maxConcurrency ?? updateDispatcherDefaults.maxConcurrency;
+  const slots = options.maxConcurrency ?? updateIntakeDefaults.maxConcurrency;
   const isDefault = options.maxConcurrency === undefined;
   return {
     name: `telepace UpdateIntake${options.journal === undefined ? "" : ` + ${journalName}`} (maxConcurrency ${slots}${isDefault ? ", its default" : ""})`,

@@ -3,6 +3,7 @@
 // — at several round trips to the Bot API, in interleaved rounds. Each rate is set against what
 // its settings allow: its slots over the nominal I/O, and 100 updates per measured getUpdates.
 
+import { updateIntakeDefaults } from "@telepace/update-dispatch";
 import { Api } from "grammy";
 import { type Round, type Rounds, roundSummary, runRounds } from "../rounds.js";
 import { formatCount, formatFixed, ratio, spread } from "../stats.js";
@@ -239,7 +240,7 @@ function sweepTable(
     ],
     notes: [
       `round trip = the simulator's added latency on every Bot API call; the webhook's receiving server holds each delivery as long before grammY reads it; getUpdates measured = a full batch of 100 through grammY's client, timed ${config.probes}× before each run (it confirms nothing)`,
-      `of ceiling = updates/s ÷ the lower of (that row's slots, every one busy, at the backlog's mean nominal I/O: no timer lateness, no cost of its own) and, for polling, 100 ÷ the measured getUpdates time; slots: ${concurrency} or 500 or the intake's default 16, bot.start() 1, the webhook its max_connections 40 (a delivery also holds its connection for the round trip, which this ceiling leaves out)`,
+      `of ceiling = updates/s ÷ the lower of (that row's slots, every one busy, at the backlog's mean nominal I/O: no timer lateness, no cost of its own) and, for polling, 100 ÷ the measured getUpdates time; slots: ${concurrency} or 500 or the intake's default ${updateIntakeDefaults.maxConcurrency}, bot.start() 1, the webhook its max_connections 40 (a delivery also holds its connection for the round trip, which this ceiling leaves out)`,
       "the intake uses its memory journal; bot.start() handles each batch one update at a time; the webhook answers once grammY's middleware has run, and the simulator sends each chat's next update after that answer",
     ],
   };

@@ -46,7 +46,15 @@ export interface UpdateIntakeOptions extends PollingOptions {
    * @defaultValue a new MemoryUpdateJournal
    */
   readonly journal?: UpdateJournal | undefined;
-  /** Bounds and timeout of the dispatcher the intake builds; see {@link UpdateDispatcherOptions}. */
+  /**
+   * Bounds and timeout of the dispatcher the intake builds; see {@link UpdateDispatcherOptions}.
+   * One default differs from a bare dispatcher's: `maxConcurrency` is `maxActivePrincipals` when
+   * that is given, else 256 (a bare dispatcher: 16). A processor that awaits its reply holds its
+   * slot while the outbox paces that chat, so with fewer slots than people writing at once the
+   * slots, not Telegram's limits, decide when the last one is answered; memory stays bounded by
+   * `maxUnfinished`.
+   * @defaultValue `{ maxConcurrency: 256 }` and the dispatcher's other defaults
+   */
   readonly dispatcher?: IntakeDispatcherOptions | undefined;
   /**
    * How many unfinished updates the intake holds in memory at once: handed to the dispatcher
@@ -106,6 +114,11 @@ export interface IntakeCloseOptions {
 /** The defaults of {@link UpdateIntakeOptions}. */
 export const updateIntakeDefaults = Object.freeze({
   ...pollingDefaults,
+  /**
+   * The dispatcher's `maxConcurrency` when neither it nor `maxActivePrincipals` is given (given
+   * `maxActivePrincipals`, that number): every active person's current update may run.
+   */
+  maxConcurrency: 256,
   maxUnfinished: 1000,
   maxJournalUpdates: 100_000,
   closeTimeoutMs: 10_000,

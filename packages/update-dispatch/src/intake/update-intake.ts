@@ -112,12 +112,15 @@ export class UpdateIntake implements AsyncDisposable {
     // The journal decides what is a duplicate: a window of finished ids here would call an update
     // of a new numbering a duplicate of an old one, and nothing would ever process it. Memory is
     // bounded by maxUnfinished, so the dispatcher admits as many principals as that holds: no
-    // update in memory waits to become active.
+    // update in memory waits to become active. Slots default to one per active person (see the
+    // `dispatcher` option), so pacing, not slots, bounds a burst.
     this.#dispatcher = new UpdateDispatcher(processor, {
       ...given,
       maxActivePrincipals:
         given.maxActivePrincipals ??
         Math.max(updateDispatcherDefaults.maxActivePrincipals, resolved.maxUnfinished),
+      maxConcurrency:
+        given.maxConcurrency ?? given.maxActivePrincipals ?? updateIntakeDefaults.maxConcurrency,
       dedupeWindow: 0,
       clock: this.#clock,
       logger: this.#logger,
