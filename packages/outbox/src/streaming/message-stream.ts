@@ -8,8 +8,10 @@ import { OutboxError } from "../errors.js";
 import type { OutboxOperation } from "../operation.js";
 import type { TelegramOutbox } from "../outbox.js";
 import type { OutboxOutcome } from "../outcome.js";
+import { retryAfterFrom } from "../retry-after.js";
 import { replacingProgress } from "../writes/replace-progress.js";
 import { planWrite, writeOperation } from "../writes/write-plan.js";
+import { DraftPacer, type LearnedDraftPace } from "./draft-pacer.js";
 import { isForbidden, isRefusal } from "./draft-refusal.js";
 import { EditBudget } from "./edit-budget.js";
 import type { PlacedChunk } from "./split-text.js";
@@ -31,6 +33,10 @@ export interface StreamHost {
   nextDraftId(stream: MessageStream): number;
   /** Whether drafts are known to be refused in this chat. */
   draftsRefused(chatKey: string): boolean;
+  /** The draft pace a 429 taught in this chat, if one did. */
+  draftPace(chatKey: string): LearnedDraftPace | undefined;
+  /** Remembers the draft pace a 429 taught in this chat. */
+  learnDraftPace(chatKey: string, pace: LearnedDraftPace): void;
   /** Remembers a refusal: for this chat, or for every chat (the server lacks the method). */
   refuseDrafts(chatKey: string, everywhere: boolean): void;
   /** A message of the stream's own is in the chat. */
@@ -92,7 +98,7 @@ export class MessageStream {
   #wake: Deferred<void> | undefined;
   readonly #finishing = createDeferred<void>();
   #draftId: number | undefined;
-  #lastDraftAt = Number.NEGATIVE_INFINITY;
+  readonly #draftPacer: DraftPacer;
   /** The progress message (edit mode) and the text it shows. */
   #progress: { message: Sent; text: string } | undefined;
   readonly #messages: Sent[] = [];
@@ -112,6 +118,7 @@ export class MessageStream {
       options.editIntervalMs ??
       (isPrivate ? streamDefaults.privateEditIntervalMs : streamDefaults.groupEditIntervalMs);
     this.#editBudget = new EditBudget(options.editBurst, editIntervalMs);
+    this.#draftPacer = new DraftPacer(options.draftIntervalMs, host.draftPace(chatKey));
     this.#mode = options.drafts && isPrivate && !host.draftsRefused(chatKey) ? "draft" : "edit";
     const caller = options.signal;
     if (caller !== undefined) {
@@ -286,9 +293,7 @@ export class MessageStream {
       await this.#idle(this.#mode === "draft" ? this.#options.draftRefreshMs : undefined);
       if (this.#state !== "streaming") return;
       if (this.#mode === "draft") {
-        await this.#pause(
-          this.#lastDraftAt + this.#options.draftIntervalMs - this.#host.clock.now(),
-        );
+        await this.#pause(this.#draftPacer.waitMs(this.#host.clock.now()));
         if (this.#state !== "streaming") return;
       }
       await this.#sealFull();
@@ -317,7 +322,6 @@ export class MessageStream {
     if (this.#draftId === undefined) this.#draftId = this.#host.nextDraftId(this);
     const draftId = this.#draftId;
     let version = this.#text.version;
-    this.#lastDraftAt = this.#host.clock.now();
     const outcome = await this.#enqueue(
       this.#op("sendMessageDraft", { draft_id: draftId }, (signal) => {
         version = this.#text.version;
@@ -325,24 +329,26 @@ export class MessageStream {
         if (this.#state !== "streaming" && !isPlaceholder) return Promise.resolve(false);
         const chunk = isPlaceholder ? undefined : this.#text.live();
         if (chunk !== undefined) this.#text.shown(chunk);
-        this.#lastDraftAt = this.#host.clock.now();
-        return this.#call(
-          "sendMessageDraft",
-          {
-            draft_id: draftId,
-            ...this.#text.params(chunk ?? { text: "" }),
-            ...this.#threadParams(),
-            ...(this.#options.canStop
-              ? { can_stop: true, keep_on_stop: this.#options.keepOnStop }
-              : {}),
-          },
-          signal,
+        return this.#paced(
+          this.#call(
+            "sendMessageDraft",
+            {
+              draft_id: draftId,
+              ...this.#text.params(chunk ?? { text: "" }),
+              ...this.#threadParams(),
+              ...(this.#options.canStop
+                ? { can_stop: true, keep_on_stop: this.#options.keepOnStop }
+                : {}),
+            },
+            signal,
+          ),
         );
       }),
     );
     if (outcome.status === "delivered") {
       if (outcome.result !== false) this.#draftFrames++;
     } else if (outcome.status === "failed") {
+      this.#draftPacer.failed(this.#host.clock.now());
       const refusal = isRefusal(outcome.error);
       if (refusal.refused) {
         this.#host.refuseDrafts(this.#chatKey, refusal.everywhere);
@@ -355,6 +361,28 @@ export class MessageStream {
     }
     // A frame that failed for another reason is skipped: the next one carries newer text.
     if (!isPlaceholder) this.#shownVersion = version;
+  }
+
+  /** Tells the pacer how one attempt of a draft went: answered, or a 429 that teaches a pace. */
+  #paced(request: Promise<unknown>): Promise<unknown> {
+    const clock = this.#host.clock;
+    const startMs = clock.now();
+    this.#draftPacer.started(startMs);
+    const rateLimited = (value: unknown): boolean => {
+      if (retryAfterFrom(value) === undefined) return false;
+      this.#host.learnDraftPace(this.#chatKey, this.#draftPacer.rateLimited(startMs, clock.now()));
+      return true;
+    };
+    return request.then(
+      (result) => {
+        if (!rateLimited(result)) this.#draftPacer.answered(startMs, clock.now());
+        return result;
+      },
+      (error: unknown) => {
+        rateLimited(error);
+        throw error;
+      },
+    );
   }
 
   #threadParams(): Record<string, unknown> {
