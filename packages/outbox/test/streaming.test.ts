@@ -229,6 +229,50 @@ describe("where drafts are refused", () => {
     }
   });
 
+  it("a split in a group spends no more than its share: the next part's send, paced", async () => {
+    const { clock, api, streams } = setup();
+    const stream = streams.open(GROUP, { maxTextLength: 400 });
+    for (let i = 1; i <= 1_200; i++) {
+      stream.append(`${i} `);
+      await clock.advance(50);
+    }
+    stream.end();
+    await clock.runAll();
+    const outcome = await stream.result;
+    expect(outcome.status).toBe("delivered");
+    const words = outcome.messages.flatMap((message) => (message.text ?? "").split(/\s+/u));
+    expect(words.filter((word) => word !== "")).toEqual(
+      Array.from({ length: 1_200 }, (_, i) => `${i + 1}`),
+    );
+    // 60 s of text, a new message every ~400 characters: every request of the stream (edits, the
+    // last edit of each part, the send of the next) 3.6 s after the one before, never a gap of
+    // 7 s after a split, until the end (the final's requests never wait).
+    expect(api.of("sendMessage").length).toBeGreaterThanOrEqual(10);
+    const starts = api.calls.map((call) => call.startedAt).filter((at) => at < 60_000);
+    expect(starts.length).toBe(17);
+    for (let i = 1; i < starts.length; i++) {
+      const gap = (starts[i] ?? 0) - (starts[i - 1] ?? 0);
+      expect(gap).toBeGreaterThanOrEqual(3_600);
+      expect(gap).toBeLessThanOrEqual(3_600 + 100);
+    }
+    // A part ends where its progress message showed it (at a space, past half the limit): the
+    // text after it goes out with the next send, so no word waits two intervals.
+    const firstShown = new Map<number, number>();
+    for (const call of api.calls) {
+      for (const word of String(call.params.text ?? "").split(/\s+/u)) {
+        if (word !== "" && !firstShown.has(Number(word)))
+          firstShown.set(Number(word), call.startedAt);
+      }
+    }
+    for (let i = 1; i <= 1_200; i++) {
+      const appendedAt = (i - 1) * 50;
+      if (appendedAt > 56_000) break;
+      expect((firstShown.get(i) ?? Number.POSITIVE_INFINITY) - appendedAt).toBeLessThanOrEqual(
+        3_600 + 50,
+      );
+    }
+  });
+
   it("falls back to edits on TEXTDRAFT_PEER_INVALID and remembers the chat", async () => {
     const { clock, api, streams } = setup({ privateChatRps: 0 });
     api.rules.set("sendMessageDraft", () => apiError(400, "Bad Request: TEXTDRAFT_PEER_INVALID"));

@@ -2,6 +2,8 @@
 // sooner than a floor; a 429 teaches it the pace the chat takes, failures back it off until a
 // draft is answered again.
 
+import type { Clock } from "@telepace/core";
+import { retryAfterFrom } from "../retry-after.js";
 import { streamDefaults } from "./stream-options.js";
 
 /** A draft pace learned from a 429 in a chat, which later streams into the chat start from. */
@@ -23,7 +25,7 @@ export class DraftPacer {
   #lastEndMs = Number.NEGATIVE_INFINITY;
   #failures = 0;
   /** Start times of the drafts answered within the last second, oldest first. */
-  readonly #answered: number[] = [];
+  readonly #answeredAt: number[] = [];
 
   constructor(floorMs: number, learned: LearnedDraftPace | undefined) {
     this.#floorMs = floorMs;
@@ -31,7 +33,7 @@ export class DraftPacer {
   }
 
   /** The learned spacing at `nowMs`: held for a minute after its 429, then halving each minute. */
-  learnedSpacingMs(nowMs: number): number {
+  #learnedSpacingMs(nowMs: number): number {
     const learned = this.#learned;
     if (learned === undefined) return 0;
     const halvings = Math.floor((nowMs - learned.atMs) / streamDefaults.learnedDraftPaceHoldMs);
@@ -39,17 +41,39 @@ export class DraftPacer {
     return spacingMs > this.#floorMs ? spacingMs : 0;
   }
 
-  /** A draft's request started. */
-  started(nowMs: number): void {
-    this.#lastStartMs = nowMs;
+  /**
+   * Follows one attempt of a draft, starting now: answered, or a 429 (thrown or returned) that
+   * teaches a pace, handed to `learned`. Resolves or rejects as `request` does.
+   */
+  track(
+    clock: Clock,
+    learned: (pace: LearnedDraftPace) => void,
+    request: Promise<unknown>,
+  ): Promise<unknown> {
+    const startMs = clock.now();
+    this.#lastStartMs = startMs;
+    const isRateLimited = (value: unknown): boolean => {
+      if (retryAfterFrom(value) === undefined) return false;
+      learned(this.#rateLimited(startMs, clock.now()));
+      return true;
+    };
+    return request.then(
+      (result) => {
+        if (!isRateLimited(result)) this.#answered(startMs, clock.now());
+        return result;
+      },
+      (error: unknown) => {
+        isRateLimited(error);
+        throw error;
+      },
+    );
   }
 
-  /** The draft that started at `startMs` was answered. */
-  answered(startMs: number, nowMs: number): void {
+  #answered(startMs: number, nowMs: number): void {
     this.#failures = 0;
     this.#lastEndMs = nowMs;
-    this.#answered.push(startMs);
-    while ((this.#answered[0] as number) <= startMs - RATE_WINDOW_MS) this.#answered.shift();
+    this.#answeredAt.push(startMs);
+    while ((this.#answeredAt[0] as number) <= startMs - RATE_WINDOW_MS) this.#answeredAt.shift();
   }
 
   /**
@@ -57,16 +81,16 @@ export class DraftPacer {
    * were answered in the second before it, or, when that is no slower than the pace already kept,
    * half the pace. Returns the pace learned, for the chat's later streams.
    */
-  rateLimited(startMs: number, nowMs: number): LearnedDraftPace {
-    const count = this.#answered.filter((at) => at > startMs - RATE_WINDOW_MS).length;
-    const keptMs = Math.max(this.#floorMs, this.learnedSpacingMs(nowMs));
+  #rateLimited(startMs: number, nowMs: number): LearnedDraftPace {
+    const count = this.#answeredAt.filter((at) => at > startMs - RATE_WINDOW_MS).length;
+    const keptMs = Math.max(this.#floorMs, this.#learnedSpacingMs(nowMs));
     const taughtMs = RATE_WINDOW_MS / Math.max(1, count);
     const spacingMs = Math.min(
       streamDefaults.maxLearnedDraftSpacingMs,
       taughtMs > keptMs ? taughtMs : Math.max(1, keptMs) * 2,
     );
     this.#learned = Object.freeze({ spacingMs, atMs: nowMs });
-    this.#answered.length = 0;
+    this.#answeredAt.length = 0;
     return this.#learned;
   }
 
@@ -78,7 +102,7 @@ export class DraftPacer {
 
   /** Ms until the next draft may start; 0 when it may now. */
   waitMs(nowMs: number): number {
-    let at = this.#lastStartMs + Math.max(this.#floorMs, this.learnedSpacingMs(nowMs));
+    let at = this.#lastStartMs + Math.max(this.#floorMs, this.#learnedSpacingMs(nowMs));
     if (this.#failures > 0) {
       const backoffMs = Math.min(
         streamDefaults.maxDraftFailureBackoffMs,

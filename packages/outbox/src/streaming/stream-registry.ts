@@ -6,7 +6,8 @@ import { describeValue } from "@telepace/core";
 import { type ChatId, chatKeyOf } from "../chat.js";
 import type { LearnedDraftPace } from "./draft-pacer.js";
 import { LatestMessages } from "./latest-messages.js";
-import { MessageStream, type StreamHost } from "./message-stream.js";
+import { MessageStream } from "./message-stream.js";
+import type { StreamHost } from "./stream-host.js";
 import {
   type ResolvedRegistryOptions,
   resolveRegistryOptions,
