@@ -77,14 +77,15 @@ export class DraftPacer {
   }
 
   /**
-   * The draft that started at `startMs` got a 429: the pace to keep is as many drafts a second as
-   * were answered in the second before it, or, when that is no slower than the pace already kept,
-   * half the pace. Returns the pace learned, for the chat's later streams.
+   * The draft that started at `startMs` got a 429: the pace to keep is one draft fewer a second
+   * than were answered in the second before it (a limit that allows a burst lets more through
+   * than it sustains: 6 answered under 5 a second, burst 5, teach 5), or, when that is no slower
+   * than the pace already kept, half the pace. Returns the pace learned, for later streams.
    */
   #rateLimited(startMs: number, nowMs: number): LearnedDraftPace {
     const count = this.#answeredAt.filter((at) => at > startMs - RATE_WINDOW_MS).length;
     const keptMs = Math.max(this.#floorMs, this.#learnedSpacingMs(nowMs));
-    const taughtMs = RATE_WINDOW_MS / Math.max(1, count);
+    const taughtMs = RATE_WINDOW_MS / Math.max(1, count - 1);
     const spacingMs = Math.min(
       streamDefaults.maxLearnedDraftSpacingMs,
       taughtMs > keptMs ? taughtMs : Math.max(1, keptMs) * 2,
