@@ -109,8 +109,9 @@ export interface StreamMessageOptions {
   readonly draftIntervalMs?: number | undefined;
   /**
    * Long-run ms between a stream's progress edits (edit mode): its requests to the chat draw on a
-   * bucket of `editBurst` that refills one per `editIntervalMs`. Sends and the final never wait
-   * for it, but they draw on it too.
+   * bucket of `editBurst` that refills one per `editIntervalMs`. Every request of the progress
+   * message waits for it (its edits, the next part's send, a part's last edit); the final draws
+   * on it without waiting.
    * Range: >= 0. @defaultValue 3600 in groups, 1000 in private chats
    */
   readonly editIntervalMs?: number | undefined;
