@@ -291,24 +291,11 @@ export class MessageStream {
     return this.#text.sealed < chunks.length - 1 ? chunks[this.#text.sealed] : undefined;
   }
 
-  /**
-   * Whether the chunk a progress message shows can end its part instead of `full`: plain text
-   * (no markup to close), at least half a message long, cut after whitespace.
-   */
-  #endsPartAsShown(shown: PlacedChunk, full: PlacedChunk): boolean {
-    if (this.#options.parseMode !== undefined || shown.end > full.end) return false;
-    const last = shown.text.at(-1);
-    return (
-      last !== undefined && /\s/u.test(last) && shown.text.length * 2 >= this.#options.maxTextLength
-    );
-  }
-
   /** A part was sealed and the text after it is not on screen yet (edit mode). */
   #awaitsNextPart(): boolean {
-    if (this.#mode !== "edit" || this.#progress !== undefined || this.#text.sealed === 0) {
-      return false;
-    }
-    const live = this.#text.live();
+    const isBetween =
+      this.#mode === "edit" && this.#progress === undefined && this.#text.sealed > 0;
+    const live = isBetween ? this.#text.live() : undefined;
     return live !== undefined && this.#text.isVisible(live);
   }
 
@@ -318,11 +305,15 @@ export class MessageStream {
    * budget one request (the next part's send) instead of two.
    */
   async #seal(chunk: PlacedChunk): Promise<void> {
-    const shown = this.#progress?.chunk;
-    if (shown !== undefined && this.#endsPartAsShown(shown, chunk)) {
-      this.#messages.push({ ...(this.#progress as { message: Sent }).message, text: shown.text });
+    const progress = this.#progress;
+    if (progress !== undefined && this.#text.mayEndAsShown(progress.chunk, chunk)) {
+      // The message as its last delivered request left it.
+      const { entities: _sent, ...message } = progress.message;
+      const { text, entities = [] } = progress.chunk;
+      const own = entities.length > 0 ? { entities: [...entities] } : {};
+      this.#messages.push({ ...message, text, ...own });
       this.#progress = undefined;
-      this.#text.seal(shown);
+      this.#text.seal(progress.chunk);
       return;
     }
     const failure = await this.#deliverChunk(chunk, false);
