@@ -15,8 +15,8 @@ afterEach(async () => {
   await sim?.close();
 });
 
-async function setup() {
-  sim = await start();
+async function setup(options: Parameters<typeof start>[0] = {}) {
+  sim = await start(options);
   client = new TelegramClient({ token: sim.token, apiRoot: sim.apiRoot });
   const user = sim.users.create({ firstName: "Dana" });
   const dm = sim.chats.createPrivate(user);
@@ -48,22 +48,39 @@ const settled = (chat: number, count: number) =>
 const words = (count: number) => Array.from({ length: count }, (_, i) => `w${i} `).join("");
 
 describe("client.streamMessage against the sim", () => {
-  it("private chat: Thinking…, paced draft frames, then one real message; no 429", async () => {
-    const { dm } = await setup();
+  it("private chat: Thinking…, draft frames as fast as answered, then one real message; no 429", async () => {
+    // Telegram's documented limits only (none for drafts), and a round trip of 40 ms.
+    const { dm } = await setup({ rateLimits: { draftsPerSecond: false } });
+    sim.faults.setLatency(40);
     const outcome = await client.streamMessage(dm.id, tokens(60, 20)).result;
     expect(outcome).toMatchObject({ status: "delivered", mode: "draft", stopped: false });
     const { events, messages, draft } = sim.transcript(dm);
     const frames = events.filter((event) => event.kind === "draft");
     expect(frames[0]?.text).toBe("");
-    expect(frames.length).toBeGreaterThan(3);
-    expect(frames.length).toBeLessThan(20);
     for (let i = 1; i < frames.length; i++) {
       expect(frames[i]?.text?.length).toBeGreaterThanOrEqual(frames[i - 1]?.text?.length ?? 0);
     }
+    // Each frame goes as the one before it is answered: about one a round trip, not 5 a second.
+    const gaps = frames.slice(1).map((frame, i) => frame.atMs - (frames[i]?.atMs ?? 0));
+    const median = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)] ?? 0;
+    expect(median).toBeGreaterThanOrEqual(34);
+    expect(median).toBeLessThan(100);
     expect(messages.map((message) => message.text)).toEqual([words(60).trim()]);
     expect(draft).toBeUndefined(); // the message replaced it
     expect(sim.counters().tooManyRequests).toBe(0);
     expect(events.filter((event) => event.kind === "edit")).toHaveLength(0);
+  });
+
+  it("under the sim's draft limit (5/s), one 429 teaches the pace: no other, in later streams too", async () => {
+    const { dm } = await setup();
+    const first = await client.streamMessage(dm.id, tokens(100, 20)).result;
+    expect(first).toMatchObject({ status: "delivered", mode: "draft" });
+    expect(sim.counters().tooManyRequests).toBe(1);
+    expect(client.streams.snapshot().pacedChats).toBe(1);
+    const second = await client.streamMessage(dm.id, tokens(100, 20)).result;
+    expect(second).toMatchObject({ status: "delivered", mode: "draft" });
+    expect(sim.counters().tooManyRequests).toBe(1);
+    expect(texts(dm.id)).toEqual([words(100).trim(), words(100).trim()]);
   });
 
   it("group: a progress message with coalesced edits, finished in place", async () => {

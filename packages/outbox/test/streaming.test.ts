@@ -1,4 +1,3 @@
-import { ManualClock } from "@telepace/core";
 import { describe, expect, it } from "vitest";
 import {
   NetworkError,
@@ -6,28 +5,20 @@ import {
   RetryAfterError,
   StreamRegistry,
   TelegramApiError,
-  TelegramOutbox,
-  type TelegramOutboxOptions,
 } from "../src/index.js";
-import { ScriptedTransport } from "./support/stream-transport.js";
+import { setupStreams } from "./support/stream-transport.js";
 
 const PRIVATE = 42;
 const GROUP = -100_7;
 
-function setup(outboxOptions: TelegramOutboxOptions = {}, latencyMs = 10) {
-  const clock = new ManualClock();
-  const outbox = new TelegramOutbox({ clock, pacingMarginMs: 0, ...outboxOptions });
-  const api = new ScriptedTransport(clock, latencyMs);
-  const streams = new StreamRegistry({ outbox, transport: api.transport, clock });
-  return { clock, outbox, api, streams };
-}
+const setup = setupStreams;
 
 const apiError = (errorCode: number, description: string) =>
   new TelegramApiError({ method: "sendMessageDraft", errorCode, description });
 
 describe("streaming into a private chat", () => {
-  it("shows Thinking…, then paced draft frames of the latest text, then one real message", async () => {
-    const { clock, api, streams } = setup();
+  it("shows Thinking…, then draft frames of the latest text as answered, then one real message", async () => {
+    const { clock, api, streams } = setup({}, 100);
     const stream = streams.open(PRIVATE);
     await clock.advance(50);
     for (let i = 1; i <= 100; i++) {
@@ -40,13 +31,12 @@ describe("streaming into a private chat", () => {
 
     const drafts = api.of("sendMessageDraft");
     expect(drafts[0]?.params.text).toBe("");
+    // Each frame starts as the one before it is answered (100 ms), never one frame per piece.
     for (let i = 1; i < drafts.length; i++) {
-      const gap = (drafts[i]?.startedAt ?? 0) - (drafts[i - 1]?.startedAt ?? 0);
-      expect(gap).toBeGreaterThanOrEqual(200);
+      expect(drafts[i]?.startedAt).toBe(drafts[i - 1]?.endedAt);
     }
-    // ~1 s of text at 5 frames/s, never one frame per piece.
-    expect(drafts.length).toBeGreaterThanOrEqual(5);
-    expect(drafts.length).toBeLessThanOrEqual(8);
+    expect(drafts.length).toBeGreaterThanOrEqual(10);
+    expect(drafts.length).toBeLessThanOrEqual(12);
     expect(new Set(drafts.map((call) => call.params.draft_id)).size).toBe(1);
     expect(api.maxInFlight).toBe(1);
     expect(api.of("editMessageText")).toHaveLength(0);
@@ -85,7 +75,23 @@ describe("streaming into a private chat", () => {
     await clock.runAll();
   });
 
-  it("draftIntervalMs sets the pacing", async () => {
+  it("a short round trip meets the floor: 34 ms between frames' starts by default", async () => {
+    const { clock, api, streams } = setup({}, 5);
+    const stream = streams.open(PRIVATE, { thinking: false });
+    for (let i = 0; i < 100; i++) {
+      stream.append("x");
+      await clock.advance(10);
+    }
+    stream.end();
+    await clock.runAll();
+    const starts = api.of("sendMessageDraft").map((call) => call.startedAt);
+    for (let i = 1; i < starts.length; i++) {
+      expect((starts[i] ?? 0) - (starts[i - 1] ?? 0)).toBe(34);
+    }
+    expect(starts.length).toBeGreaterThanOrEqual(28);
+  });
+
+  it("draftIntervalMs sets the floor", async () => {
     const { clock, api, streams } = setup();
     const stream = streams.open(PRIVATE, { draftIntervalMs: 1000, thinking: false });
     for (let i = 0; i < 30; i++) {
@@ -220,6 +226,50 @@ describe("where drafts are refused", () => {
       const gap = (starts[i] ?? 0) - (starts[i - 1] ?? 0);
       expect(gap).toBeGreaterThanOrEqual(3_600);
       expect(gap).toBeLessThanOrEqual(3_600 + 100);
+    }
+  });
+
+  it("a split in a group spends no more than its share: the next part's send, paced", async () => {
+    const { clock, api, streams } = setup();
+    const stream = streams.open(GROUP, { maxTextLength: 400 });
+    for (let i = 1; i <= 1_200; i++) {
+      stream.append(`${i} `);
+      await clock.advance(50);
+    }
+    stream.end();
+    await clock.runAll();
+    const outcome = await stream.result;
+    expect(outcome.status).toBe("delivered");
+    const words = outcome.messages.flatMap((message) => (message.text ?? "").split(/\s+/u));
+    expect(words.filter((word) => word !== "")).toEqual(
+      Array.from({ length: 1_200 }, (_, i) => `${i + 1}`),
+    );
+    // 60 s of text, a new message every ~400 characters: every request of the stream (edits, the
+    // last edit of each part, the send of the next) 3.6 s after the one before, never a gap of
+    // 7 s after a split, until the end (the final's requests never wait).
+    expect(api.of("sendMessage").length).toBeGreaterThanOrEqual(10);
+    const starts = api.calls.map((call) => call.startedAt).filter((at) => at < 60_000);
+    expect(starts.length).toBe(17);
+    for (let i = 1; i < starts.length; i++) {
+      const gap = (starts[i] ?? 0) - (starts[i - 1] ?? 0);
+      expect(gap).toBeGreaterThanOrEqual(3_600);
+      expect(gap).toBeLessThanOrEqual(3_600 + 100);
+    }
+    // A part ends where its progress message showed it (at a space, past half the limit): the
+    // text after it goes out with the next send, so no word waits two intervals.
+    const firstShown = new Map<number, number>();
+    for (const call of api.calls) {
+      for (const word of String(call.params.text ?? "").split(/\s+/u)) {
+        if (word !== "" && !firstShown.has(Number(word)))
+          firstShown.set(Number(word), call.startedAt);
+      }
+    }
+    for (let i = 1; i <= 1_200; i++) {
+      const appendedAt = (i - 1) * 50;
+      if (appendedAt > 56_000) break;
+      expect((firstShown.get(i) ?? Number.POSITIVE_INFINITY) - appendedAt).toBeLessThanOrEqual(
+        3_600 + 50,
+      );
     }
   });
 

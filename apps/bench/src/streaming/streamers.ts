@@ -4,7 +4,7 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import { streamApi } from "@grammyjs/stream";
 import { TelegramClient } from "@telepace/client";
-import { classifyFailure, type FailureVerdict } from "@telepace/outbox";
+import { classifyFailure, type FailureVerdict, streamDefaults } from "@telepace/outbox";
 import { ScaledClock } from "@telepace/testing";
 import { Api } from "grammy";
 
@@ -43,7 +43,11 @@ export function telepaceStreamer(target: StreamTarget): Streamer {
   });
   return {
     name: "telepace client.streamMessage",
-    settings: { drafts: "private chats", draftIntervalMs: 200, clock: `×${target.scale}` },
+    settings: {
+      drafts: "private chats, as fast as answered",
+      draftIntervalMs: streamDefaults.draftIntervalMs,
+      clock: `×${target.scale}`,
+    },
     async stream(chatId, source) {
       const stream = client.streamMessage(chatId, source, { signal: target.signal });
       await stream.result.catch(() => undefined);

@@ -2,7 +2,7 @@
 // every `intervalMs`, so a long stream spreads a group's 20 messages a minute evenly over its
 // length instead of spending them in bursts and then showing nothing for seconds.
 
-/** The bucket a stream's progress edits wait for (sends and finals never do, but they count). */
+/** The bucket a stream's progress requests wait for (the final never does, but it counts). */
 export class EditBudget {
   readonly #burst: number;
   readonly #intervalMs: number;

@@ -2,44 +2,21 @@
 // private chat, or a progress message with coalesced edits — then real messages that are never lost.
 
 import type { Message, MessageEntity } from "@grammyjs/types";
-import { type Clock, createDeferred, type Deferred, describeValue } from "@telepace/core";
+import { createDeferred, type Deferred, describeValue } from "@telepace/core";
 import { type ChatId, isGroupChat } from "../chat.js";
 import { OutboxError } from "../errors.js";
 import type { OutboxOperation } from "../operation.js";
-import type { TelegramOutbox } from "../outbox.js";
 import type { OutboxOutcome } from "../outcome.js";
 import { replacingProgress } from "../writes/replace-progress.js";
 import { planWrite, writeOperation } from "../writes/write-plan.js";
+import { DraftPacer } from "./draft-pacer.js";
 import { isForbidden, isRefusal } from "./draft-refusal.js";
 import { EditBudget } from "./edit-budget.js";
 import type { PlacedChunk } from "./split-text.js";
-import {
-  type ResolvedStreamOptions,
-  type StreamMethod,
-  type StreamTransport,
-  streamDefaults,
-} from "./stream-options.js";
+import type { StreamHost } from "./stream-host.js";
+import { type ResolvedStreamOptions, type StreamMethod, streamDefaults } from "./stream-options.js";
 import { failureOutcome, type StreamMode, type StreamOutcome } from "./stream-outcome.js";
 import { StreamText } from "./stream-text.js";
-
-/** What a stream needs from the registry that opened it. */
-export interface StreamHost {
-  readonly outbox: TelegramOutbox;
-  readonly transport: StreamTransport;
-  readonly clock: Clock;
-  /** A fresh draft id, routed to this stream for Stop presses. */
-  nextDraftId(stream: MessageStream): number;
-  /** Whether drafts are known to be refused in this chat. */
-  draftsRefused(chatKey: string): boolean;
-  /** Remembers a refusal: for this chat, or for every chat (the server lacks the method). */
-  refuseDrafts(chatKey: string, everywhere: boolean): void;
-  /** A message of the stream's own is in the chat. */
-  noteMessage(chatKey: string, messageId: number): void;
-  /** Whether no message newer than `messageId` is known in the chat. */
-  isNewest(chatKey: string, messageId: number): boolean;
-  /** The stream ended: forget its draft ids. */
-  release(stream: MessageStream): void;
-}
 
 /** Options of {@link MessageStream.replace}. */
 export interface ReplaceOptions {
@@ -92,9 +69,9 @@ export class MessageStream {
   #wake: Deferred<void> | undefined;
   readonly #finishing = createDeferred<void>();
   #draftId: number | undefined;
-  #lastDraftAt = Number.NEGATIVE_INFINITY;
-  /** The progress message (edit mode) and the text it shows. */
-  #progress: { message: Sent; text: string } | undefined;
+  readonly #draftPacer: DraftPacer;
+  /** The progress message (edit mode) and the chunk it shows. */
+  #progress: { message: Sent; chunk: PlacedChunk } | undefined;
   readonly #messages: Sent[] = [];
   #draftFrames = 0;
   #edits = 0;
@@ -112,6 +89,7 @@ export class MessageStream {
       options.editIntervalMs ??
       (isPrivate ? streamDefaults.privateEditIntervalMs : streamDefaults.groupEditIntervalMs);
     this.#editBudget = new EditBudget(options.editBurst, editIntervalMs);
+    this.#draftPacer = new DraftPacer(options.draftIntervalMs, host.draftPace(chatKey));
     this.#mode = options.drafts && isPrivate && !host.draftsRefused(chatKey) ? "draft" : "edit";
     const caller = options.signal;
     if (caller !== undefined) {
@@ -283,33 +261,63 @@ export class MessageStream {
   async #stream(): Promise<void> {
     if (this.#mode === "draft" && this.#options.thinking) await this.#drawDraft(true);
     while (this.#state === "streaming") {
-      await this.#idle(this.#mode === "draft" ? this.#options.draftRefreshMs : undefined);
-      if (this.#state !== "streaming") return;
-      if (this.#mode === "draft") {
-        await this.#pause(
-          this.#lastDraftAt + this.#options.draftIntervalMs - this.#host.clock.now(),
-        );
+      if (this.#fullChunk() === undefined && !this.#awaitsNextPart()) {
+        await this.#idle(this.#mode === "draft" ? this.#options.draftRefreshMs : undefined);
         if (this.#state !== "streaming") return;
       }
-      await this.#sealFull();
-      if (this.#mode === "draft") await this.#drawDraft(false);
-      else {
-        if (this.#progress !== undefined) {
-          await this.#pause(this.#editBudget.waitMs(this.#host.clock.now()));
-          if (this.#state !== "streaming") return;
+      const clock = this.#host.clock;
+      if (this.#mode === "draft") {
+        await this.#pause(this.#draftPacer.waitMs(clock.now()));
+        if (this.#state !== "streaming") return;
+        for (let full = this.#fullChunk(); full !== undefined; full = this.#fullChunk()) {
+          await this.#seal(full);
         }
-        await this.#drawEdit();
+        await this.#drawDraft(false);
+        continue;
       }
+      // Every request of a progress message waits for the budget — an edit, the last edit of a
+      // part the text has passed, the send of the next part — so a split leaves no debt behind.
+      await this.#pause(this.#editBudget.waitMs(clock.now()));
+      if (this.#state !== "streaming") return;
+      const full = this.#fullChunk();
+      if (full === undefined) await this.#drawEdit();
+      else await this.#seal(full);
     }
   }
 
-  /** Sends every chunk before the live one that is complete (the text passed the limit). */
-  async #sealFull(): Promise<void> {
+  /** The first chunk before the live one that is complete (the text passed the limit). */
+  #fullChunk(): PlacedChunk | undefined {
     const chunks = this.#text.chunks(false);
-    while (this.#text.sealed < chunks.length - 1) {
-      const failure = await this.#deliverChunk(chunks[this.#text.sealed] as PlacedChunk, false);
-      if (failure !== undefined) throw failure;
+    return this.#text.sealed < chunks.length - 1 ? chunks[this.#text.sealed] : undefined;
+  }
+
+  /** A part was sealed and the text after it is not on screen yet (edit mode). */
+  #awaitsNextPart(): boolean {
+    const isBetween =
+      this.#mode === "edit" && this.#progress === undefined && this.#text.sealed > 0;
+    const live = isBetween ? this.#text.live() : undefined;
+    return live !== undefined && this.#text.isVisible(live);
+  }
+
+  /**
+   * Makes a complete chunk a message of its own. A progress message that already shows enough of
+   * it, ending at a space, is finished as it is: the part ends there, and the split costs the
+   * budget one request (the next part's send) instead of two.
+   */
+  async #seal(chunk: PlacedChunk): Promise<void> {
+    const progress = this.#progress;
+    if (progress !== undefined && this.#text.mayEndAsShown(progress.chunk, chunk)) {
+      // The message as its last delivered request left it.
+      const { entities: _sent, ...message } = progress.message;
+      const { text, entities = [] } = progress.chunk;
+      const own = entities.length > 0 ? { entities: [...entities] } : {};
+      this.#messages.push({ ...message, text, ...own });
+      this.#progress = undefined;
+      this.#text.seal(progress.chunk);
+      return;
     }
+    const failure = await this.#deliverChunk(chunk, false);
+    if (failure !== undefined) throw failure;
   }
 
   /** One draft frame of the live chunk (read when the frame starts). */
@@ -317,7 +325,6 @@ export class MessageStream {
     if (this.#draftId === undefined) this.#draftId = this.#host.nextDraftId(this);
     const draftId = this.#draftId;
     let version = this.#text.version;
-    this.#lastDraftAt = this.#host.clock.now();
     const outcome = await this.#enqueue(
       this.#op("sendMessageDraft", { draft_id: draftId }, (signal) => {
         version = this.#text.version;
@@ -325,24 +332,28 @@ export class MessageStream {
         if (this.#state !== "streaming" && !isPlaceholder) return Promise.resolve(false);
         const chunk = isPlaceholder ? undefined : this.#text.live();
         if (chunk !== undefined) this.#text.shown(chunk);
-        this.#lastDraftAt = this.#host.clock.now();
-        return this.#call(
-          "sendMessageDraft",
-          {
-            draft_id: draftId,
-            ...this.#text.params(chunk ?? { text: "" }),
-            ...this.#threadParams(),
-            ...(this.#options.canStop
-              ? { can_stop: true, keep_on_stop: this.#options.keepOnStop }
-              : {}),
-          },
-          signal,
+        return this.#draftPacer.track(
+          this.#host.clock,
+          (pace) => this.#host.learnDraftPace(this.#chatKey, pace),
+          this.#call(
+            "sendMessageDraft",
+            {
+              draft_id: draftId,
+              ...this.#text.params(chunk ?? { text: "" }),
+              ...this.#threadParams(),
+              ...(this.#options.canStop
+                ? { can_stop: true, keep_on_stop: this.#options.keepOnStop }
+                : {}),
+            },
+            signal,
+          ),
         );
       }),
     );
     if (outcome.status === "delivered") {
       if (outcome.result !== false) this.#draftFrames++;
     } else if (outcome.status === "failed") {
+      this.#draftPacer.failed(this.#host.clock.now());
       const refusal = isRefusal(outcome.error);
       if (refusal.refused) {
         this.#host.refuseDrafts(this.#chatKey, refusal.everywhere);
@@ -372,14 +383,14 @@ export class MessageStream {
         this.#shownVersion = version;
         return;
       }
-      let text = chunk.text;
+      let sent = chunk;
       const outcome = await this.#enqueue(
         this.#op("sendMessage", {}, (signal) => {
           version = this.#text.version;
           const live = this.#text.live() ?? chunk;
           const shown = this.#text.isVisible(live) ? live : chunk;
           this.#text.shown(shown);
-          text = shown.text;
+          sent = shown;
           return this.#call(
             "sendMessage",
             { ...this.#options.params, ...this.#text.params(shown) },
@@ -390,7 +401,7 @@ export class MessageStream {
       this.#shownVersion = version;
       if (outcome.status === "delivered" && outcome.result !== undefined) {
         this.#host.noteMessage(this.#chatKey, outcome.result.message_id);
-        this.#progress = { message: outcome.result, text };
+        this.#progress = { message: outcome.result, chunk: sent };
       } else if (outcome.status === "closed") {
         throw new OutboxError("ERR_OUTBOX_CLOSED", "The outbox closed during the stream");
       } else if (outcome.status === "failed" && isForbidden(outcome.error)) {
@@ -399,7 +410,7 @@ export class MessageStream {
       return;
     }
     const messageId = progress.message.message_id;
-    let text = progress.text;
+    let shown = progress.chunk;
     const outcome = await this.#enqueue(
       this.#op("editMessageText", { message_id: messageId }, (signal) => {
         version = this.#text.version;
@@ -409,10 +420,10 @@ export class MessageStream {
           this.#state !== "streaming" ||
           chunk === undefined ||
           !this.#text.isVisible(chunk) ||
-          chunk.text === progress.text;
+          chunk.text === progress.chunk.text;
         if (isMoot) return Promise.resolve(true);
         this.#text.shown(chunk);
-        text = chunk.text;
+        shown = chunk;
         return this.#call(
           "editMessageText",
           { message_id: messageId, ...this.#editParams(), ...this.#text.params(chunk) },
@@ -422,8 +433,8 @@ export class MessageStream {
     );
     this.#shownVersion = version;
     if (outcome.status === "delivered") {
-      if (text !== progress.text) this.#edits++;
-      progress.text = text;
+      if (shown.text !== progress.chunk.text) this.#edits++;
+      progress.chunk = shown;
     } else if (outcome.status === "closed") {
       throw new OutboxError("ERR_OUTBOX_CLOSED", "The outbox closed during the stream");
     } else if (outcome.status === "failed" && isForbidden(outcome.error)) {

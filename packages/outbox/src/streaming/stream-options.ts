@@ -33,11 +33,23 @@ export type StreamMethod = "sendMessageDraft" | "sendMessage" | "editMessageText
 /** The defaults of {@link StreamMessageOptions}. */
 export const streamDefaults = Object.freeze({
   /**
-   * Shortest time between two draft frames of one stream, measured from each frame's start.
-   * Telegram documents no draft limit; 200 ms (5 frames/s) keeps what the person sees within a
-   * fifth of a second of the producer, and one frame is in flight at a time.
+   * Shortest time between two draft frames of one stream, measured from each frame's start: a
+   * stream sends its next frame as soon as the previous one is answered, but no more than 30 a
+   * second — the bot's documented message rate — even when Telegram answers in a millisecond.
+   * Telegram documents no draft limit; a 429 teaches the stream (and the chat's later streams) a
+   * slower pace.
    */
-  draftIntervalMs: 200,
+  draftIntervalMs: 34,
+  /** A pace a 429 taught holds this long after it, then halves once per this long. */
+  learnedDraftPaceHoldMs: 60_000,
+  /** The slowest pace a 429 can teach: one draft per this many ms. */
+  maxLearnedDraftSpacingMs: 10_000,
+  /** After a failed draft the next waits this long, doubling per failure in a row. */
+  draftFailureBackoffMs: 500,
+  /** The longest wait after failed drafts. */
+  maxDraftFailureBackoffMs: 8_000,
+  /** Chats whose learned draft pace the registry remembers (oldest forgotten first). */
+  maxPacedChats: 10_000,
   /**
    * Progress edits of a stream in a group: one of its requests per `editIntervalMs`, 17 a minute
    * spread evenly over the stream — the 17 of a group's 20 a minute the outbox lets edits take, so
@@ -89,12 +101,17 @@ export interface StreamMessageOptions {
    * once it arrived. Either way a final that cannot be edited in is sent. @defaultValue true
    */
   readonly finishInPlace?: boolean | undefined;
-  /** Shortest ms between two draft frames. Range: >= 0. @defaultValue 200 */
+  /**
+   * Shortest ms between two draft frames, from each frame's start. A stream sends its next frame
+   * as soon as the previous one is answered, no sooner than this; after a 429 it keeps the pace
+   * the chat took. Range: >= 0. @defaultValue 34 (30 frames a second)
+   */
   readonly draftIntervalMs?: number | undefined;
   /**
    * Long-run ms between a stream's progress edits (edit mode): its requests to the chat draw on a
-   * bucket of `editBurst` that refills one per `editIntervalMs`. Sends and the final never wait
-   * for it, but they draw on it too.
+   * bucket of `editBurst` that refills one per `editIntervalMs`. Every request of the progress
+   * message waits for it (its edits, the next part's send, a part's last edit); the final draws
+   * on it without waiting.
    * Range: >= 0. @defaultValue 3600 in groups, 1000 in private chats
    */
   readonly editIntervalMs?: number | undefined;

@@ -4,8 +4,10 @@
 import type { MessageEntity, Update } from "@grammyjs/types";
 import { describeValue } from "@telepace/core";
 import { type ChatId, chatKeyOf } from "../chat.js";
+import type { LearnedDraftPace } from "./draft-pacer.js";
 import { LatestMessages } from "./latest-messages.js";
-import { MessageStream, type StreamHost } from "./message-stream.js";
+import { MessageStream } from "./message-stream.js";
+import type { StreamHost } from "./stream-host.js";
 import {
   type ResolvedRegistryOptions,
   resolveRegistryOptions,
@@ -49,12 +51,24 @@ function appendPiece(stream: MessageStream, piece: unknown, entities: MessageEnt
   return stream.replace(stream.text + text, { entities: [...entities] });
 }
 
+/** Sets `key` as the newest entry of `map`, forgetting the oldest past `max`. */
+function remember<T>(map: Map<string, T>, key: string, value: T, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > max) {
+    const oldest = map.keys().next().value;
+    if (oldest !== undefined) map.delete(oldest);
+  }
+}
+
 /** Live counts of a registry. */
 export interface StreamRegistrySnapshot {
   /** Streams not yet ended. */
   readonly active: number;
   /** Of those, the ones showing a Stop button now (drafts of a stream opened with `canStop`). */
   readonly stoppable: number;
+  /** Chats where a 429 taught a slower draft pace (their streams start from it). */
+  readonly pacedChats: number;
   /** Chats where drafts were refused (they stream with edits). */
   readonly refusedChats: number;
   /** Whether the server lacks `sendMessageDraft` altogether. */
@@ -81,6 +95,7 @@ export class StreamRegistry {
   readonly #canStop = new Set<MessageStream>();
   readonly #latest = new LatestMessages();
   readonly #refused = new Map<string, true>();
+  readonly #paces = new Map<string, LearnedDraftPace>();
   #draftsUnavailable = false;
   #nextDraftId = 1;
   #stopsRouted = 0;
@@ -106,14 +121,12 @@ export class StreamRegistry {
         return id;
       },
       draftsRefused: (chatKey) => this.#draftsUnavailable || this.#refused.has(chatKey),
+      draftPace: (chatKey) => this.#paces.get(chatKey),
+      learnDraftPace: (chatKey, pace) =>
+        remember(this.#paces, chatKey, pace, streamDefaults.maxPacedChats),
       refuseDrafts: (chatKey, everywhere) => {
         if (everywhere) this.#draftsUnavailable = true;
-        this.#refused.delete(chatKey);
-        this.#refused.set(chatKey, true);
-        if (this.#refused.size > streamDefaults.maxRefusedChats) {
-          const oldest = this.#refused.keys().next().value;
-          if (oldest !== undefined) this.#refused.delete(oldest);
-        }
+        remember(this.#refused, chatKey, true, streamDefaults.maxRefusedChats);
       },
       noteMessage: (chatKey, messageId) => this.#latest.note(chatKey, messageId),
       isNewest: (chatKey, messageId) => this.#latest.isNewest(chatKey, messageId),
@@ -220,6 +233,7 @@ export class StreamRegistry {
     return Object.freeze({
       active: this.#active.size,
       stoppable,
+      pacedChats: this.#paces.size,
       refusedChats: this.#refused.size,
       draftsUnavailable: this.#draftsUnavailable,
       stopsRouted: this.#stopsRouted,

@@ -84,6 +84,16 @@ export class StreamText {
     this.#shownUpTo = Math.max(this.#shownUpTo, chunk.end);
   }
 
+  /**
+   * Whether a part may end where a preview of it (`shown`) ends, instead of at the cut of `full`:
+   * plain text (no markup to close), at least half a message long, ending at whitespace.
+   */
+  mayEndAsShown(shown: PlacedChunk, full: PlacedChunk): boolean {
+    if (this.#parseMode !== undefined || shown.end > full.end) return false;
+    const last = shown.text.at(-1);
+    return last !== undefined && /\s/u.test(last) && shown.text.length * 2 >= this.#limit;
+  }
+
   /** Whether Telegram would show anything of `chunk` (it refuses a message with nothing). */
   isVisible(chunk: PlacedChunk): boolean {
     return hasVisibleText(chunk.text, this.#parseMode);

@@ -1,8 +1,14 @@
 // A scripted Bot API for stream tests: records every call with its clock time, answers after a
 // latency on the ManualClock, and lets a test make a method fail by a rule.
 
-import type { ManualClock } from "@telepace/core";
-import type { StreamMethod, StreamTransport } from "../../src/index.js";
+import { ManualClock } from "@telepace/core";
+import {
+  type StreamMethod,
+  StreamRegistry,
+  type StreamTransport,
+  TelegramOutbox,
+  type TelegramOutboxOptions,
+} from "../../src/index.js";
 
 /** One recorded request. */
 export interface StreamCall {
@@ -66,4 +72,13 @@ export class ScriptedTransport {
   texts(method: StreamMethod): string[] {
     return this.of(method).map((call) => String(call.params.text ?? ""));
   }
+}
+
+/** An outbox on a ManualClock, a scripted transport answering after `latencyMs`, a registry. */
+export function setupStreams(outboxOptions: TelegramOutboxOptions = {}, latencyMs = 10) {
+  const clock = new ManualClock();
+  const outbox = new TelegramOutbox({ clock, pacingMarginMs: 0, ...outboxOptions });
+  const api = new ScriptedTransport(clock, latencyMs);
+  const streams = new StreamRegistry({ outbox, transport: api.transport, clock });
+  return { clock, outbox, api, streams };
 }
