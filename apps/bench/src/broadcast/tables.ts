@@ -59,8 +59,8 @@ function roundsTable(results: BroadcastResults, kind: "free" | "paid"): Table {
     }),
     notes: [
       `÷ ideal: time to reach everyone ÷ the fastest the limits allow (${kind === "free" ? "30 at once, then 30/s" : "1000 at once, then 1000/s"}).`,
-      `Every run stops at ${config.deadlineVsIdeal}× its ideal; ">": a run cut there, its figure the documented`,
-      "pace ÷ its pace over what it sent (a lower bound: its first second had the burst).",
+      `Every run stops at ${config.deadlineVsIdeal}× recipients ÷ the pace; ">": a run cut there, its figure the`,
+      "documented pace ÷ its pace over what it sent (a lower bound: its first second had the burst).",
       "Missed: recipients without a message among those it reached before the deadline.",
       "Request: from its start to its answer, Telegram ms, median over the rounds.",
     ],
