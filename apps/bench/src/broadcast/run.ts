@@ -246,6 +246,8 @@ export async function runBroadcast(
     recipients: config.recipients,
     freeVsIdeal: free.vsIdeal,
     paidVsIdeal: paid.vsIdeal,
+    freeVsNominal: free.vsNominal,
+    paidVsNominal: paid.vsNominal,
     rateLimited: [
       free,
       paid,
