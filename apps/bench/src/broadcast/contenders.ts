@@ -3,6 +3,7 @@
 // would keep it), and the hand-written loop over grammY a bot author writes instead — every
 // recipient awaited in turn through the transformer-throttler, without and with auto-retry.
 
+import diagnosticsChannel from "node:diagnostics_channel";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -11,8 +12,10 @@ import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { BroadcastRegistry, JournalBroadcastStore } from "@telepace/broadcast";
 import { TelegramClient } from "@telepace/client";
 import { FileUpdateJournal } from "@telepace/journal-file";
-import { Api, GrammyError } from "grammy";
+import { type OutboxEvent, outboxChannels } from "@telepace/outbox";
+import { Api, GrammyError, type Transformer } from "grammy";
 import { telegramTime } from "../writes/writers.js";
+import type { RequestLog } from "./timing.js";
 
 /** Where a contender broadcasts, and how. */
 export interface BroadcastTarget {
@@ -22,12 +25,20 @@ export interface BroadcastTarget {
   /** The sim's time scale: Telegram ms per real ms. */
   readonly scale: number;
   readonly paid: boolean;
+  /** Telegram ms after its start at which a broadcast still running is stopped. */
+  readonly deadlineMs: number;
+  /** Where the contender records each broadcast request's start and end. */
+  readonly log: RequestLog;
 }
 
 /** What a contender did, as it saw it. */
 export interface ContenderRun {
-  /** Telegram ms from the start of the broadcast to the last recipient's outcome. */
+  /** Telegram ms from the start of the broadcast to the last recipient's outcome (or the cut). */
   readonly elapsedMs: number;
+  /** Stopped at the deadline before every recipient had an outcome. */
+  readonly cut: boolean;
+  /** Recipients with an outcome (sent or failed) when it ended. */
+  readonly settled: number;
   readonly sent: number;
   readonly failed: number;
   /** telepace's mode at the end (`free`, `paid`, `paid-refused`); the loops send as asked. */
@@ -95,20 +106,43 @@ export const telepaceContender: Contender = {
       (offset, signal) => client.getUpdates({ offset, timeout: 1 }, { signal }),
       (chatId) => client.sendMessage(chatId, "pong"),
     );
+    // The outbox's own view of each request: from its start (the broadcast's durable write, then
+    // the HTTP call) to its answer, as its pacing margin measures it.
+    const onStart = (event: unknown) => {
+      const { chat } = event as OutboxEvent;
+      if (chat !== undefined) target.log.start(Number(chat));
+    };
+    const onEnd = (event: unknown) => {
+      const { chat } = event as OutboxEvent;
+      if (chat !== undefined) target.log.end(Number(chat));
+    };
+    diagnosticsChannel.subscribe(outboxChannels.started, onStart);
+    diagnosticsChannel.subscribe(outboxChannels["rate-limited"], onEnd);
+    diagnosticsChannel.subscribe(outboxChannels.settled, onEnd);
+    const job = registry.start("bench", {
+      message: { method: "sendMessage", params: { text: TEXT } },
+      recipients: target.recipients,
+      paid: target.paid,
+    });
+    const deadline = Number.isFinite(target.deadlineMs)
+      ? clock.setTimer(() => void job.cancel(), target.deadlineMs)
+      : undefined;
     try {
-      const job = registry.start("bench", {
-        message: { method: "sendMessage", params: { text: TEXT } },
-        recipients: target.recipients,
-        paid: target.paid,
-      });
       const report = await job.result;
+      const settled = report.counts.sent + report.counts.failed + report.counts.maybeDelivered;
       return {
         elapsedMs: report.elapsedMs,
+        cut: report.status !== "completed",
+        settled,
         sent: report.counts.sent,
         failed: report.counts.failed + report.counts.maybeDelivered,
         mode: report.mode,
       };
     } finally {
+      deadline?.cancel();
+      diagnosticsChannel.unsubscribe(outboxChannels.started, onStart);
+      diagnosticsChannel.unsubscribe(outboxChannels["rate-limited"], onEnd);
+      diagnosticsChannel.unsubscribe(outboxChannels.settled, onEnd);
       await stopReplies();
       await registry.close();
       await client.close({ timeoutMs: 1_000 });
@@ -134,6 +168,19 @@ function throttlerAt(scale: number, perSecond: number) {
   });
 }
 
+/** Records each sendMessage's HTTP call: installed first, it runs inside the throttler. */
+function timed(log: RequestLog): Transformer {
+  return async (prev, method, payload, signal) => {
+    const chatId = method === "sendMessage" ? Number((payload as { chat_id: unknown }).chat_id) : 0;
+    if (chatId !== 0) log.start(chatId);
+    try {
+      return await prev(method, payload, signal);
+    } finally {
+      if (chatId !== 0) log.end(chatId);
+    }
+  };
+}
+
 // grammY types its signal parameter with the abort-controller shim; at runtime it is the same.
 type GrammySignal = NonNullable<Parameters<Api["getUpdates"]>[1]>;
 
@@ -147,6 +194,7 @@ export function grammyLoop(withAutoRetry: boolean): Contender {
     },
     async run(target) {
       const api = new Api(target.token, { apiRoot: target.apiRoot });
+      api.config.use(timed(target.log));
       api.config.use(throttlerAt(target.scale, target.paid ? 1000 : 30));
       if (withAutoRetry) api.config.use(autoRetry());
       const stopReplies = replyLoop(
@@ -155,10 +203,12 @@ export function grammyLoop(withAutoRetry: boolean): Contender {
         (chatId) => api.sendMessage(chatId, "pong"),
       );
       const started = performance.now();
+      const deadline = started + target.deadlineMs / target.scale;
       let sent = 0;
       let failed = 0;
       try {
         for (const id of target.recipients) {
+          if (performance.now() >= deadline) break;
           try {
             await api.sendMessage(id, TEXT, target.paid ? { allow_paid_broadcast: true } : {});
             sent++;
@@ -169,6 +219,8 @@ export function grammyLoop(withAutoRetry: boolean): Contender {
         }
         return {
           elapsedMs: (performance.now() - started) * target.scale,
+          cut: sent + failed < target.recipients.length,
+          settled: sent + failed,
           sent,
           failed,
           mode: target.paid ? "paid" : "free",

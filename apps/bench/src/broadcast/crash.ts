@@ -13,7 +13,7 @@ import type { BroadcastReport } from "@telepace/broadcast";
 import { FileUpdateJournal } from "@telepace/journal-file";
 import { startRedis } from "@telepace/testing";
 import type { NodeConfig, NodeMessage } from "./broadcast-node.js";
-import { openSim } from "./sim-link.js";
+import { childExecArgv, openSim } from "./sim-link.js";
 
 const SCRIPT = fileURLToPath(new URL("./broadcast-node.ts", import.meta.url));
 
@@ -45,7 +45,7 @@ interface Node {
 
 function startNode(config: NodeConfig, resent: Set<number>): Node {
   const child = fork(SCRIPT, [], {
-    execArgv: ["--conditions=@telepace/source", "--import", "tsx"],
+    execArgv: childExecArgv(),
     env: { ...process.env, TELEPACE_BROADCAST_NODE: JSON.stringify(config) },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });

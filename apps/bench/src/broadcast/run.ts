@@ -1,11 +1,11 @@
-// The broadcast comparison: one message to 10 000 people through a fresh sim per contender, free
-// (30/s, time-scaled) while 20 others chat with the bot, and paid (1000/s, on a bot with paid
-// broadcasts) — telepace against the grammY loop a bot author writes — then telepace alone across
-// kill -9: one process on a file journal, and three sharing the broadcast over Redis.
+// The broadcast comparison: one message to many people through a fresh sim per run, free (30/s,
+// time-scaled) and paid (1000/s, on a bot with paid broadcasts) — telepace against the grammY loop
+// a bot author writes, in interleaved rounds — a headline telepace run of each at full size, a
+// free broadcast while 20 others chat, and telepace alone across kill -9 (a file journal, Redis).
 
 import type { AreaResult } from "../report.js";
-import { formatCount, formatFixed, formatRatio, ratio, summarize } from "../stats.js";
-import type { Table } from "../table.js";
+import { type Round, roundSummary, runRounds } from "../rounds.js";
+import { ratio, summarize } from "../stats.js";
 import {
   type BroadcastTarget,
   type Contender,
@@ -13,16 +13,27 @@ import {
   grammyLoop,
   telepaceContender,
 } from "./contenders.js";
-import { type CrashRun, runCrash } from "./crash.js";
+import { runCrash } from "./crash.js";
 import { openSim } from "./sim-link.js";
+import { broadcastTables } from "./tables.js";
+import { analyseTiming, RequestLog, type RunTiming } from "./timing.js";
 
 /** Sizes and timing of the broadcast comparison. */
 export interface BroadcastConfig {
-  /** Recipients of the free and the paid broadcast. */
+  /** Recipients of the headline free and paid telepace runs. */
   readonly recipients: number;
-  /** How many times faster than real time the free broadcast's sim (and telepace's clock) run. */
+  /** Recipients of each round's free and paid run (every contender). */
+  readonly roundFreeRecipients: number;
+  readonly roundPaidRecipients: number;
+  readonly rounds: number;
+  /**
+   * A run still going at this multiple of recipients ÷ the documented pace is stopped (every
+   * contender alike).
+   */
+  readonly deadlineVsIdeal: number;
+  /** How many times faster than real time the free broadcasts' sim (and telepace's clock) run. */
   readonly freeScale: number;
-  /** People chatting with the bot during a second free broadcast, to the first `chatRecipients`. */
+  /** People chatting with the bot during a free broadcast to `chatRecipients`. */
   readonly chatters: number;
   readonly chatRecipients: number;
   /** Recipients of the paid broadcast that the bot may not send paid (the fallback). */
@@ -34,22 +45,43 @@ export interface BroadcastConfig {
   readonly seed: number;
 }
 
-/** The full-size configuration `pnpm bench:broadcast` uses (TELEPACE_BROADCAST_RECIPIENTS shrinks it). */
+/** The configuration `pnpm bench:broadcast` uses (TELEPACE_BROADCAST_RECIPIENTS shrinks it). */
 export function broadcastConfig(): BroadcastConfig {
   const recipients = Number(process.env.TELEPACE_BROADCAST_RECIPIENTS ?? 10_000);
   return {
     recipients,
+    roundFreeRecipients: Math.min(300, recipients),
+    roundPaidRecipients: Math.min(2_000, recipients),
+    rounds: 5,
+    deadlineVsIdeal: 1.5,
     freeScale: 5,
     chatters: 20,
-    chatRecipients: Math.min(3_000, recipients),
-    refusedRecipients: Math.min(600, recipients),
-    crashRecipients: Math.min(3_000, recipients),
+    chatRecipients: Math.min(600, recipients),
+    refusedRecipients: Math.min(300, recipients),
+    crashRecipients: Math.min(2_000, recipients),
     processes: 3,
     seed: 28,
   };
 }
 
-const CONTENDERS: readonly Contender[] = [telepaceContender, grammyLoop(false), grammyLoop(true)];
+/** Telegram's pace and burst: 30/s after 30 at once; paid 1000/s after 1000 at once. */
+const FREE = { perSecond: 30, burst: 30 } as const;
+const PAID = { perSecond: 1000, burst: 1000 } as const;
+/** The outbox's `pacingMarginMs` default: the most its global second widens. */
+const MARGIN_CAP_MS = 100;
+
+/**
+ * The fastest any sender reaches `recipients` under the limits: the burst at once, the rest at
+ * the pace (the last message of a free 10 000 at (10 000 − 30)/30 s).
+ */
+export function idealMs(recipients: number, pace: { perSecond: number; burst: number }): number {
+  return (Math.max(0, recipients - pace.burst) / pace.perSecond) * 1000;
+}
+
+const CONTENDERS = [telepaceContender, grammyLoop(false), grammyLoop(true)].map((contender) => ({
+  ...contender,
+  id: contender.name,
+}));
 
 /** One contender's broadcast and what the sim saw of it. */
 export interface BroadcastRun extends ContenderRun {
@@ -59,8 +91,14 @@ export interface BroadcastRun extends ContenderRun {
   readonly paidBroadcastsEnabled: boolean;
   readonly recipients: number;
   readonly scale: number;
-  /** elapsed ÷ recipients at the documented pace (30/s free, 1000/s paid). */
+  readonly deadlineMs: number;
+  /**
+   * elapsed ÷ the ideal. A run cut at the deadline: the documented pace ÷ its pace over what it
+   * settled, a lower bound of its full run (its first seconds had the burst).
+   */
   readonly vsIdeal: number;
+  /** elapsed ÷ recipients at the documented pace, without the burst (how it was first defined). */
+  readonly vsNominal: number;
   readonly tooManyRequests: number;
   readonly missed: number;
   readonly duplicates: number;
@@ -69,20 +107,21 @@ export interface BroadcastRun extends ContenderRun {
   readonly replyP99Ms: number;
   readonly unanswered: number;
   readonly stars: number;
+  readonly timing: RunTiming;
   readonly realDurationMs: number;
 }
 
-async function runOne(
-  contender: Contender,
-  options: {
-    readonly recipients: number;
-    readonly scale: number;
-    readonly paid: boolean;
-    readonly paidBroadcasts: boolean;
-    readonly chatters: number;
-    readonly seed: number;
-  },
-): Promise<BroadcastRun> {
+interface RunOptions {
+  readonly recipients: number;
+  readonly scale: number;
+  readonly paid: boolean;
+  readonly paidBroadcasts: boolean;
+  readonly chatters: number;
+  readonly seed: number;
+  readonly deadlineVsIdeal: number;
+}
+
+async function runOne(contender: Contender, options: RunOptions): Promise<BroadcastRun> {
   const started = performance.now();
   const sim = await openSim({
     recipients: options.recipients,
@@ -92,12 +131,20 @@ async function runOne(
     seed: options.seed,
   });
   try {
+    const pace = options.paid && options.paidBroadcasts ? PAID : FREE;
+    const ideal = idealMs(options.recipients, pace);
+    // Against recipients at the pace without the burst: a small paid run's ideal is mostly the
+    // burst, and a sender's first moments (opening its journal, claiming a batch) would decide it.
+    const deadlineMs = options.deadlineVsIdeal * (options.recipients / pace.perSecond) * 1000;
+    const log = new RequestLog();
     const target: BroadcastTarget = {
       apiRoot: sim.apiRoot,
       token: sim.token,
       recipients: sim.recipients,
       scale: options.scale,
       paid: options.paid,
+      deadlineMs,
+      log,
     };
     if (options.chatters > 0) sim.chat();
     const run = await contender.run(target);
@@ -105,7 +152,8 @@ async function runOne(
     const report = await sim.report();
     const latencies = report.replyLatencyMs.filter(Number.isFinite).map((ms) => ms * options.scale);
     const replies = summarize(latencies);
-    const rate = options.paid && options.paidBroadcasts ? 1000 : 30;
+    const recipients = new Set(sim.recipients);
+    const requests = log.requests.filter((request) => recipients.has(request.chatId));
     return {
       ...run,
       contender: contender.name,
@@ -114,7 +162,11 @@ async function runOne(
       paidBroadcastsEnabled: options.paidBroadcasts,
       recipients: options.recipients,
       scale: options.scale,
-      vsIdeal: ratio(run.elapsedMs, (options.recipients / rate) * 1000),
+      deadlineMs,
+      vsIdeal: run.cut
+        ? ratio(run.elapsedMs / run.settled, 1000 / pace.perSecond)
+        : ratio(run.elapsedMs, ideal),
+      vsNominal: ratio(run.elapsedMs, (options.recipients / pace.perSecond) * 1000),
       tooManyRequests: report.tooManyRequests,
       missed: report.messagesPerRecipient.filter((count) => count === 0).length,
       duplicates: report.messagesPerRecipient.filter((count) => count > 1).length,
@@ -122,6 +174,7 @@ async function runOne(
       replyP99Ms: replies.p99,
       unanswered: report.replyLatencyMs.length - latencies.length,
       stars: report.paidBroadcastStars,
+      timing: analyseTiming(requests, report.timing, options.scale, MARGIN_CAP_MS, pace.burst),
       realDurationMs: performance.now() - started,
     };
   } finally {
@@ -129,202 +182,101 @@ async function runOne(
   }
 }
 
-const seconds = (ms: number) => `${formatFixed(ms / 1000, 1)} s`;
-
-function comparisonTable(title: string, runs: readonly BroadcastRun[], notes: string[]): Table {
-  const base = runs[0] as BroadcastRun;
-  return {
-    title,
-    columns: [
-      { header: "contender", align: "left" },
-      { header: "time to reach all" },
-      { header: "÷ ideal" },
-      { header: "429s" },
-      { header: "missed" },
-      { header: "twice" },
-      { header: "others' reply p50" },
-      { header: "p99" },
-      { header: "Stars" },
-    ],
-    rows: runs.map((run, index) => [
-      run.contender,
-      index === 0 ? seconds(run.elapsedMs) : formatRatio(ratio(run.elapsedMs, base.elapsedMs)),
-      formatFixed(run.vsIdeal, 3),
-      formatCount(run.tooManyRequests),
-      formatCount(run.missed),
-      formatCount(run.duplicates),
-      Number.isFinite(run.replyP50Ms)
-        ? index === 0
-          ? `${formatCount(run.replyP50Ms)} ms`
-          : formatRatio(ratio(run.replyP50Ms, base.replyP50Ms))
-        : "—",
-      Number.isFinite(run.replyP99Ms)
-        ? index === 0
-          ? `${formatCount(run.replyP99Ms)} ms`
-          : formatRatio(ratio(run.replyP99Ms, base.replyP99Ms))
-        : "—",
-      run.paid ? formatFixed(run.stars, 1) : "—",
-    ]),
-    notes: [
-      "Times in Telegram time; other rows' time and reply latency are ÷ the telepace row.",
-      "÷ ideal: time to reach everyone ÷ recipients at the documented pace (30/s, paid 1000/s).",
-      ...notes,
-    ],
-  };
-}
-
-function crashTable(file: CrashRun, redis: CrashRun): Table {
-  return {
-    title: "Broadcast across kill -9 (paid, real time; telepace)",
-    columns: [
-      { header: "run", align: "left" },
-      { header: "recipients" },
-      { header: "sent at the kill" },
-      { header: "in flight at the kill" },
-      { header: "sent again" },
-      { header: "missed" },
-      { header: "twice" },
-      { header: "twice, not reported" },
-      { header: "429s" },
-    ],
-    rows: [
-      [`1 process, file journal, restarted`, file, file.inFlightAtKill],
-      [`${redis.processes} processes on Redis, 1 killed`, redis, redis.inFlightAtKill],
-    ].map(([name, run]) => {
-      const crash = run as CrashRun;
-      return [
-        name as string,
-        formatCount(crash.recipients),
-        formatCount(crash.sentAtKill),
-        formatCount(crash.inFlightAtKill),
-        formatCount(crash.resent),
-        formatCount(crash.missed),
-        formatCount(crash.duplicates),
-        formatCount(crash.duplicatesBeyondInFlight),
-        formatCount(crash.tooManyRequests),
-      ];
-    }),
-    notes: [
-      "In flight at the kill: positions the store held as started with no outcome (Redis: those a",
-      "taker found so and sent again). Twice, not reported: recipients with two messages that no",
-      "process reported as sent again after a crash (the target is 0).",
-    ],
-  };
-}
-
 /** Runs every scenario and returns the tables and the figures. */
 export async function runBroadcast(
   config: BroadcastConfig = broadcastConfig(),
 ): Promise<AreaResult> {
   const started = performance.now();
-  const free: BroadcastRun[] = [];
+  const at = (recipients: number, scale: number, paid: boolean, seed: number): RunOptions => ({
+    recipients,
+    scale,
+    paid,
+    paidBroadcasts: paid,
+    chatters: 0,
+    seed,
+    deadlineVsIdeal: config.deadlineVsIdeal,
+  });
+  // Each round: every contender free, then every contender paid, in the round's order.
+  const rounds = await runRounds(
+    CONTENDERS,
+    { rounds: config.rounds, seed: config.seed },
+    async (contender, round: Round) => ({
+      free: await runOne(
+        contender,
+        at(config.roundFreeRecipients, config.freeScale, false, round.seed),
+      ),
+      paid: await runOne(contender, at(config.roundPaidRecipients, 1, true, round.seed)),
+    }),
+  );
+  const free = await runOne(
+    telepaceContender,
+    at(config.recipients, config.freeScale, false, config.seed),
+  );
+  const paid = await runOne(telepaceContender, at(config.recipients, 1, true, config.seed));
   const chatting: BroadcastRun[] = [];
   for (const contender of CONTENDERS) {
-    const options = {
-      scale: config.freeScale,
-      paid: false,
-      paidBroadcasts: false,
-      seed: config.seed,
-    };
-    free.push(await runOne(contender, { ...options, recipients: config.recipients, chatters: 0 }));
     chatting.push(
       await runOne(contender, {
-        ...options,
-        recipients: config.chatRecipients,
+        ...at(config.chatRecipients, config.freeScale, false, config.seed),
         chatters: config.chatters,
       }),
     );
   }
-  const paid: BroadcastRun[] = [];
-  for (const contender of CONTENDERS) {
-    paid.push(
-      await runOne(contender, {
-        recipients: config.recipients,
-        scale: 1,
-        paid: true,
-        paidBroadcasts: true,
-        chatters: 0,
-        seed: config.seed,
-      }),
-    );
-  }
+  // telepace alone, so no deadline: how long the fallback takes is what it measures.
   const refused = await runOne(telepaceContender, {
-    recipients: config.refusedRecipients,
-    scale: config.freeScale,
-    paid: true,
+    ...at(config.refusedRecipients, config.freeScale, true, config.seed),
     paidBroadcasts: false,
-    chatters: 0,
-    seed: config.seed,
+    deadlineVsIdeal: Number.POSITIVE_INFINITY,
   });
   const fileCrash = await runCrash("file", config.crashRecipients, 1);
   const redisCrash = await runCrash("redis", config.crashRecipients, config.processes);
-  const telepaceFree = free[0] as BroadcastRun;
   const telepaceChatting = chatting[0] as BroadcastRun;
-  const telepacePaid = paid[0] as BroadcastRun;
+  const [tp, loop, loopRetry] = CONTENDERS.map(({ id }) => id) as [string, string, string];
+  const perRound = (kind: "free" | "paid", id: string) =>
+    rounds.perRound((result) => result(id)[kind].vsIdeal);
   const summary = {
+    ...roundSummary(config.rounds, {
+      freeVsIdealRounds: perRound("free", tp),
+      paidVsIdealRounds: perRound("paid", tp),
+      freeLoopVsIdealRounds: perRound("free", loop),
+      freeLoopRetryVsIdealRounds: perRound("free", loopRetry),
+      paidLoopVsIdealRounds: perRound("paid", loop),
+      paidLoopRetryVsIdealRounds: perRound("paid", loopRetry),
+    }),
     recipients: config.recipients,
-    freeVsIdeal: telepaceFree.vsIdeal,
-    paidVsIdeal: telepacePaid.vsIdeal,
-    rateLimited:
-      telepaceFree.tooManyRequests +
-      telepaceChatting.tooManyRequests +
-      telepacePaid.tooManyRequests,
+    freeVsIdeal: free.vsIdeal,
+    paidVsIdeal: paid.vsIdeal,
+    freeVsNominal: free.vsNominal,
+    paidVsNominal: paid.vsNominal,
+    rateLimited: [
+      free,
+      paid,
+      telepaceChatting,
+      ...rounds.of(tp).flatMap((round) => [round.free, round.paid]),
+    ].reduce((sum, run) => sum + run.tooManyRequests, 0),
     duplicatesBeyondInFlight: fileCrash.duplicatesBeyondInFlight,
     missedAfterKill: fileCrash.missed,
     processes: redisCrash.processes,
     missedAfterProcessKill: redisCrash.missed,
     othersReplyP99MsDuringBroadcast: telepaceChatting.replyP99Ms,
+    freeRequestP50Ms: free.timing.durationP50Ms,
+    freeRequestP99Ms: free.timing.durationP99Ms,
+    paidRequestP50Ms: paid.timing.durationP50Ms,
+    paidRequestP99Ms: paid.timing.durationP99Ms,
   };
-  const tables: Table[] = [
-    comparisonTable(
-      `Free broadcast to ${formatCount(config.recipients)} people (×${config.freeScale})`,
-      free,
-      ["Twice: recipients with more than one message; missed: with none."],
-    ),
-    comparisonTable(
-      `Free broadcast to ${formatCount(config.chatRecipients)} people while ${config.chatters} others chat (×${config.freeScale})`,
-      chatting,
-      [
-        `Each chatter writes every 2–6 s; the bot answers "pong" through the same client, so the`,
-        "replies (about 5 a second) take their share of the 30/s and the broadcast the rest.",
-      ],
-    ),
-    comparisonTable(
-      `Paid broadcast to ${formatCount(config.recipients)} people (allow_paid_broadcast, ×1)`,
-      paid,
-      [
-        "The sim has paid broadcasts on: 1000/s, 0.1 Stars per message beyond 30 in its second.",
-        "The throttler's global reservoir is raised to 1000/s for the loops (equal settings).",
-      ],
-    ),
-    {
-      title: `Paid broadcast on a bot without paid broadcasts (${formatCount(config.refusedRecipients)} people, ×${config.freeScale}; telepace)`,
-      columns: [
-        { header: "mode at the end", align: "left" },
-        { header: "time to reach all" },
-        { header: "÷ ideal at 30/s" },
-        { header: "429s" },
-        { header: "missed" },
-        { header: "twice" },
-      ],
-      rows: [
-        [
-          refused.mode,
-          seconds(refused.elapsedMs),
-          formatFixed(refused.vsIdeal, 3),
-          formatCount(refused.tooManyRequests),
-          formatCount(refused.missed),
-          formatCount(refused.duplicates),
-        ],
-      ],
-      notes: ["The first 429 on a paid send is the refusal: the rest goes at the free pace."],
-    },
-    crashTable(fileCrash, redisCrash),
-  ];
   return {
     area: "broadcast",
-    tables,
-    figures: { config, summary, free, chatting, paid, refused, fileCrash, redisCrash },
+    tables: broadcastTables({
+      config,
+      rounds,
+      free,
+      paid,
+      chatting,
+      refused,
+      fileCrash,
+      redisCrash,
+    }),
+    figures: { config, summary, rounds, free, paid, chatting, refused, fileCrash, redisCrash },
     durationMs: performance.now() - started,
   };
 }

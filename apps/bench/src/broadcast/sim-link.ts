@@ -8,6 +8,15 @@ import type { SimConfig, SimReady, SimReport } from "./sim-process.js";
 
 const SCRIPT = fileURLToPath(new URL("./sim-process.ts", import.meta.url));
 
+/**
+ * Node flags of this area's children: tsx, and the packages as this process loads them (the
+ * build, as users run it, unless the bench itself runs from source).
+ */
+export function childExecArgv(): string[] {
+  const fromDist = import.meta.resolve("@telepace/bot-api-sim").includes("/dist/");
+  return ["--import", "tsx", ...(fromDist ? [] : ["--conditions=@telepace/source"])];
+}
+
 /** A running sim process. */
 export interface SimLink extends SimReady {
   /** Its chatters start writing to the bot. */
@@ -20,7 +29,7 @@ export interface SimLink extends SimReady {
 /** Starts the sim process and resolves once its users and chats exist. */
 export async function openSim(config: SimConfig): Promise<SimLink> {
   const child: ChildProcess = fork(SCRIPT, [], {
-    execArgv: ["--conditions=@telepace/source", "--import", "tsx"],
+    execArgv: childExecArgv(),
     env: { ...process.env, TELEPACE_BROADCAST_SIM: JSON.stringify(config) },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });

@@ -3,8 +3,10 @@
 // who chat during the broadcast. Its parent (sim-link.ts) drives it over IPC.
 // Configured by TELEPACE_BROADCAST_SIM (JSON: SimConfig).
 
+import diagnosticsChannel from "node:diagnostics_channel";
 import type { Chat, User } from "@grammyjs/types";
-import { start } from "@telepace/bot-api-sim";
+import { botApiSimChannels, start } from "@telepace/bot-api-sim";
+import type { SimTiming } from "./timing.js";
 
 export interface SimConfig {
   readonly recipients: number;
@@ -39,6 +41,8 @@ export interface SimReport {
   /** Real time of the first and last broadcast message stored (the sim's clock). */
   readonly firstAtMs: number;
   readonly lastAtMs: number;
+  /** Each 429 and each recipient's first message, in epoch ms (see timing.ts). */
+  readonly timing: SimTiming;
 }
 
 const config = JSON.parse(process.env.TELEPACE_BROADCAST_SIM ?? "{}") as SimConfig;
@@ -49,6 +53,11 @@ const sim = await start({
   maxChats: config.recipients + config.chatters + 10,
   maxTranscriptEvents: 1_000,
   maxPendingUpdates: 100_000,
+});
+const rateLimited: { chatId: number; at: number; scope: string }[] = [];
+diagnosticsChannel.subscribe(botApiSimChannels["rate-limited"], (message) => {
+  const { chatId, scope } = message as { chatId: number; scope: string };
+  rateLimited.push({ chatId, at: performance.timeOrigin + performance.now(), scope });
 });
 const recipients: Chat[] = [];
 for (let i = 0; i < config.recipients; i++) {
@@ -92,12 +101,16 @@ function chat(): void {
 
 function report(): SimReport {
   const messagesPerRecipient = recipients.map((chat) => sim.transcript(chat).messages.length);
-  const times = recipients.flatMap((chat) =>
-    sim
+  const storedAt: Record<string, number> = {};
+  const times = recipients.flatMap((chat) => {
+    const sent = sim
       .transcript(chat)
       .events.filter((e) => e.actor === "bot")
-      .map((e) => e.atMs),
-  );
+      .map((e) => e.atMs);
+    // The sim's clock is performance.now(): its epoch is this process's time origin.
+    if (sent[0] !== undefined) storedAt[chat.id] = performance.timeOrigin + sent[0];
+    return sent;
+  });
   const replyLatencyMs: number[] = [];
   for (const { chat: where } of chatters) {
     const events = sim.transcript(where).events;
@@ -121,6 +134,7 @@ function report(): SimReport {
     spanMs: lastAtMs - firstAtMs,
     firstAtMs,
     lastAtMs,
+    timing: { rateLimited, storedAt },
   };
 }
 
