@@ -47,15 +47,15 @@ run("Redis reply errors", () => {
     const queue = new RedisUpdateQueue({ redis: withPassword(wrong), botId: 1 });
     const store = new RedisPacingStore({ redis: withPassword(wrong), botId: 1 });
     try {
-      // One call at a time: a call started before the previous one is awaited could reject
-      // with nobody listening yet.
-      for (const call of [
-        () => queue.append([message(1, 1)]),
-        () => queue.claim("w", 1_000),
-        () => queue.unfinished(),
-        () => store.freeze("5", 1_000, 0),
-      ]) {
-        const error = await failureOf(call());
+      // Every call's failure is listened for as it starts: awaited one by one, a later call
+      // could reject with nobody listening yet.
+      const failures = [
+        queue.append([message(1, 1)]),
+        queue.claim("w", 1_000),
+        queue.unfinished(),
+        store.freeze("5", 1_000, 0),
+      ].map(failureOf);
+      for (const error of await Promise.all(failures)) {
         expect(error.code).toBe("ERR_REDIS_AUTH");
         // WRONGPASS, or NOAUTH for a command the client sent unauthenticated after the refusal.
         expect(error.message).toMatch(
