@@ -4,7 +4,7 @@
 // scenario repeats in rounds with the contenders interleaved; the summary holds medians.
 
 import type { AreaResult } from "../report.js";
-import { type RoundSummary, type Rounds, roundSummary, runRounds } from "../rounds.js";
+import { type Rounds, roundSummary, runRounds } from "../rounds.js";
 import { ratio } from "../stats.js";
 import { type TransfersConfig, transfersConfig } from "./config.js";
 import {
@@ -13,16 +13,12 @@ import {
   mixedContenders,
   ROUND_TRIP_IDS,
 } from "./contenders.js";
-import {
-  type FairnessFigures,
-  fairnessFigures,
-  type MixedFigures,
-  mixedFigures,
-} from "./figures.js";
+import { fairnessFigures, type MixedFigures, mixedFigures } from "./figures.js";
 import { CHUNK_BYTES, equalPlans, type FilePlan, mixedPlans } from "./files.js";
-import { type LinkFloor, linkFloor } from "./floor.js";
+import { linkFloor } from "./floor.js";
 import { GRANT_CONTENDERS, type GrantSample, grantLoop, warmUpGrantLoops } from "./grants.js";
 import type { LinkModel } from "./link.js";
+import type { RoundTripRounds, TransfersMeasurements } from "./measurements.js";
 import { simulate } from "./simulate.js";
 import { transfersTables } from "./tables.js";
 
@@ -30,39 +26,6 @@ export type { TransfersConfig } from "./config.js";
 
 /** A 20 MiB file is large (the scheduler's threshold). */
 const LARGE_THRESHOLD_BYTES = 20 * 1024 * 1024;
-
-/** The headline figures, as `areas.transfers.summary` in results/latest.json. */
-export type TransfersSummary = RoundSummary<
-  | "linkRttMs"
-  | "smallP99VsPqueueSmallFirst"
-  | "smallP99VsLinkFloor"
-  | "smallP99VsPqueueFifo"
-  | "smallP99VsPqueueSmallFirstLoaded"
-  | "jainEqualFilesDefaults"
-  | "throughputVsLink"
-  | "throughputVsNoLimit"
-  | "throughputVsLinkLoaded"
-  | "largeMeanVsNoLimit"
-  | "grantCostVsPqueue"
->;
-
-/** The mixed load at one mean round trip. */
-export interface RoundTripRounds {
-  readonly roundTripMs: number;
-  readonly rounds: Rounds<MixedFigures>;
-}
-
-/** Everything the area measured, for the tables and the JSON. */
-export interface TransfersMeasurements {
-  readonly config: TransfersConfig;
-  readonly summary: TransfersSummary;
-  readonly floor: LinkFloor;
-  readonly mixed: Rounds<MixedFigures>;
-  readonly loaded: Rounds<MixedFigures>;
-  readonly byRoundTrip: readonly RoundTripRounds[];
-  readonly fairness: Rounds<FairnessFigures>;
-  readonly grants: Rounds<GrantSample>;
-}
 
 /** Runs the transfer comparison. */
 export async function runTransfers(config: TransfersConfig = transfersConfig): Promise<AreaResult> {

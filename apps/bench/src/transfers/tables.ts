@@ -9,7 +9,7 @@ import type { FairnessFigures, MixedFigures } from "./figures.js";
 import { CHUNK_BYTES } from "./files.js";
 import { GRANT_CONTENDERS, type GrantSample } from "./grants.js";
 import type { LinkModel } from "./link.js";
-import type { TransfersMeasurements } from "./run.js";
+import type { TransfersMeasurements } from "./measurements.js";
 
 const MiB = 1024 * 1024;
 const KiB = 1024;

@@ -7,7 +7,7 @@
 import type { Chat, Message, User } from "@grammyjs/types";
 import type { BotApiSim } from "@telepace/bot-api-sim";
 import { type Clock, systemClock } from "@telepace/core";
-import type { Expectation } from "./crowd.js";
+import type { Expectation } from "./expectation.js";
 
 /** Broadcast messages a second in the demo: slow enough that the broadcast spans the crash. */
 export const DEMO_BROADCAST_RATE = 2;

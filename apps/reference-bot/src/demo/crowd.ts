@@ -11,34 +11,7 @@ import { ANSWER_END, ANSWER_HEADER } from "../ask-answers.js";
 import type { CrowdConfig } from "../config.js";
 import { awaitStopChance, showsAnswer } from "./answer-watch.js";
 import type { BroadcastScene } from "./broadcast-scene.js";
-
-/** What a simulated user did and expects a reply to. */
-export type ExpectationKind =
-  | "help"
-  | "echo"
-  | "work"
-  | "cancel"
-  | "document"
-  | "file"
-  | "group-echo"
-  | "group-work"
-  | "migration"
-  | "blocked"
-  | "ask"
-  | "ask-stop"
-  | "restart"
-  | "broadcast";
-
-/** One expected reply and whether it came. */
-export interface Expectation {
-  readonly kind: ExpectationKind;
-  readonly user: string;
-  met: boolean;
-  /** Why it was not met (empty when met). */
-  problem: string;
-  /** From the user's action to the reply that satisfied it, in ms. */
-  latencyMs: number | undefined;
-}
+import type { Expectation, ExpectationKind } from "./expectation.js";
 
 /** How the crowd sees the bot, for the checks only the bot can answer. */
 export interface BotView {

@@ -12,7 +12,8 @@ import type { BotConfig } from "../config.js";
 import { BotLedger } from "./bot-ledger.js";
 import { BotProcess, demoBotOptions } from "./bot-process.js";
 import { BroadcastScene, DEMO_BROADCAST_RATE } from "./broadcast-scene.js";
-import { Crowd, type Expectation } from "./crowd.js";
+import { Crowd } from "./crowd.js";
+import type { Expectation } from "./expectation.js";
 import {
   type BotRun,
   type CrashRecord,

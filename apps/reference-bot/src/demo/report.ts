@@ -5,7 +5,7 @@ import type { BotApiSim } from "@telepace/bot-api-sim";
 import type { ProgressEditOutcome } from "../bot-events.js";
 import type { BotStats } from "../reference-bot.js";
 import type { BotLedger } from "./bot-ledger.js";
-import type { Expectation } from "./crowd.js";
+import type { Expectation } from "./expectation.js";
 import { maxInWindow } from "./send-rates.js";
 
 /** How a /work job's progress message reads (`Working… 40% ▓▓▓▓░░░░░░`). */
