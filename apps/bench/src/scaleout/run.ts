@@ -88,7 +88,10 @@ type RoundFigure =
 /** The headline figures (`areas.scaleout.summary`): telepace's unless named after the peer. */
 export type ScaleoutSummary = ReturnType<typeof roundSummary<RoundFigure>> & {
   readonly processes: number;
-  /** 429s over telepace's shared runs (every round, every process count) and its kill run. */
+  /**
+   * 429s over telepace's shared runs (every round, every process count, to the last echo) and its
+   * kill run.
+   */
   readonly rateLimited: number;
   /** The most sends the sim got within any 1,000 ms, over the shared runs without a kill. */
   readonly busiestSecondSends: number;
@@ -105,12 +108,18 @@ export type ScaleoutSummary = ReturnType<typeof roundSummary<RoundFigure>> & {
   readonly handoverAtSimMs: number;
   /** Kill of the poller to the sim's reply to people who wrote after it, the longest. */
   readonly pollerHandoverAtSimMs: number;
-  /** The peer's runs, every round and process count: 429s, lost, order violations. */
+  /** The throttler peer's runs, every round and process count and to the last echo: 429s, lost, order violations. */
   readonly bottleneckClusterRateLimited: number;
   readonly bottleneckClusterLost: number;
   readonly bottleneckClusterOrderViolations: number;
   /** The most sends the sim got within any 1,000 ms in the peer's runs. */
   readonly bottleneckClusterBusiestSecondSends: number;
+  /**
+   * telepace's sends/s ÷ each peer's in one run of each at the largest count that goes on to the
+   * last echo (no window): what a backlog costs past its first seconds.
+   */
+  readonly toLastEchoVsBottleneckCluster: number;
+  readonly toLastEchoVsBullmq: number;
   /** The BullMQ peer's runs, every round and process count, as for the throttler peer. */
   readonly bullmqRateLimited: number;
   readonly bullmqLost: number;
@@ -199,6 +208,11 @@ export async function runScaleoutArea(
         fewer[stack].push(await throughput(stack, processes));
       }
     }
+    // One run of each stack to the last echo, in round 0's order: the window leaves out a tail.
+    const toLastEcho = {} as Record<ClusterStack, ScaleoutResult>;
+    for (const stack of (rounds.rounds[0] as Round).order as ClusterStack[]) {
+      toLastEcho[stack] = await runScaleout({ ...base, processes: most, stack });
+    }
     const alone = await runScaleout({
       ...base,
       processes: most,
@@ -227,7 +241,7 @@ export async function runScaleoutArea(
         ratio(result("telepace").sendsPerSecondVsLimit, result(peer).sendsPerSecondVsLimit),
       );
     const peerFigures = (peer: ClusterStack) => {
-      const runs = runsOf(peer);
+      const runs = [...runsOf(peer), toLastEcho[peer]];
       return {
         rateLimited: total(runs, (result) => result.rateLimited),
         lost: total(runs, (result) => result.lost),
@@ -251,9 +265,22 @@ export async function runScaleoutArea(
           median(STACKS.map(({ id }) => result(id).roundTripMs)),
         ),
       }),
-      rateLimited: total([...ours, killed], (result) => result.rateLimited),
-      busiestSecondSends: Math.max(...ours.map((result) => result.busiestSecondSends)),
-      orderViolations: total([...ours, killed], (result) => result.orderViolations),
+      toLastEchoVsBottleneckCluster: ratio(
+        toLastEcho.telepace.sendsPerSecondVsLimit,
+        toLastEcho.bottleneck.sendsPerSecondVsLimit,
+      ),
+      toLastEchoVsBullmq: ratio(
+        toLastEcho.telepace.sendsPerSecondVsLimit,
+        toLastEcho.bullmq.sendsPerSecondVsLimit,
+      ),
+      rateLimited: total([...ours, toLastEcho.telepace, killed], (result) => result.rateLimited),
+      busiestSecondSends: Math.max(
+        ...[...ours, toLastEcho.telepace].map((result) => result.busiestSecondSends),
+      ),
+      orderViolations: total(
+        [...ours, toLastEcho.telepace, killed],
+        (result) => result.orderViolations,
+      ),
       lostAfterWorkerKill: killed.lost + handover.lost,
       handoverMs: handover.handoverMs ?? Number.NaN,
       handoverAtSimMs: handover.handoverAtSimMs ?? Number.NaN,
@@ -268,7 +295,9 @@ export async function runScaleoutArea(
       bullmqBusiestSecondSends: bullmq.busiestSecondSends,
     };
     const roundTrips = spread(
-      [...STACKS.flatMap(({ id }) => runsOf(id)), alone, killed].map((r) => r.roundTripMs),
+      [...STACKS.flatMap(({ id }) => [...runsOf(id), toLastEcho[id]]), alone, killed].map(
+        (r) => r.roundTripMs,
+      ),
     );
     const table: Table = {
       title: "Scale-out: one bot, N processes, one Redis (Telegram's limit: 30 sends/s)",
@@ -297,13 +326,14 @@ export async function runScaleoutArea(
             ),
           ),
         ),
+        ...STACKS.map(({ id }) => row(`${LABELS[id]}, to the last echo`, [toLastEcho[id]])),
         row("each paces alone (naive baseline)", [alone]),
         row("telepace, shared, worker kill -9", [killed]),
         row("telepace, hand-over: worker, then poller kill -9", [handover]),
       ],
       notes: [
         `Throughput runs: ${config.people} people × ${config.messagesPerPerson} messages at once, each echoed; ${config.processCounts.join(", ")} processes, ${most} in ${config.rounds} rounds (the stacks take turns going first), fewer once each; each run measured over the ${formatFixed(config.windowMs / 1000, 0)} s after its first echo (sends in it ÷ (window + 1 s) ÷ 30), median (min–max) over the runs; counts summed. Lost there: sends the bot gave up on; waiting: neither echoed nor given up on when the window closed.`,
-        `telepace's sends/s ÷ each peer's at ${most} processes (median of the per-round ratios): throttler over clustered Bottleneck ${formatSpread(spread(vsBottleneck), formatRatio)}, BullMQ ${formatSpread(spread(vsBullmq), formatRatio)}.`,
+        `telepace's sends/s ÷ each peer's at ${most} processes (median of the per-round ratios): throttler over clustered Bottleneck ${formatSpread(spread(vsBottleneck), formatRatio)}, BullMQ ${formatSpread(spread(vsBullmq), formatRatio)}; to the last echo (one run each, no window): ${formatRatio(summary.toLastEchoVsBottleneckCluster)} and ${formatRatio(summary.toLastEchoVsBullmq)}.`,
         "The throttler peer: @grammyjs/transformer-throttler with its default limiters, each given Bottleneck's Redis clustering (one id per run), then @grammyjs/auto-retry, its handler sequentialized by chat. The BullMQ peer: each echo a job of one queue per run, sent by a Worker in every process (concurrency 1, its default) under the Workers' shared limiter { max: 30, duration: 1000 }; a 429 rate-limits the queue for its retry_after and puts the job back. Both peers' updates come as webhooks behind a load balancer that routes by chat (the bench delivers them, at no cost to the peers); telepace's runs include its elected poller and shared queue.",
         `Round trip as run: ${formatSpread(roundTrips, (value) => `${formatFixed(value, 1)} ms`)} (each process times 5 getMe through its own client at start; median over processes, median (min–max) over the runs but the hand-over's, which adds ${config.handover.latencyMs} ms); one redis-server on loopback for every run.`,
         `The naive baseline: the throughput run with pacing per process (its updates are shared too, so per-person order holds). The kill run: ${config.people} people × ${config.killMessagesPerPerson} messages, a worker killed ${formatFixed(config.killWorkerAfterMs / 1000, 0)} s in, to the last echo.`,
@@ -316,7 +346,7 @@ export async function runScaleoutArea(
     return {
       area: "scaleout",
       tables: [table],
-      figures: { config, summary, rounds, fewer, alone, killed, handover },
+      figures: { config, summary, rounds, fewer, toLastEcho, alone, killed, handover },
       durationMs: performance.now() - startedAt,
     };
   } finally {
