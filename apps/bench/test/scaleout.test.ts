@@ -1,14 +1,20 @@
 // End to end: 4 processes of one bot (one token) against the sim at Telegram's limits, sharing
 // pacing and updates through one redis-server at the reference bot's lease defaults; a worker and
 // then the poller are killed with SIGKILL mid-load, and the people they held are answered again
-// within about the lease. The peer (grammY's throttler over clustered Bottleneck) runs a tiny load.
+// within about the lease. The peers (grammY's throttler over clustered Bottleneck; grammY sending
+// through BullMQ under its rate limiter) run a tiny load.
 
 import { start } from "@telepace/bot-api-sim";
 import { describeWithRedis } from "@telepace/testing";
 import { describe, expect, it } from "vitest";
-import { Cluster } from "../src/scaleout/cluster/cluster.js";
+import { Cluster, type ClusterStack } from "../src/scaleout/cluster/cluster.js";
+import { ProcessPool } from "../src/scaleout/cluster/process-pool.js";
 import { timeRoundTrip } from "../src/scaleout/cluster/round-trip.js";
-import { busiestSecond, runScaleout } from "../src/scaleout/cluster/scenario.js";
+import {
+  busiestSecond,
+  runScaleout,
+  type ScaleoutResult,
+} from "../src/scaleout/cluster/scenario.js";
 
 describe("timeRoundTrip", () => {
   it("calls one after another and takes the median, so one slow call does not move it", async () => {
@@ -37,7 +43,19 @@ describe("busiestSecond", () => {
   });
 });
 
+/** Every text echoed once, none refused with a 429. */
+function expectEverySend(result: ScaleoutResult, stack: ClusterStack, sent: number): void {
+  expect(result.stack).toBe(stack);
+  expect(result.sent).toBe(sent);
+  expect(result.lost).toBe(0);
+  expect(result.duplicates).toBe(0);
+  expect(result.rateLimited).toBe(0);
+  expect(result.roundTripMs).toBeGreaterThan(0);
+}
+
 describeWithRedis("four processes, one bot", (server) => {
+  const peerRun = (stack: ClusterStack) => ({ redisUrl: server().url, processes: 2, stack });
+
   it("no 429, per-person order, nothing lost through a worker kill and a poller kill", async () => {
     const result = await runScaleout({
       redisUrl: server().url,
@@ -65,23 +83,54 @@ describeWithRedis("four processes, one bot", (server) => {
     expect(result.sendsPerSecondVsLimit).toBeGreaterThan(0.4);
   }, 60_000);
 
-  it("the peer: each process gets its chats' updates, echoes them in order, none lost", async () => {
-    const result = await runScaleout({
-      redisUrl: server().url,
-      processes: 2,
-      people: 6,
-      messagesPerPerson: 2,
-      stack: "bottleneck",
-    });
-    expect(result.stack).toBe("bottleneck");
-    expect(result.sent).toBe(12);
-    expect(result.lost).toBe(0);
-    expect(result.duplicates).toBe(0);
+  it("the throttler peer: each process gets its chats' updates, echoes them in order", async () => {
+    const result = await runScaleout({ ...peerRun("bottleneck"), people: 6, messagesPerPerson: 2 });
+    expectEverySend(result, "bottleneck", 12);
     expect(result.orderViolations).toBe(0);
-    expect(result.rateLimited).toBe(0);
-    expect(result.roundTripMs).toBeGreaterThan(0);
     // Each chat paced at 1/s by its clustered limiter: a person's 2 echoes are >= 1 s apart.
     expect(result.sendsPerSecondVsLimit).toBeLessThan(12 / 2 / 30);
+  }, 60_000);
+
+  it("the BullMQ peer: jobs from every process share one limiter, every send made", async () => {
+    const result = await runScaleout({ ...peerRun("bullmq"), people: 20, messagesPerPerson: 2 });
+    expectEverySend(result, "bullmq", 40);
+    // 40 sends under one queue-wide 30 per 1,000 ms: the 31st starts a window after the first
+    // started, so the two processes' sends span about a second at the sim (less the first
+    // request's own time; each process alone would have sent its 20 at once). The window is
+    // fixed, not sliding: a second that straddles two windows may hold more than 30.
+    const spanSeconds = result.sent / (result.sendsPerSecondVsLimit * 30) - 1;
+    expect(spanSeconds).toBeGreaterThan(0.9);
+  }, 60_000);
+
+  it("a window cuts a slow run; the pool's processes then serve the next run afresh", async () => {
+    const pool = new ProcessPool();
+    try {
+      const options = peerRun("bottleneck");
+      // The throttler sends a person's texts 1 s apart: in a 1 s window at most 2 of 3 each.
+      const cut = await runScaleout({
+        ...options,
+        people: 30,
+        messagesPerPerson: 3,
+        windowMs: 1_000,
+        pool,
+      });
+      expect(cut.sent).toBeLessThanOrEqual(60);
+      expect(cut.waitingAtWindowEnd).toBeGreaterThanOrEqual(30);
+      expect(cut.lost).toBe(0);
+      const idle = await pool.take("bottleneck", 2);
+      pool.giveBack("bottleneck", idle);
+      const next = await runScaleout({ ...options, people: 6, messagesPerPerson: 2, pool });
+      expect(next.sent).toBe(12);
+      expect(next.lost).toBe(0);
+      expect(next.duplicates).toBe(0);
+      expect(next.waitingAtWindowEnd).toBeUndefined();
+      const again = await pool.take("bottleneck", 2);
+      // The same two processes served both runs.
+      expect(again.map((child) => child.pid)).toEqual(idle.map((child) => child.pid));
+      pool.giveBack("bottleneck", again);
+    } finally {
+      await pool.close();
+    }
   }, 60_000);
 
   it("a process whose polling stops on a 409 ends the run with the reason", async () => {

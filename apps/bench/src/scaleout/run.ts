@@ -1,10 +1,12 @@
 // The scale-out area: one bot run as 1, 2 and 4 processes against the sim, sharing pacing and
-// updates through one redis-server (@telepace/redis), next to the peer — grammY's throttler over
-// Bottleneck's Redis clustering, its updates delivered by chat as webhooks — at the same process
-// counts; the 4-process pair in interleaved rounds. Then 4 processes that each pace alone (what a
-// bot gets without a shared store), a 4-process run with a worker killed mid-load, and a
-// hand-over run at the reference bot's lease defaults below Telegram's global limit, where a
-// worker and then the poller are killed and the hand-over is timed at the sim.
+// updates through one redis-server (@telepace/redis), next to two peers — grammY's throttler over
+// Bottleneck's Redis clustering, and grammY sending through a BullMQ queue under BullMQ's rate
+// limiter, their updates delivered by chat as webhooks — at the same process counts; the
+// 4-process runs in interleaved rounds, each throughput run measured over the same window. Then 4
+// processes that each pace alone (what a bot gets without a shared store), a 4-process run with a
+// worker killed mid-load, and a hand-over run at the reference bot's lease defaults below
+// Telegram's global limit, where a worker and then the poller are killed and the hand-over is
+// timed at the sim. Processes are started once per stack and serve run after run.
 // The scenario (./cluster) is shared with the end-to-end test, test/scaleout.test.ts.
 
 import { type RedisTestServer, startRedis } from "@telepace/testing";
@@ -21,6 +23,7 @@ import {
 } from "../stats.js";
 import type { Table } from "../table.js";
 import type { ClusterStack } from "./cluster/cluster.js";
+import { ProcessPool } from "./cluster/process-pool.js";
 import { runScaleout, type ScaleoutOptions, type ScaleoutResult } from "./cluster/scenario.js";
 
 /** Sizes of the scale-out runs. */
@@ -30,8 +33,10 @@ export interface ScaleoutConfig {
   readonly rounds: number;
   readonly seed: number;
   readonly people: number;
-  /** Per person in the throughput runs (both stacks, every process count). */
+  /** Per person in the throughput runs (every stack, every process count). */
   readonly messagesPerPerson: number;
+  /** A throughput run ends this long after its first echo, ms (see `ScaleoutOptions`). */
+  readonly windowMs: number;
   /** Per person in the baseline and the worker-kill run. */
   readonly killMessagesPerPerson: number;
   /** When the worker is killed in the kill run, ms after the load starts. */
@@ -50,9 +55,9 @@ export interface ScaleoutConfig {
 }
 
 /**
- * The configuration `pnpm bench scaleout` uses: throughput runs of 180 messages (6 s at
- * Telegram's 30/s), the kill runs 360; the hand-over run 24 people × 10 messages at 1/s each
- * (24/s), a 50 ms round trip.
+ * The configuration `pnpm bench scaleout` uses: throughput runs offer 180 messages at once (6 s
+ * at Telegram's 30/s) and measure the first 3 s of echoes; the kill run 180 to the end; the
+ * hand-over run 24 people × 7 messages at 1/s each (24/s), a 50 ms round trip.
  */
 export const scaleoutConfig: ScaleoutConfig = {
   processCounts: [1, 2, 4],
@@ -60,25 +65,33 @@ export const scaleoutConfig: ScaleoutConfig = {
   seed: 30,
   people: 60,
   messagesPerPerson: 3,
-  killMessagesPerPerson: 6,
-  killWorkerAfterMs: 3_000,
+  windowMs: 3_000,
+  killMessagesPerPerson: 3,
+  killWorkerAfterMs: 2_000,
   handover: {
     people: 24,
-    messagesPerPerson: 10,
-    killWorkerAfterMs: 3_000,
-    killPollerAfterMs: 6_500,
+    messagesPerPerson: 7,
+    killWorkerAfterMs: 2_000,
+    killPollerAfterMs: 4_500,
     pollerProbes: 6,
     latencyMs: 50,
   },
 };
 
 /** The per-round figures of the largest process count, as medians with `…Min`/`…Max`. */
-type RoundFigure = "sendsPerSecondVsLimit" | "sendsPerSecondVsBottleneckCluster" | "roundTripMs";
+type RoundFigure =
+  | "sendsPerSecondVsLimit"
+  | "sendsPerSecondVsBottleneckCluster"
+  | "sendsPerSecondVsBullmq"
+  | "roundTripMs";
 
 /** The headline figures (`areas.scaleout.summary`): telepace's unless named after the peer. */
 export type ScaleoutSummary = ReturnType<typeof roundSummary<RoundFigure>> & {
   readonly processes: number;
-  /** 429s over telepace's shared runs (every round, every process count) and its kill run. */
+  /**
+   * 429s over telepace's shared runs (every round, every process count, to the last echo) and its
+   * kill run.
+   */
   readonly rateLimited: number;
   /** The most sends the sim got within any 1,000 ms, over the shared runs without a kill. */
   readonly busiestSecondSends: number;
@@ -95,12 +108,23 @@ export type ScaleoutSummary = ReturnType<typeof roundSummary<RoundFigure>> & {
   readonly handoverAtSimMs: number;
   /** Kill of the poller to the sim's reply to people who wrote after it, the longest. */
   readonly pollerHandoverAtSimMs: number;
-  /** The peer's runs, every round and process count: 429s, lost, order violations. */
+  /** The throttler peer's runs, every round and process count and to the last echo: 429s, lost, order violations. */
   readonly bottleneckClusterRateLimited: number;
   readonly bottleneckClusterLost: number;
   readonly bottleneckClusterOrderViolations: number;
   /** The most sends the sim got within any 1,000 ms in the peer's runs. */
   readonly bottleneckClusterBusiestSecondSends: number;
+  /**
+   * telepace's sends/s ÷ each peer's in one run of each at the largest count that goes on to the
+   * last echo (no window): what a backlog costs past its first seconds.
+   */
+  readonly toLastEchoVsBottleneckCluster: number;
+  readonly toLastEchoVsBullmq: number;
+  /** The BullMQ peer's runs, every round and process count, as for the throttler peer. */
+  readonly bullmqRateLimited: number;
+  readonly bullmqLost: number;
+  readonly bullmqOrderViolations: number;
+  readonly bullmqBusiestSecondSends: number;
 };
 
 /** One table row from one run, or from the rounds of one: medians, counts summed. */
@@ -119,6 +143,7 @@ function row(label: string, results: readonly ScaleoutResult[]): string[] {
     formatCount(Math.max(...results.map((result) => result.busiestSecondSends))),
     sum((result) => result.orderViolations),
     sum((result) => result.lost),
+    first.waitingAtWindowEnd === undefined ? "–" : sum((result) => result.waitingAtWindowEnd ?? 0),
     sum((result) => result.duplicates),
     first.handoverMs === undefined ? "–" : formatCount(Math.round(first.handoverMs)),
     atSim(first),
@@ -135,10 +160,15 @@ function atSim(result: ScaleoutResult): string {
     : `${formatCount(Math.round(worker))} / ${formatCount(Math.round(poller))}`;
 }
 
-const STACKS: readonly { readonly id: ClusterStack }[] = [{ id: "telepace" }, { id: "bottleneck" }];
+const STACKS: readonly { readonly id: ClusterStack }[] = [
+  { id: "telepace" },
+  { id: "bottleneck" },
+  { id: "bullmq" },
+];
 const LABELS: Readonly<Record<ClusterStack, string>> = {
   telepace: "telepace, shared (RedisPacingStore)",
   bottleneck: "throttler over clustered Bottleneck",
+  bullmq: "BullMQ queue, rate limiter 30 per 1 s",
 };
 
 /** Runs the area; `redisUrl` (e.g. `REDIS_URL`) or a redis-server from PATH on a free port. */
@@ -150,71 +180,124 @@ export async function runScaleoutArea(
   let server: RedisTestServer | undefined;
   if (redisUrl === undefined) server = await startRedis();
   const url = redisUrl ?? (server as RedisTestServer).url;
+  const pool = new ProcessPool();
   try {
     const base: Omit<ScaleoutOptions, "processes"> = {
       redisUrl: url,
       people: config.people,
       messagesPerPerson: config.messagesPerPerson,
+      pool,
     };
     const most = Math.max(...config.processCounts);
     const throughput = (stack: ClusterStack, processes: number) =>
-      runScaleout({ ...base, processes, stack });
-    // The largest count in rounds, both stacks interleaved; the smaller counts once each, in
+      runScaleout({ ...base, processes, stack, windowMs: config.windowMs });
+    // The largest count in rounds, the stacks interleaved; the smaller counts once each, in
     // round 0's order.
     const rounds: Rounds<ScaleoutResult> = await runRounds(
       STACKS,
       { rounds: config.rounds, seed: config.seed, order: "rotate" },
       (stack) => throughput(stack.id, most),
     );
-    const fewer: Record<ClusterStack, ScaleoutResult[]> = { telepace: [], bottleneck: [] };
+    const fewer: Record<ClusterStack, ScaleoutResult[]> = {
+      telepace: [],
+      bottleneck: [],
+      bullmq: [],
+    };
     for (const processes of config.processCounts.filter((count) => count !== most)) {
       for (const stack of (rounds.rounds[0] as Round).order as ClusterStack[]) {
         fewer[stack].push(await throughput(stack, processes));
       }
     }
-    const kill = { ...base, messagesPerPerson: config.killMessagesPerPerson, processes: most };
-    const alone = await runScaleout({ ...kill, sharedPacing: false });
-    const killed = await runScaleout({ ...kill, killWorkerAfterMs: config.killWorkerAfterMs });
+    // One run of each stack to the last echo, in round 0's order: the window leaves out a tail.
+    const toLastEcho = {} as Record<ClusterStack, ScaleoutResult>;
+    for (const stack of (rounds.rounds[0] as Round).order as ClusterStack[]) {
+      toLastEcho[stack] = await runScaleout({ ...base, processes: most, stack });
+    }
+    const alone = await runScaleout({
+      ...base,
+      processes: most,
+      windowMs: config.windowMs,
+      sharedPacing: false,
+    });
+    const killed = await runScaleout({
+      ...base,
+      messagesPerPerson: config.killMessagesPerPerson,
+      processes: most,
+      killWorkerAfterMs: config.killWorkerAfterMs,
+    });
     const handover = await runScaleout({
       redisUrl: url,
       processes: most,
       ...config.handover,
       afterPollerKill: 1,
+      pool,
     });
-    const ours = [...fewer.telepace, ...rounds.of("telepace")];
-    const peers = [...fewer.bottleneck, ...rounds.of("bottleneck")];
+    const runsOf = (stack: ClusterStack) => [...fewer[stack], ...rounds.of(stack)];
+    const ours = runsOf("telepace");
     const total = (results: readonly ScaleoutResult[], figure: (r: ScaleoutResult) => number) =>
       results.reduce((sum, result) => sum + figure(result), 0);
-    const vsPeer = rounds.perRound((result) =>
-      ratio(result("telepace").sendsPerSecondVsLimit, result("bottleneck").sendsPerSecondVsLimit),
-    );
+    const vs = (peer: ClusterStack) =>
+      rounds.perRound((result) =>
+        ratio(result("telepace").sendsPerSecondVsLimit, result(peer).sendsPerSecondVsLimit),
+      );
+    const peerFigures = (peer: ClusterStack) => {
+      const runs = [...runsOf(peer), toLastEcho[peer]];
+      return {
+        rateLimited: total(runs, (result) => result.rateLimited),
+        lost: total(runs, (result) => result.lost),
+        orderViolations: total(runs, (result) => result.orderViolations),
+        busiestSecondSends: Math.max(...runs.map((result) => result.busiestSecondSends)),
+      };
+    };
+    const vsBottleneck = vs("bottleneck");
+    const vsBullmq = vs("bullmq");
+    const bottleneck = peerFigures("bottleneck");
+    const bullmq = peerFigures("bullmq");
     const summary: ScaleoutSummary = {
       processes: most,
       ...roundSummary<RoundFigure>(config.rounds, {
         sendsPerSecondVsLimit: rounds.perRound(
           (result) => result("telepace").sendsPerSecondVsLimit,
         ),
-        sendsPerSecondVsBottleneckCluster: vsPeer,
+        sendsPerSecondVsBottleneckCluster: vsBottleneck,
+        sendsPerSecondVsBullmq: vsBullmq,
         roundTripMs: rounds.perRound((result) =>
-          median([result("telepace").roundTripMs, result("bottleneck").roundTripMs]),
+          median(STACKS.map(({ id }) => result(id).roundTripMs)),
         ),
       }),
-      rateLimited: total([...ours, killed], (result) => result.rateLimited),
-      busiestSecondSends: Math.max(...ours.map((result) => result.busiestSecondSends)),
-      orderViolations: total([...ours, killed], (result) => result.orderViolations),
+      toLastEchoVsBottleneckCluster: ratio(
+        toLastEcho.telepace.sendsPerSecondVsLimit,
+        toLastEcho.bottleneck.sendsPerSecondVsLimit,
+      ),
+      toLastEchoVsBullmq: ratio(
+        toLastEcho.telepace.sendsPerSecondVsLimit,
+        toLastEcho.bullmq.sendsPerSecondVsLimit,
+      ),
+      rateLimited: total([...ours, toLastEcho.telepace, killed], (result) => result.rateLimited),
+      busiestSecondSends: Math.max(
+        ...[...ours, toLastEcho.telepace].map((result) => result.busiestSecondSends),
+      ),
+      orderViolations: total(
+        [...ours, toLastEcho.telepace, killed],
+        (result) => result.orderViolations,
+      ),
       lostAfterWorkerKill: killed.lost + handover.lost,
       handoverMs: handover.handoverMs ?? Number.NaN,
       handoverAtSimMs: handover.handoverAtSimMs ?? Number.NaN,
       pollerHandoverAtSimMs: handover.pollerHandoverAtSimMs ?? Number.NaN,
-      bottleneckClusterRateLimited: total(peers, (result) => result.rateLimited),
-      bottleneckClusterLost: total(peers, (result) => result.lost),
-      bottleneckClusterOrderViolations: total(peers, (result) => result.orderViolations),
-      bottleneckClusterBusiestSecondSends: Math.max(
-        ...peers.map((result) => result.busiestSecondSends),
-      ),
+      bottleneckClusterRateLimited: bottleneck.rateLimited,
+      bottleneckClusterLost: bottleneck.lost,
+      bottleneckClusterOrderViolations: bottleneck.orderViolations,
+      bottleneckClusterBusiestSecondSends: bottleneck.busiestSecondSends,
+      bullmqRateLimited: bullmq.rateLimited,
+      bullmqLost: bullmq.lost,
+      bullmqOrderViolations: bullmq.orderViolations,
+      bullmqBusiestSecondSends: bullmq.busiestSecondSends,
     };
     const roundTrips = spread(
-      [...ours, ...peers, alone, killed].map((result) => result.roundTripMs),
+      [...STACKS.flatMap(({ id }) => [...runsOf(id), toLastEcho[id]]), alone, killed].map(
+        (r) => r.roundTripMs,
+      ),
     );
     const table: Table = {
       title: "Scale-out: one bot, N processes, one Redis (Telegram's limit: 30 sends/s)",
@@ -227,6 +310,7 @@ export async function runScaleoutArea(
         { header: "most in 1 s" },
         { header: "order violations" },
         { header: "lost" },
+        { header: "waiting at end" },
         { header: "duplicates" },
         { header: "leases moved ms" },
         { header: "at the sim ms" },
@@ -242,16 +326,17 @@ export async function runScaleoutArea(
             ),
           ),
         ),
+        ...STACKS.map(({ id }) => row(`${LABELS[id]}, to the last echo`, [toLastEcho[id]])),
         row("each paces alone (naive baseline)", [alone]),
         row("telepace, shared, worker kill -9", [killed]),
         row("telepace, hand-over: worker, then poller kill -9", [handover]),
       ],
       notes: [
-        `Throughput runs: ${config.people} people × ${config.messagesPerPerson} messages, each echoed; ${config.processCounts.join(", ")} processes, ${most} in ${config.rounds} rounds (the two stacks take turns going first), fewer once each; sends/s ÷ 30 from the first echo to the last, median (min–max) over the runs; counts summed.`,
-        `telepace's sends/s ÷ the peer's at ${most} processes (median of the per-round ratios): ${formatSpread(spread(vsPeer), formatRatio)}.`,
-        "The peer: @grammyjs/transformer-throttler with its default limiters, each given Bottleneck's Redis clustering (one id per run), then @grammyjs/auto-retry; its updates come as webhooks behind a load balancer that routes by chat (the bench delivers them, at no cost to the peer), sequentialized by chat. telepace's runs include its elected poller and shared queue.",
+        `Throughput runs: ${config.people} people × ${config.messagesPerPerson} messages at once, each echoed; ${config.processCounts.join(", ")} processes, ${most} in ${config.rounds} rounds (the stacks take turns going first), fewer once each; each run measured over the ${formatFixed(config.windowMs / 1000, 0)} s after its first echo (sends in it ÷ (window + 1 s) ÷ 30), median (min–max) over the runs; counts summed. Lost there: sends the bot gave up on; waiting: neither echoed nor given up on when the window closed.`,
+        `telepace's sends/s ÷ each peer's at ${most} processes (median of the per-round ratios): throttler over clustered Bottleneck ${formatSpread(spread(vsBottleneck), formatRatio)}, BullMQ ${formatSpread(spread(vsBullmq), formatRatio)}; to the last echo (one run each, no window): ${formatRatio(summary.toLastEchoVsBottleneckCluster)} and ${formatRatio(summary.toLastEchoVsBullmq)}.`,
+        "The throttler peer: @grammyjs/transformer-throttler with its default limiters, each given Bottleneck's Redis clustering (one id per run), then @grammyjs/auto-retry, its handler sequentialized by chat. The BullMQ peer: each echo a job of one queue per run, sent by a Worker in every process (concurrency 1, its default) under the Workers' shared limiter { max: 30, duration: 1000 }; a 429 rate-limits the queue for its retry_after and puts the job back. Both peers' updates come as webhooks behind a load balancer that routes by chat (the bench delivers them, at no cost to the peers); telepace's runs include its elected poller and shared queue.",
         `Round trip as run: ${formatSpread(roundTrips, (value) => `${formatFixed(value, 1)} ms`)} (each process times 5 getMe through its own client at start; median over processes, median (min–max) over the runs but the hand-over's, which adds ${config.handover.latencyMs} ms); one redis-server on loopback for every run.`,
-        `The naive baseline and the kill run: ${config.people} people × ${config.killMessagesPerPerson} messages; the baseline's updates are shared too (per-person order holds), only pacing is per process.`,
+        `The naive baseline: the throughput run with pacing per process (its updates are shared too, so per-person order holds). The kill run: ${config.people} people × ${config.killMessagesPerPerson} messages, a worker killed ${formatFixed(config.killWorkerAfterMs / 1000, 0)} s in, to the last echo.`,
         "Kill runs use the reference bot's defaults: worker lease 1.5 s renewed every 0.3 s, poller lease 1.5 s.",
         "Leases moved: kill -9 to no lease of the dead worker left; duplicates are updates it had started (at least once).",
         `At the sim: kill -9 to the next reply in each chat the dead worker held, the longest / kill -9 of the poller to the reply to ${config.handover.pollerProbes} people who wrote after it (${config.handover.people} people × ${config.handover.messagesPerPerson} messages at 1/s each, a ${config.handover.latencyMs} ms round trip).`,
@@ -261,10 +346,11 @@ export async function runScaleoutArea(
     return {
       area: "scaleout",
       tables: [table],
-      figures: { config, summary, rounds, fewer, alone, killed, handover },
+      figures: { config, summary, rounds, fewer, toLastEcho, alone, killed, handover },
       durationMs: performance.now() - startedAt,
     };
   } finally {
+    await pool.close();
     await server?.stop();
   }
 }

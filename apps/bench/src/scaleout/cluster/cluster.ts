@@ -1,20 +1,14 @@
-// Several processes of one bot against one sim and one Redis: starts them (TypeScript through
-// tsx, packages from source), hands the peer's processes their updates, asks them for stats,
-// kills or stops them.
+// Several processes of one bot against one sim and one Redis: takes them from a process pool
+// (or starts its own), starts a run in each, hands the peers' processes their updates, asks them
+// for stats, kills them or ends the run and hands them back.
 
-import { type ChildProcess, fork } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import type { ChildProcess } from "node:child_process";
 import type { Update } from "@grammyjs/types";
 import type { NodeConfig, NodeStats } from "./bot-process.js";
-import type { PeerConfig, PeerStats } from "./bottleneck-process.js";
+import type { PeerConfig, PeerStats } from "./process-messages.js";
+import { type ClusterStack, ProcessPool } from "./process-pool.js";
 
-/** The bot's stack: telepace over @telepace/redis, or grammY's throttler over clustered Bottleneck. */
-export type ClusterStack = "telepace" | "bottleneck";
-
-const SCRIPTS: Readonly<Record<ClusterStack, string>> = {
-  telepace: fileURLToPath(new URL("./bot-process.ts", import.meta.url)),
-  bottleneck: fileURLToPath(new URL("./bottleneck-process.ts", import.meta.url)),
-};
+export type { ClusterStack } from "./process-pool.js";
 
 /**
  * The reference bot's poller lease (`--poller-lease-ms`), so a run with the defaults hands the
@@ -39,6 +33,8 @@ export interface ClusterOptions {
   readonly concurrency?: number;
   /** @defaultValue true */
   readonly sharedPacing?: boolean;
+  /** Where the processes come from and go back to; undefined: the cluster's own, closed at stop. */
+  readonly pool?: ProcessPool | undefined;
 }
 
 export interface ClusterNode {
@@ -54,54 +50,72 @@ export class Cluster {
   readonly roundTripsMs: readonly number[];
   /** Rejects when a process reports that it stopped on its own (its polling stopped for good). */
   readonly failed: Promise<never>;
+  readonly #pool: ProcessPool;
+  readonly #ownsPool: boolean;
+  /** Listeners of this run on processes that outlive it, removed at stop. */
+  readonly #detach: (() => void)[];
 
-  private constructor(stack: ClusterStack, nodes: ClusterNode[], roundTripsMs: number[]) {
+  private constructor(
+    stack: ClusterStack,
+    nodes: ClusterNode[],
+    roundTripsMs: number[],
+    pool: { readonly pool: ProcessPool; readonly isOwned: boolean },
+    failed: Promise<never>,
+    detach: (() => void)[],
+  ) {
     this.stack = stack;
     this.nodes = nodes;
     this.roundTripsMs = roundTripsMs;
-    this.failed = new Promise<never>((_, reject) => {
-      for (const node of nodes) {
-        node.child.on("message", (message: { type: string; reason?: string }) => {
-          if (message.type === "failed") {
-            reject(new Error(`scaleout: ${node.name} stopped: ${message.reason ?? "unknown"}`));
-          }
-        });
-      }
-    });
+    this.#pool = pool.pool;
+    this.#ownsPool = pool.isOwned;
+    this.failed = failed;
+    this.#detach = detach;
     // Observed only while a run races it; a later failure must not go unhandled.
     this.failed.catch(() => {});
   }
 
-  /** Starts every process and resolves once each has said it is ready. */
+  /** Takes the processes, starts the run in each and resolves once each is ready. */
   static async start(options: ClusterOptions): Promise<Cluster> {
     const stack = options.stack ?? "telepace";
-    const nodes = Array.from({ length: options.processes }, (_, index) => {
-      const name = `node${index + 1}`;
-      const child = fork(SCRIPTS[stack], [], {
-        execArgv: ["--conditions=@telepace/source", "--import", "tsx"],
-        env: { ...process.env, ...processConfig(stack, name, options) },
-        stdio: ["ignore", "inherit", "inherit", "ipc"],
-      });
-      const node: ClusterNode = { name, child, isAlive: true };
-      child.once("exit", () => {
+    const pool = options.pool ?? new ProcessPool();
+    const children = await pool.take(stack, options.processes);
+    const detach: (() => void)[] = [];
+    const nodes = children.map((child, index): ClusterNode => {
+      const node: ClusterNode = { name: `node${index + 1}`, child, isAlive: true };
+      const onExit = () => {
         node.isAlive = false;
-      });
+      };
+      child.once("exit", onExit);
+      detach.push(() => child.off("exit", onExit));
       return node;
     });
+    const failed = new Promise<never>((_, reject) => {
+      for (const node of nodes) {
+        const onMessage = (message: { type: string; reason?: string }) => {
+          if (message.type === "failed") {
+            reject(new Error(`scaleout: ${node.name} stopped: ${message.reason ?? "unknown"}`));
+          }
+        };
+        node.child.on("message", onMessage);
+        detach.push(() => node.child.off("message", onMessage));
+      }
+    });
     const roundTripsMs = await Promise.all(
-      nodes.map(
-        (node) =>
-          new Promise<number>((resolve, reject) => {
-            node.child.once("exit", (code) =>
-              reject(new Error(`${node.name} exited with ${code}`)),
-            );
-            node.child.on("message", (message: { type: string; roundTripMs?: number }) => {
-              if (message.type === "ready") resolve(message.roundTripMs ?? Number.NaN);
-            });
-          }),
+      nodes.map((node) =>
+        request<{ roundTripMs?: number }>(node.child, "ready", {
+          type: "run",
+          config: processConfig(stack, node.name, options),
+        }).then((ready) => ready.roundTripMs ?? Number.NaN),
       ),
     );
-    return new Cluster(stack, nodes, roundTripsMs);
+    return new Cluster(
+      stack,
+      nodes,
+      roundTripsMs,
+      { pool, isOwned: options.pool === undefined },
+      failed,
+      detach,
+    );
   }
 
   /**
@@ -125,25 +139,14 @@ export class Cluster {
   }
 
   async #ask<S>(): Promise<S[]> {
-    return Promise.all(
-      this.nodes
-        .filter((node) => node.isAlive)
-        .map(
-          (node) =>
-            new Promise<S>((resolve) => {
-              const listener = (message: { type: string; stats?: S }) => {
-                if (message.type !== "stats" || message.stats === undefined) return;
-                node.child.off("message", listener);
-                resolve(message.stats);
-              };
-              node.child.on("message", listener);
-              node.child.send({ type: "stats" });
-            }),
-        ),
+    const live = this.nodes.filter((node) => node.isAlive);
+    const answers = await Promise.all(
+      live.map((node) => request<{ stats?: S }>(node.child, "stats", { type: "stats" })),
     );
+    return answers.map((answer) => answer.stats as S);
   }
 
-  /** The process holding the poller lease, once one does (never, for the peer). */
+  /** The process holding the poller lease, once one does (never, for a peer). */
   async leader(): Promise<ClusterNode | undefined> {
     if (this.stack !== "telepace") return undefined;
     const leading = (await this.stats()).find((stats) => stats.isLeader);
@@ -158,33 +161,56 @@ export class Cluster {
     await exited;
   }
 
-  /** Stops every live process gracefully (SIGKILL after 5 s). */
+  /**
+   * Ends the run in every live process (what it still holds is dropped) and hands them back to
+   * the pool; a process that does not answer within 5 s is killed.
+   */
   async stop(): Promise<void> {
     await Promise.all(
       this.nodes
         .filter((node) => node.isAlive)
         .map(async (node) => {
-          const exited = new Promise((resolve) => node.child.once("exit", resolve));
-          node.child.send({ type: "stop" });
           const timer = setTimeout(() => node.child.kill("SIGKILL"), 5_000);
-          await exited;
+          await request(node.child, "ended", { type: "end" }).catch(() => {});
           clearTimeout(timer);
         }),
     );
+    for (const detach of this.#detach) detach();
+    this.#pool.giveBack(
+      this.stack,
+      this.nodes.map((node) => node.child),
+    );
+    if (this.#ownsPool) await this.#pool.close();
   }
 }
 
-/** The environment a process of `stack` reads its configuration from. */
+/** Sends `message` and resolves with the first answer of type `answer`; rejects on exit. */
+function request<A>(child: ChildProcess, answer: string, message: object): Promise<A> {
+  return new Promise<A>((resolve, reject) => {
+    const onExit = (code: number | null) => {
+      child.off("message", onMessage);
+      reject(new Error(`scaleout: a process exited with ${code} before it answered ${answer}`));
+    };
+    const onMessage = (reply: { type: string }) => {
+      if (reply.type !== answer) return;
+      child.off("exit", onExit);
+      child.off("message", onMessage);
+      resolve(reply as A);
+    };
+    child.on("exit", onExit);
+    child.on("message", onMessage);
+    child.send(message);
+  });
+}
+
+/** The configuration of a run in a process of `stack`. */
 function processConfig(
   stack: ClusterStack,
   name: string,
   options: ClusterOptions,
-): Record<string, string> {
+): NodeConfig | PeerConfig {
   const { redisUrl, apiRoot, token, prefix } = options;
-  if (stack === "bottleneck") {
-    const config: PeerConfig = { name, redisUrl, apiRoot, token, prefix };
-    return { TELEPACE_PEER: JSON.stringify(config) };
-  }
+  if (stack !== "telepace") return { name, redisUrl, apiRoot, token, prefix };
   const config: NodeConfig = {
     name,
     role: "all",
@@ -197,5 +223,5 @@ function processConfig(
     concurrency: options.concurrency ?? 32,
     sharedPacing: options.sharedPacing ?? true,
   };
-  return { TELEPACE_NODE: JSON.stringify(config) };
+  return config;
 }

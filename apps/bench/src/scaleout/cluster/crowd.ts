@@ -13,6 +13,8 @@ export interface Crowd {
   total(): number;
   /** Distinct texts the bot echoed so far. */
   echoed(): number;
+  /** When the sim received the first echo (its clock, ms), or undefined before it. */
+  firstEchoAtMs(): number | undefined;
 }
 
 export function crowd(sim: BotApiSim, size: number): Crowd {
@@ -34,6 +36,10 @@ export function crowd(sim: BotApiSim, size: number): Crowd {
     },
     total: () => [...expected.values()].reduce((sum, texts) => sum + texts.length, 0),
     echoed: () => chats.reduce((sum, chat) => sum + new Set(echoes(sim, chat.id)).size, 0),
+    firstEchoAtMs: () => {
+      const firsts = chats.flatMap((chat) => echoEvents(sim, chat.id).slice(0, 1));
+      return firsts.length === 0 ? undefined : Math.min(...firsts.map((e) => e.atMs));
+    },
   };
 }
 

@@ -12,6 +12,7 @@ import { botIdOf, RedisUpdateQueue } from "@telepace/redis";
 import { median } from "../../stats.js";
 import { Cluster, type ClusterNode, type ClusterStack } from "./cluster.js";
 import { type Crowd, crowd, echoEvents } from "./crowd.js";
+import type { ProcessPool } from "./process-pool.js";
 import { WebhookDelivery } from "./webhook-delivery.js";
 
 export interface ScaleoutOptions {
@@ -19,8 +20,9 @@ export interface ScaleoutOptions {
   readonly processes: number;
   /**
    * `"telepace"`: the elected poller, the shared queue and shared pacing of @telepace/redis.
-   * `"bottleneck"`: grammY's throttler over clustered Bottleneck, its updates delivered by chat
-   * (see webhook-delivery.ts); no kills. @defaultValue "telepace"
+   * `"bottleneck"`: grammY's throttler over clustered Bottleneck; `"bullmq"`: grammY sending
+   * through a BullMQ queue under its rate limiter. A peer's updates are delivered by chat (see
+   * webhook-delivery.ts); no kills. @defaultValue "telepace"
    */
   readonly stack?: ClusterStack;
   readonly people: number;
@@ -41,6 +43,14 @@ export interface ScaleoutOptions {
   readonly latencyMs?: number;
   /** false: each process paces alone (the baseline without a shared store). @defaultValue true */
   readonly sharedPacing?: boolean;
+  /**
+   * Ends the run this long after the first echo even if messages are still waiting, and measures
+   * the sends up to then (a throughput run's cost is then the same at any pace); no kills.
+   * Undefined: the run ends once every message was echoed. @defaultValue undefined
+   */
+  readonly windowMs?: number | undefined;
+  /** Where the processes come from; undefined: started for this run alone. */
+  readonly pool?: ProcessPool | undefined;
 }
 
 export interface ScaleoutResult {
@@ -62,8 +72,13 @@ export interface ScaleoutResult {
   readonly busiestSecondSends: number;
   /** Echoes that came before an earlier message's echo, in one chat. */
   readonly orderViolations: number;
-  /** Messages never echoed. */
+  /**
+   * Messages never echoed; in a run with a window, the sends the bot gave up on by its end (the
+   * rest of what was not echoed then was still waiting, see `waitingAtWindowEnd`).
+   */
   readonly lost: number;
+  /** Messages neither echoed nor given up on when the window ended; undefined without one. */
+  readonly waitingAtWindowEnd: number | undefined;
   /** Echoed more than once (at least once: an update interrupted by a kill runs again). */
   readonly duplicates: number;
   /**
@@ -122,10 +137,11 @@ export async function runScaleout(options: ScaleoutOptions): Promise<ScaleoutRes
       prefix,
       sharedPacing: options.sharedPacing ?? true,
       ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+      pool: options.pool,
     });
     const running = cluster;
     const scenario = (async () => {
-      if (stack === "bottleneck") return drivePeer(sim, running, options);
+      if (stack !== "telepace") return drivePeer(sim, running, { ...options, stack });
       await waitFor("a poller", async () => (await running.leader()) !== undefined, 10_000);
       return drive(sim, running, { ...options, prefix });
     })();
@@ -200,26 +216,33 @@ async function drive(
   await Promise.all(kills);
   const { total, echoed } = load;
   // Done when every message was echoed, or (a send that failed for good is never echoed) when
-  // every update was fetched and completed.
+  // every update was fetched and completed, or when the window is over.
   const queue = new RedisUpdateQueue({
     redis: options.redisUrl,
     botId: botIdOf(sim.token),
     prefix: options.prefix,
   });
+  let windowEnd: WindowEnd | undefined;
   try {
     await waitFor(
       "every message echoed or completed",
-      async () =>
-        echoed() >= total() ||
-        (sim.pendingUpdates() === 0 && (await queue.unfinished()) === 0 && echoed() > 0),
+      async () => {
+        if (echoed() >= total()) return true;
+        if (isWindowOver(load, options.windowMs)) {
+          const gaveUp = (await cluster.stats()).reduce((sum, node) => sum + node.gaveUp, 0);
+          windowEnd = windowEndOf(load, options.windowMs as number, gaveUp);
+          return true;
+        }
+        return sim.pendingUpdates() === 0 && (await queue.unfinished()) === 0 && echoed() > 0;
+      },
       120_000,
     );
   } finally {
     await queue.close();
   }
   // Let a duplicate from a hand-over land, if one is coming.
-  await sleep(200);
-  return measure(sim, load, {
+  if (kills.length > 0) await sleep(200);
+  return measure(sim, load, windowEnd, {
     stack: "telepace",
     processes: options.processes,
     roundTripMs: median(cluster.roundTripsMs),
@@ -232,30 +255,43 @@ async function drive(
   });
 }
 
-/** The peer's run: updates delivered by chat, no kills; done once every process is idle. */
-async function drivePeer(sim: BotApiSim, cluster: Cluster, options: ScaleoutOptions) {
+/** A peer's run: updates delivered by chat, no kills; done once every process is idle. */
+async function drivePeer(
+  sim: BotApiSim,
+  cluster: Cluster,
+  options: ScaleoutOptions & { readonly stack: ClusterStack },
+) {
   const load = crowd(sim, options.people);
   const delivery = new WebhookDelivery(sim.apiRoot, sim.token, (update) => cluster.deliver(update));
   const startedAt = performance.now();
   load.send(options.messagesPerPerson, 0);
+  let windowEnd: WindowEnd | undefined;
   try {
     // Done when every message was echoed, or (a send that failed for good is never echoed) when
-    // every update was delivered and every process finished what it got.
+    // every update was delivered, every process finished what it got and every send settled, or
+    // when the window is over.
     await waitFor(
       "every message echoed or finished",
       async () => {
         if (load.echoed() >= load.total()) return true;
-        if (delivery.delivered < load.total()) return false;
-        return (await cluster.peerStats()).every((stats) => stats.finished === stats.received);
+        const isOver = isWindowOver(load, options.windowMs);
+        if (!isOver && delivery.delivered < load.total()) return false;
+        const stats = await cluster.peerStats();
+        if (isOver) {
+          const gaveUp = stats.reduce((sum, process) => sum + process.gaveUp, 0);
+          windowEnd = windowEndOf(load, options.windowMs as number, gaveUp);
+          return true;
+        }
+        const settled = stats.reduce((sum, process) => sum + process.sendsSettled, 0);
+        return settled >= load.total() && stats.every((s) => s.finished === s.received);
       },
       120_000,
     );
   } finally {
     await delivery.stop();
   }
-  await sleep(200);
-  return measure(sim, load, {
-    stack: "bottleneck",
+  return measure(sim, load, windowEnd, {
+    stack: options.stack,
     processes: options.processes,
     roundTripMs: median(cluster.roundTripsMs),
     handoverMs: undefined,
@@ -267,9 +303,26 @@ async function drivePeer(sim: BotApiSim, cluster: Cluster, options: ScaleoutOpti
   });
 }
 
+/** Where a run with a window was cut: the sim's time then and what the bot had given up on. */
+interface WindowEnd {
+  readonly atMs: number;
+  readonly gaveUp: number;
+}
+
+function isWindowOver(load: Crowd, windowMs: number | undefined): boolean {
+  const first = load.firstEchoAtMs();
+  return windowMs !== undefined && first !== undefined && systemClock.now() >= first + windowMs;
+}
+
+function windowEndOf(load: Crowd, windowMs: number, gaveUp: number): WindowEnd {
+  return { atMs: (load.firstEchoAtMs() as number) + windowMs, gaveUp };
+}
+
+/** The run's figures from the sim's transcripts, up to the window's end when it was cut. */
 function measure(
   sim: BotApiSim,
   { chats, expected }: Crowd,
+  windowEnd: WindowEnd | undefined,
   run: Pick<
     ScaleoutResult,
     | "stack"
@@ -290,8 +343,9 @@ function measure(
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
   const sentAt: number[] = [];
+  const until = windowEnd?.atMs ?? Number.POSITIVE_INFINITY;
   for (const chat of chats) {
-    const sends = echoEvents(sim, chat.id);
+    const sends = echoEvents(sim, chat.id).filter((e) => e.atMs <= until);
     const wanted = expected.get(chat.id) ?? [];
     const order = sends.map((e) => wanted.indexOf((e.text as string).slice(5)));
     for (let i = 1; i < order.length; i++) {
@@ -307,14 +361,16 @@ function measure(
       sentAt.push(e.atMs);
     }
   }
-  const seconds = (last - first) / 1000 + 1;
+  // Cut by the window: the run's span is the window, whether or not a send fell at its end.
+  const seconds = ((windowEnd === undefined ? last : windowEnd.atMs) - first) / 1000 + 1;
   return {
     sent,
     sendsPerSecondVsLimit: sent > 0 ? sent / seconds / GLOBAL_LIMIT_PER_SECOND : 0,
     rateLimited: sim.counters().tooManyRequests,
     busiestSecondSends: busiestSecond(sentAt),
     orderViolations,
-    lost,
+    lost: windowEnd === undefined ? lost : windowEnd.gaveUp,
+    waitingAtWindowEnd: windowEnd === undefined ? undefined : Math.max(0, lost - windowEnd.gaveUp),
     duplicates,
     ...run,
   };
