@@ -55,7 +55,7 @@ export class MessageStream {
   /** The outcome; also returned by {@link MessageStream.end}. */
   readonly result: Promise<StreamOutcome>;
 
-  readonly #host: StreamHost;
+  readonly #host: StreamHost<MessageStream>;
   readonly #options: ResolvedStreamOptions;
   readonly #chatKey: string;
   readonly #controller = new AbortController();
@@ -77,7 +77,12 @@ export class MessageStream {
   #edits = 0;
 
   /** @internal Opened by {@link StreamRegistry.open}. */
-  constructor(chatId: ChatId, chatKey: string, options: ResolvedStreamOptions, host: StreamHost) {
+  constructor(
+    chatId: ChatId,
+    chatKey: string,
+    options: ResolvedStreamOptions,
+    host: StreamHost<MessageStream>,
+  ) {
     this.chatId = chatId;
     this.#chatKey = chatKey;
     this.#options = options;

@@ -88,7 +88,7 @@ export interface StreamRegistrySnapshot {
  */
 export class StreamRegistry {
   readonly #options: ResolvedRegistryOptions;
-  readonly #host: StreamHost;
+  readonly #host: StreamHost<MessageStream>;
   readonly #byDraft = new Map<string, MessageStream>();
   readonly #draftsOf = new Map<MessageStream, string[]>();
   readonly #active = new Set<MessageStream>();
