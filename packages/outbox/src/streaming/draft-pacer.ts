@@ -6,7 +6,10 @@ import type { Clock } from "@telepace/core";
 import { retryAfterFrom } from "../retry-after.js";
 import { streamDefaults } from "./stream-options.js";
 
-/** A draft pace learned from a 429 in a chat, which later streams into the chat start from. */
+/**
+ * A draft pace learned from a 429 in a chat, which later streams into the chat start from (and,
+ * as the registry's prior, streams into chats that taught no pace yet).
+ */
 export interface LearnedDraftPace {
   /** Ms between two drafts' starts that the chat took without a 429. */
   readonly spacingMs: number;
@@ -16,6 +19,15 @@ export interface LearnedDraftPace {
 
 /** The drafts a 429 comes after are counted over this window: their number is the pace taught. */
 const RATE_WINDOW_MS = 1_000;
+
+/**
+ * The spacing a learned pace asks for at `nowMs`: held for `learnedDraftPaceHoldMs` after its
+ * 429, then halving once per that long.
+ */
+export function relaxedSpacingMs(pace: LearnedDraftPace, nowMs: number): number {
+  const halvings = Math.floor((nowMs - pace.atMs) / streamDefaults.learnedDraftPaceHoldMs);
+  return pace.spacingMs / 2 ** Math.max(0, halvings);
+}
 
 /** The pacing state of one stream's drafts. */
 export class DraftPacer {
@@ -32,12 +44,11 @@ export class DraftPacer {
     this.#learned = learned;
   }
 
-  /** The learned spacing at `nowMs`: held for a minute after its 429, then halving each minute. */
+  /** The learned spacing at `nowMs` (see {@link relaxedSpacingMs}); 0 once below the floor. */
   #learnedSpacingMs(nowMs: number): number {
     const learned = this.#learned;
     if (learned === undefined) return 0;
-    const halvings = Math.floor((nowMs - learned.atMs) / streamDefaults.learnedDraftPaceHoldMs);
-    const spacingMs = learned.spacingMs / 2 ** Math.max(0, halvings);
+    const spacingMs = relaxedSpacingMs(learned, nowMs);
     return spacingMs > this.#floorMs ? spacingMs : 0;
   }
 

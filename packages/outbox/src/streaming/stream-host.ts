@@ -18,7 +18,7 @@ export interface StreamHost<Stream> {
   nextDraftId(stream: Stream): number;
   /** Whether drafts are known to be refused in this chat. */
   draftsRefused(chatKey: string): boolean;
-  /** The draft pace a 429 taught in this chat, if one did. */
+  /** The draft pace a new stream into this chat starts from: the chat's own, else the prior. */
   draftPace(chatKey: string): LearnedDraftPace | undefined;
   /** Remembers the draft pace a 429 taught in this chat. */
   learnDraftPace(chatKey: string, pace: LearnedDraftPace): void;

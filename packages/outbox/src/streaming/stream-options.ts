@@ -37,7 +37,7 @@ export const streamDefaults = Object.freeze({
    * stream sends its next frame as soon as the previous one is answered, but no more than 30 a
    * second — the bot's documented message rate — even when Telegram answers in a millisecond.
    * Telegram documents no draft limit; a 429 teaches the stream (and the chat's later streams) a
-   * slower pace.
+   * slower pace, which streams into chats that taught none yet start from too.
    */
   draftIntervalMs: 34,
   /** A pace a 429 taught holds this long after it, then halves once per this long. */

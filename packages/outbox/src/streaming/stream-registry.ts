@@ -4,7 +4,7 @@
 import type { MessageEntity, Update } from "@grammyjs/types";
 import { describeValue } from "@telepace/core";
 import { type ChatId, chatKeyOf } from "../chat.js";
-import type { LearnedDraftPace } from "./draft-pacer.js";
+import { type LearnedDraftPace, relaxedSpacingMs } from "./draft-pacer.js";
 import { LatestMessages } from "./latest-messages.js";
 import { MessageStream } from "./message-stream.js";
 import type { StreamHost } from "./stream-host.js";
@@ -69,6 +69,12 @@ export interface StreamRegistrySnapshot {
   readonly stoppable: number;
   /** Chats where a 429 taught a slower draft pace (their streams start from it). */
   readonly pacedChats: number;
+  /**
+   * Ms between drafts that a stream into a chat with no pace of its own starts from: the pace a
+   * 429 taught last in any chat (a faster one taught within the last minute wins), relaxed as a
+   * chat's own pace is; 0 while no 429 taught one.
+   */
+  readonly priorDraftSpacingMs: number;
   /** Chats where drafts were refused (they stream with edits). */
   readonly refusedChats: number;
   /** Whether the server lacks `sendMessageDraft` altogether. */
@@ -96,6 +102,8 @@ export class StreamRegistry {
   readonly #latest = new LatestMessages();
   readonly #refused = new Map<string, true>();
   readonly #paces = new Map<string, LearnedDraftPace>();
+  /** The pace streams into chats that taught none start from (see `learnDraftPace`). */
+  #prior: LearnedDraftPace | undefined;
   #draftsUnavailable = false;
   #nextDraftId = 1;
   #stopsRouted = 0;
@@ -121,9 +129,18 @@ export class StreamRegistry {
         return id;
       },
       draftsRefused: (chatKey) => this.#draftsUnavailable || this.#refused.has(chatKey),
-      draftPace: (chatKey) => this.#paces.get(chatKey),
-      learnDraftPace: (chatKey, pace) =>
-        remember(this.#paces, chatKey, pace, streamDefaults.maxPacedChats),
+      draftPace: (chatKey) => this.#paces.get(chatKey) ?? this.#prior,
+      learnDraftPace: (chatKey, pace) => {
+        remember(this.#paces, chatKey, pace, streamDefaults.maxPacedChats);
+        // A limit one chat taught is likely every chat's: a new chat's first stream starts
+        // from it instead of paying a whole-second retry_after to learn it again. The latest
+        // lesson is the prior, unless a faster one is still held: one chat that needed a
+        // slower pace does not slow every new chat.
+        const prior = this.#prior;
+        const isHeld =
+          prior !== undefined && pace.atMs - prior.atMs < streamDefaults.learnedDraftPaceHoldMs;
+        if (!isHeld || pace.spacingMs <= (prior as LearnedDraftPace).spacingMs) this.#prior = pace;
+      },
       refuseDrafts: (chatKey, everywhere) => {
         if (everywhere) this.#draftsUnavailable = true;
         remember(this.#refused, chatKey, true, streamDefaults.maxRefusedChats);
@@ -234,6 +251,8 @@ export class StreamRegistry {
       active: this.#active.size,
       stoppable,
       pacedChats: this.#paces.size,
+      priorDraftSpacingMs:
+        this.#prior === undefined ? 0 : relaxedSpacingMs(this.#prior, this.#options.clock.now()),
       refusedChats: this.#refused.size,
       draftsUnavailable: this.#draftsUnavailable,
       stopsRouted: this.#stopsRouted,
