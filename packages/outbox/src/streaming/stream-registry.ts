@@ -4,6 +4,7 @@
 import type { MessageEntity, Update } from "@grammyjs/types";
 import { describeValue } from "@telepace/core";
 import { type ChatId, chatKeyOf } from "../chat.js";
+import type { WritePlan } from "../writes/write-plan.js";
 import { type LearnedDraftPace, relaxedSpacingMs } from "./draft-pacer.js";
 import { LatestMessages } from "./latest-messages.js";
 import { MessageStream } from "./message-stream.js";
@@ -98,6 +99,8 @@ export class StreamRegistry {
   readonly #byDraft = new Map<string, MessageStream>();
   readonly #draftsOf = new Map<MessageStream, string[]>();
   readonly #active = new Set<MessageStream>();
+  /** The open streams of each chat, for the writes of the bot's own that concern them. */
+  readonly #byChat = new Map<string, Set<MessageStream>>();
   readonly #canStop = new Set<MessageStream>();
   readonly #latest = new LatestMessages();
   readonly #refused = new Map<string, true>();
@@ -148,7 +151,11 @@ export class StreamRegistry {
       noteMessage: (chatKey, messageId) => this.#latest.note(chatKey, messageId),
       isNewest: (chatKey, messageId) => this.#latest.isNewest(chatKey, messageId),
       release: (stream) => {
-        if (this.#active.delete(stream)) this.#latest.closed(chatKeyOf(stream.chatId));
+        const chatKey = chatKeyOf(stream.chatId);
+        if (this.#active.delete(stream)) this.#latest.closed(chatKey);
+        const inChat = this.#byChat.get(chatKey);
+        inChat?.delete(stream);
+        if (inChat?.size === 0) this.#byChat.delete(chatKey);
         this.#canStop.delete(stream);
         for (const key of this.#draftsOf.get(stream) ?? []) this.#byDraft.delete(key);
         this.#draftsOf.delete(stream);
@@ -167,6 +174,9 @@ export class StreamRegistry {
     if (stream.snapshot().state !== "ended") {
       this.#active.add(stream);
       this.#latest.opened(chatKey);
+      const inChat = this.#byChat.get(chatKey);
+      if (inChat === undefined) this.#byChat.set(chatKey, new Set([stream]));
+      else inChat.add(stream);
       if (resolved.canStop) this.#canStop.add(stream);
     }
     return stream;
@@ -241,6 +251,25 @@ export class StreamRegistry {
    */
   noteMessage(chatId: ChatId, messageId: number): void {
     this.#latest.note(chatKeyOf(chatId), messageId);
+  }
+
+  /**
+   * Tells the registry of a write the bot makes itself, as the outbox schedules it (a
+   * {@link WritePlan} or the op made of it), when it is enqueued. One that supersedes a stream's
+   * progress edits — a delete of its progress message, a send that replaces it — makes the
+   * stream let go of that message: the edit it holds back (a stream spaces its own edits, so
+   * that edit is not in the outbox yet) is never made, the stream shows no more progress, and
+   * what is left of its text is sent as new messages. The grammY transformer tells it of every
+   * write; a transport of your own should tell it of deletes. Ignored where no stream is open.
+   */
+  noteWrite(write: {
+    readonly chatId?: ChatId | undefined;
+    readonly supersedes?: readonly string[] | undefined;
+  }): void {
+    const { chatId, supersedes } = write;
+    if (chatId === undefined || supersedes === undefined || supersedes.length === 0) return;
+    const streams = this.#byChat.get(chatKeyOf(chatId));
+    for (const stream of streams ?? []) stream.supersede(supersedes);
   }
 
   /** Live counts. */
