@@ -85,6 +85,7 @@ describe.skipIf(NODE24 === undefined)("runStreaming (small, on Node 24)", () => 
       tokensPerSecond: 20,
       roundTripMs: 30,
       deadlineMs: 10_000,
+      laterStreamAfterMs: 500,
       private: { scale: 8, durationMs: 2_000 },
       group: { scale: 20, durationMs: 6_000 },
     });
@@ -106,6 +107,13 @@ describe.skipIf(NODE24 === undefined)("runStreaming (small, on Node 24)", () => 
       "stalenessVsPeer",
       "rateLimited",
       "roundTripMs",
+      "privateStalenessP99MsLaterStream",
+      "stalenessVsPeerLaterStream",
+      "draftFramesVsPeerDocumentedLimits",
+      "draftTurnaroundMsDocumentedLimits",
+      "peerDraftTurnaroundMsDocumentedLimits",
+      "draftFloorShareDocumentedLimits",
+      "cpuPerFrameVsPeerDocumentedLimits",
     ]) {
       expect(Number.isFinite(summary[field]), field).toBe(true);
       expect(summary[`${field}Min`]).toBeLessThanOrEqual(summary[`${field}Max`] as number);
@@ -114,6 +122,10 @@ describe.skipIf(NODE24 === undefined)("runStreaming (small, on Node 24)", () => 
     expect(summary.lostFinals).toBe(0);
     // The sim's added 30 ms is in the round trip as measured.
     expect(summary.roundTripMs).toBeGreaterThanOrEqual(30);
+    // The floor's share is a share; a turnaround is time after an answer.
+    expect(summary.draftFloorShareDocumentedLimits).toBeGreaterThanOrEqual(0);
+    expect(summary.draftFloorShareDocumentedLimits).toBeLessThanOrEqual(1);
+    expect(summary.draftTurnaroundMsDocumentedLimits).toBeGreaterThanOrEqual(0);
     expect(figures.rounds.rounds).toHaveLength(2);
     expect(Object.keys(figures.rounds.results)).toHaveLength(8);
     expect(result.tables).toHaveLength(3);

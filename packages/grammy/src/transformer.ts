@@ -234,6 +234,8 @@ export function telepace(options?: TelepaceOptions): TelepaceTransformer {
             replaced,
             attempt(prev, "deleteMessage", { chat_id: body.chat_id, message_id: replaced }),
           );
+    // A delete (or a replacing send) of a stream's progress message drops the edit it holds.
+    streams.noteWrite(scheduled);
     const bridged = bridgeSignal(signal);
     try {
       const outcome = await outbox.enqueue(scheduled, { signal: bridged.signal });

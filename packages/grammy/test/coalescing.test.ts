@@ -79,6 +79,39 @@ describe("one key for a message's edits, whoever made them", () => {
     expect(sim.counters().calls.editMessageText).toBeUndefined();
     expect(events(f, group.id).map((event) => event.kind)).toEqual(["send", "delete"]);
   });
+
+  it("a delete through grammY drops the edit a stream holds back, and the final is sent", async () => {
+    // The stream spaces its own edits (3.6 s in a group, on the manual clock): its next edit is
+    // held by the stream, not queued in the outbox, when the bot deletes the progress message.
+    const clock = new ManualClock();
+    f = await fixture({ clock });
+    const { sim, bot, pace } = f;
+    const group = sim.chats.createSupergroup({ members: [sim.users.create()] });
+    await bot.api.getMe(); // streams go through the API the transformer has seen
+    const stream = pace.streams.open(group.id);
+    stream.append("first part");
+    await eventually("the progress message is sent", () =>
+      expect(events(f as Fixture, group.id).map((event) => event.text)).toEqual(["first part"]),
+    );
+    const progress = events(f, group.id)[0]?.messageId as number;
+    stream.append(" and more");
+    await clock.advance(100);
+    expect(pace.snapshot().pending).toBe(0); // held by the stream, not queued
+    const removed = bot.api.deleteMessage(group.id, progress);
+    await clock.advance(60_000); // past the group's next slot and the stream's next edit
+    expect(await removed).toBe(true);
+    stream.append(" and the end");
+    // The group's slot is free by now and a final never waits for the stream's spacing.
+    expect(await stream.end()).toMatchObject({ status: "delivered", edits: 0 });
+    expect(sim.counters().calls.editMessageText).toBeUndefined();
+    expect(events(f, group.id).map((event) => [event.kind, event.text ?? ""])).toEqual([
+      ["send", "first part"],
+      ["delete", ""],
+      ["send", "first part and more and the end"],
+    ]);
+    const fromBot = sim.transcript(group.id).messages.filter((message) => message.from?.is_bot);
+    expect(fromBot.map((message) => message.text)).toEqual(["first part and more and the end"]);
+  });
 });
 
 describe("replace-progress", () => {

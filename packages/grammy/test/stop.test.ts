@@ -67,7 +67,9 @@ async function askAndStop(setup: Awaited<ReturnType<typeof streamingBot>>) {
 function expectStopped(outcome: StreamOutcome | undefined) {
   expect(outcome).toMatchObject({ status: "delivered", stopped: true });
   const final = outcome?.messages.at(-1)?.text ?? "";
-  expect(final.startsWith("w0 w1")).toBe(true);
+  // The text so far: the first draft with text may show a single word (a draft goes as soon as
+  // the "Thinking…" one is answered), and Stop can come right after it.
+  expect(final.startsWith("w0")).toBe(true);
   expect(final.split(" ").length).toBeLessThan(400); // stopped early, not at the source's end
 }
 

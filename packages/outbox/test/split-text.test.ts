@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { splitMessageText, visibleLength } from "../src/index.js";
+import { splitCommitted } from "../src/streaming/split-text.js";
 
 const texts = (source: string, format = {}, limit = 40) =>
   splitMessageText(source, format, { limit }).map((chunk) => chunk.text);
@@ -149,6 +150,42 @@ describe("splitMessageText", () => {
         const strip = (html: string) => html.replace(/<[^>]+>/g, "");
         expect(chunks.map(strip).join("")).toBe(strip(source));
       }),
+    );
+  });
+
+  it("property: plain text splits as the markup path splits text without markup", () => {
+    // The plain path visits only the offsets a cut may take; the HTML path atomizes every
+    // character. On text with no `<` or `&` they must agree, commitments and all.
+    const unit = fc.constantFrom(
+      "a",
+      "b",
+      " ",
+      "\t",
+      "\n",
+      ".",
+      ",",
+      "😀",
+      "é",
+      "\ud800",
+      "\udc00",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(unit, fc.stringMatching(/^[a-z ]{0,12}$/)), { maxLength: 120 }),
+        fc.integer({ min: 16, max: 48 }),
+        fc.array(fc.nat(400), { maxLength: 4 }),
+        fc.nat(400),
+        fc.boolean(),
+        (parts, limit, ends, shownUpTo, isComplete) => {
+          const source = parts.join("");
+          const commitments = { ends: [...ends].sort((a, b) => a - b), shownUpTo };
+          const options = { limit, isComplete };
+          expect(splitCommitted(source, {}, options, commitments)).toEqual(
+            splitCommitted(source, { parseMode: "HTML" }, options, commitments),
+          );
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

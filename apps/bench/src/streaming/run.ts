@@ -1,6 +1,7 @@
 // The streaming comparison: a token stream at 50 Hz into a private chat (under the sim's draft
-// limit, and under Telegram's documented limits only) and into a supergroup, each run on a fresh
-// time-scaled sim with a round trip, in interleaved rounds. The area runs on Node 24 (node24.ts).
+// limit, where the bot's later stream into a second chat follows, and under Telegram's documented
+// limits only) and into a supergroup, each run on a fresh time-scaled sim with a round trip, in
+// interleaved rounds. The area runs on Node 24 (node24.ts).
 
 import type { AreaResult } from "../report.js";
 import { roundSummary, runRounds } from "../rounds.js";
@@ -33,6 +34,8 @@ export interface StreamingConfig {
   readonly roundTripMs: number;
   /** Telegram ms after the last token a contender may take before its final counts as lost. */
   readonly deadlineMs: number;
+  /** Under the sim's draft limit: Telegram ms after the first stream that the bot's second starts. */
+  readonly laterStreamAfterMs: number;
   readonly private: ChatConfig;
   readonly group: ChatConfig;
 }
@@ -44,9 +47,10 @@ export const streamingConfig: StreamingConfig = {
   tokensPerSecond: 50,
   roundTripMs: 30,
   deadlineMs: 30_000,
-  // 16 s of tokens pass 4096 characters once; ×8 keeps the added round trip (3.75 real ms)
-  // well above loopback's own.
-  private: { scale: 8, durationMs: 16_000 },
+  laterStreamAfterMs: 1_000,
+  // 16 s of tokens pass 4096 characters once; ×10 keeps the added round trip (3 real ms) well
+  // above loopback's own (about 0.5 ms: 35–37 ms as measured).
+  private: { scale: 10, durationMs: 16_000 },
   // A group's pace is a minute's 20 messages: 60 s, where a real ms is noise at ×20.
   group: { scale: 20, durationMs: 60_000 },
 };
@@ -110,6 +114,10 @@ export async function runStreamingHere(
         deadlineMs: config.deadlineMs,
         roundTripMs: config.roundTripMs,
         seed: round.seed,
+        laterStreamAfterMs:
+          one.chat === "private" && one.profile.id === "sim-draft-limit"
+            ? config.laterStreamAfterMs
+            : undefined,
       },
       one.make,
     ),
@@ -121,12 +129,18 @@ export async function runStreamingHere(
   const p99 = (run: StreamRun) => run.stalenessMs.p99;
   const perRound = (figure: (result: (id: string) => StreamRun) => number) =>
     rounds.perRound(figure);
-  const peerRatio = (profile: StreamProfile["id"]) =>
+  const peerRatio = (profile: StreamProfile["id"], figure = p99) =>
     perRound((r) =>
       peerMissing === ""
-        ? ratio(p99(r(id("private", profile, TELEPACE))), p99(r(id("private", profile, PEER))))
+        ? ratio(
+            figure(r(id("private", profile, TELEPACE))),
+            figure(r(id("private", profile, PEER))),
+          )
         : Number.NaN,
     );
+  const laterP99 = (run: StreamRun) => run.later?.stalenessMs.p99 ?? Number.NaN;
+  const ourDoc = (figure: (run: StreamRun) => number) =>
+    perRound((r) => figure(r(id("private", doc, TELEPACE))));
   const groupIdealMs = (run: StreamRun) => 60_000 / 20 + run.roundTripMs;
   // 429s of telepace's private run under `profile` and of its group run.
   const limited = (profile: StreamProfile["id"]) =>
@@ -138,11 +152,20 @@ export async function runStreamingHere(
   const ours = all.filter((one) => one.id.endsWith(`/${TELEPACE}`)).map((one) => one.id);
   const summary = roundSummary(config.rounds, {
     privateStalenessP99Ms: perRound((r) => p99(r(id("private", sim, TELEPACE)))),
+    privateStalenessP99MsLaterStream: perRound((r) => laterP99(r(id("private", sim, TELEPACE)))),
+    stalenessVsPeerLaterStream: peerRatio(sim, laterP99),
     groupStalenessP99Ms: perRound((r) => p99(r(id("group", doc, TELEPACE)))),
     stalenessVsPeer: peerRatio(sim),
     rateLimited: limited(sim),
     privateStalenessP99MsDocumentedLimits: perRound((r) => p99(r(id("private", doc, TELEPACE)))),
     stalenessVsPeerDocumentedLimits: peerRatio(doc),
+    draftFramesVsPeerDocumentedLimits: peerRatio(doc, (run) => run.draftFrames),
+    draftTurnaroundMsDocumentedLimits: ourDoc((run) => run.drafts.turnaroundMs),
+    peerDraftTurnaroundMsDocumentedLimits: perRound((r) =>
+      peerMissing === "" ? r(id("private", doc, PEER)).drafts.turnaroundMs : Number.NaN,
+    ),
+    draftFloorShareDocumentedLimits: ourDoc((run) => run.drafts.floorShare),
+    cpuPerFrameVsPeerDocumentedLimits: peerRatio(doc, (run) => run.drafts.cpuMsPerFrame),
     rateLimitedDocumentedLimits: limited(doc),
     groupStalenessVsIdeal: perRound((r) => {
       const group = r(id("group", doc, TELEPACE));
@@ -163,6 +186,11 @@ export async function runStreamingHere(
       ids: all.filter((one) => one.chat === chat && one.profile === profile).map((one) => one.id),
       baseline: id(chat, profile.id, TELEPACE),
       deadlineMs: config.deadlineMs,
+      laterStream:
+        chat === "private" && profile.id === sim
+          ? { afterMs: config.laterStreamAfterMs }
+          : undefined,
+      draftTiming: chat === "private" && profile.id === doc,
       notes:
         chat === "group"
           ? [...notes, "@grammyjs/stream streams drafts only: in a group its first draft fails"]

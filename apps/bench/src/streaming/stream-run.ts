@@ -1,9 +1,11 @@
-// One contender's run into one chat: a fresh time-scaled sim with the profile's limits and the
-// round trip added to every call, the token stream, and the figures read off its transcript.
+// One contender's run: a fresh time-scaled sim with the profile's limits and the round trip added
+// to every call, the token stream into one chat (and, for a bot's later stream, into a second chat
+// a moment later), and the figures read off the transcript.
 
 import { setMaxListeners } from "node:events";
 import { type RateLimitOptions, start } from "@telepace/bot-api-sim";
 import { analyseStream, type StreamRunFigures } from "./analysis.js";
+import { type DraftTiming, recordDrafts } from "./draft-timing.js";
 import type { Streamer, StreamTarget } from "./streamers.js";
 import { produce, tokenPlan } from "./tokens.js";
 
@@ -45,6 +47,12 @@ export interface StreamRunSpec {
   /** Telegram ms the sim waits before it handles each call (a round trip to Telegram). */
   readonly roundTripMs: number;
   readonly seed: number;
+  /**
+   * When set, the same bot streams the same tokens into a second private chat too, starting this
+   * many Telegram ms after the first: a bot's later stream, which may start from what the first
+   * taught it.
+   */
+  readonly laterStreamAfterMs?: number | undefined;
 }
 
 /** One contender's run into one chat. */
@@ -57,9 +65,19 @@ export interface StreamRun extends StreamRunFigures {
   readonly roundTripMs: number;
   readonly realDurationMs: number;
   readonly hitDeadline: boolean;
+  /** The drafts' timing (a run into one chat; NaN figures for a run with a later stream). */
+  readonly drafts: DraftTiming;
+  /** The second chat's figures, for a run with a later stream (its counts are the bot's). */
+  readonly later?: StreamRunFigures | undefined;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const NO_TIMING: DraftTiming = Object.freeze({
+  turnaroundMs: Number.NaN,
+  floorShare: Number.NaN,
+  cpuMsPerFrame: Number.NaN,
+});
 
 /** Times `getMe` 5 times (real ms) and returns the median. */
 async function measureRoundTrip(apiRoot: string, token: string): Promise<number> {
@@ -89,6 +107,11 @@ export async function runStream(
       spec.chat === "private"
         ? sim.chats.createPrivate(user)
         : sim.chats.createSupergroup({ members: [user] });
+    const laterAfterMs = spec.laterStreamAfterMs;
+    const second =
+      laterAfterMs === undefined
+        ? undefined
+        : sim.chats.createPrivate(sim.users.create({ firstName: "Second" }));
     const roundTripMs = (await measureRoundTrip(sim.apiRoot, sim.token)) * scale;
     const streamer = makeStreamer({
       apiRoot: sim.apiRoot,
@@ -98,20 +121,42 @@ export async function runStream(
     });
     const plan = tokenPlan(spec.tokensPerSecond, spec.durationMs, spec.seed);
     const producedAt: number[] = [];
+    const laterProducedAt: number[] = [];
+    const drafts = second === undefined ? recordDrafts() : undefined;
     const startedAt = performance.now();
-    const streaming = streamer.stream(target.id, produce(plan, scale, producedAt));
+    const streaming = Promise.all([
+      streamer.stream(target.id, produce(plan, scale, producedAt)),
+      second === undefined
+        ? undefined
+        : sleep((laterAfterMs as number) / scale).then(() =>
+            streamer.stream(second.id, produce(plan, scale, laterProducedAt)),
+          ),
+    ]);
     let timer: NodeJS.Timeout | undefined;
+    const lastTokenMs = spec.durationMs + (laterAfterMs ?? 0);
     const deadline = new Promise<"deadline">((resolve) => {
-      timer = setTimeout(() => resolve("deadline"), (spec.durationMs + spec.deadlineMs) / scale);
+      timer = setTimeout(() => resolve("deadline"), (lastTokenMs + spec.deadlineMs) / scale);
     });
     const ending = await Promise.race([streaming.then(() => "done" as const), deadline]);
     clearTimeout(timer);
-    // A replaced progress message is deleted just after the final: give that a moment.
-    await sleep(3000 / scale);
+    if (ending === "deadline") controller.abort();
+    // What a contender still sends after its stream ended (telepace deletes a replaced progress
+    // message once the final arrived) is answered before the transcript is read.
+    await streamer.close();
     const events = sim.transcript(target).events;
     const counters = sim.counters();
     controller.abort();
-    await streamer.close();
+    const first = analyseStream(events, counters, producedAt, plan.tokens.length, scale);
+    const later =
+      second === undefined
+        ? undefined
+        : analyseStream(
+            sim.transcript(second).events,
+            counters,
+            laterProducedAt,
+            plan.tokens.length,
+            scale,
+          );
     return {
       contender: streamer.name,
       chat: spec.chat,
@@ -120,7 +165,10 @@ export async function runStream(
       roundTripMs,
       realDurationMs: performance.now() - startedAt,
       hitDeadline: ending === "deadline",
-      ...analyseStream(events, counters, producedAt, plan.tokens.length, scale),
+      ...first,
+      lostFinals: first.lostFinals + (later?.lostFinals ?? 0),
+      drafts: drafts?.stop(first.draftFrames, scale, streamer.draftFloorMs) ?? NO_TIMING,
+      ...(later === undefined ? {} : { later }),
     };
   } finally {
     controller.abort();

@@ -21,8 +21,11 @@ export interface StreamTarget {
 export interface Streamer {
   readonly name: string;
   readonly settings: Readonly<Record<string, string | number>>;
+  /** Telegram ms a contender keeps at least between two drafts' starts, when it has a floor. */
+  readonly draftFloorMs?: number | undefined;
   /** Streams `source` into the chat; resolves when the contender is done (or gave up). */
   stream(chatId: number, source: AsyncIterable<string>): Promise<void>;
+  /** Waits for the requests it still has under way (none once aborted), then lets go. */
   close(): Promise<void>;
 }
 
@@ -48,11 +51,13 @@ export function telepaceStreamer(target: StreamTarget): Streamer {
       draftIntervalMs: streamDefaults.draftIntervalMs,
       clock: `×${target.scale}`,
     },
+    draftFloorMs: streamDefaults.draftIntervalMs,
     async stream(chatId, source) {
       const stream = client.streamMessage(chatId, source, { signal: target.signal });
       await stream.result.catch(() => undefined);
     },
-    close: () => client.close({ drain: false, timeoutMs: 1_000 }),
+    // Drains: a replaced progress message is deleted once the final arrived (Telegram ms).
+    close: () => client.close({ drain: true, timeoutMs: 10_000 }),
   };
 }
 

@@ -14,10 +14,16 @@ export interface StreamTableInput {
   readonly ids: readonly string[];
   readonly baseline: string;
   readonly deadlineMs: number;
+  /** Runs with the bot's later stream into a second chat, which starts `afterMs` later. */
+  readonly laterStream?: { readonly afterMs: number } | undefined;
+  /** Show the drafts' timing: answer → next draft, the floor's share, CPU per frame. */
+  readonly draftTiming?: boolean | undefined;
   readonly notes: readonly string[];
 }
 
 const ms = (value: number): string => (Number.isFinite(value) ? `${formatCount(value)} ms` : "n/a");
+const fixed = (value: number, unit: string): string =>
+  Number.isFinite(value) ? `${value.toFixed(1)}${unit}` : "n/a";
 
 /** One table of runs into one kind of chat under one profile. */
 export function streamTable(input: StreamTableInput): Table {
@@ -26,6 +32,16 @@ export function streamTable(input: StreamTableInput): Table {
     spread(rounds.of(id).map(figure)).median;
   const sum = (id: string, figure: (run: StreamRun) => number) =>
     rounds.of(id).reduce((total, run) => total + figure(run), 0);
+  const vsBaseline = (id: string, figure: (run: StreamRun) => number) =>
+    formatSpread(
+      spread(
+        rounds.perRound((result) => ratio(figure(result(id)), figure(result(input.baseline)))),
+      ),
+      formatRatio,
+    );
+  const laterP99 = (run: StreamRun) => run.later?.stalenessMs.p99 ?? Number.NaN;
+  const later = input.laterStream;
+  const timing = input.draftTiming === true;
   return {
     title: input.title,
     columns: [
@@ -39,6 +55,16 @@ export function streamTable(input: StreamTableInput): Table {
       { header: "lost finals" },
       { header: "messages sent" },
       { header: "draft frames" },
+      ...(later === undefined
+        ? []
+        : [{ header: "2nd chat staleness p99" }, { header: "2nd chat p99 ÷ telepace" }]),
+      ...(timing
+        ? [
+            { header: "answer → next draft" },
+            { header: "floor's share" },
+            { header: "CPU / frame" },
+          ]
+        : []),
     ],
     rows: input.ids.map((id) => [
       rounds.of(id)[0]?.contender ?? id,
@@ -46,23 +72,40 @@ export function streamTable(input: StreamTableInput): Table {
       formatCount(sum(id, (run) => run.tooManyRequests)),
       ms(median(id, (run) => run.stalenessMs.p50)),
       ms(median(id, (run) => run.stalenessMs.p99)),
-      formatSpread(
-        spread(
-          rounds.perRound((result) =>
-            ratio(result(id).stalenessMs.p99, result(input.baseline).stalenessMs.p99),
-          ),
-        ),
-        formatRatio,
-      ),
+      vsBaseline(id, (run) => run.stalenessMs.p99),
       ms(median(id, (run) => run.finalLatencyMs)),
       formatCount(sum(id, (run) => run.lostFinals)),
       formatCount(median(id, (run) => run.messages)),
       formatCount(median(id, (run) => run.draftFrames)),
+      ...(later === undefined ? [] : [ms(median(id, laterP99)), vsBaseline(id, laterP99)]),
+      ...(timing
+        ? [
+            ms(median(id, (run) => run.drafts.turnaroundMs)),
+            fixed(
+              median(id, (run) => run.drafts.floorShare * 100),
+              "%",
+            ),
+            fixed(
+              median(id, (run) => run.drafts.cpuMsPerFrame),
+              " ms",
+            ),
+          ]
+        : []),
     ]),
     notes: [
       "medians over the rounds; 429s and lost finals are summed over them; p99 ÷ telepace is taken within each round (median, lowest–highest round)",
       "staleness = how long the text on screen had lagged the producer (the age of the oldest token not yet shown), sampled every 50 ms of Telegram time while tokens came",
       `final latency = last token → a message holding it; lost = the chat's messages never held every token (deadline ${input.deadlineMs / 1000} s after the last token)`,
+      ...(later === undefined
+        ? []
+        : [
+            `each run: the same bot streams the same tokens into a second private chat ${later.afterMs / 1000} s after the first ("2nd chat"); API calls, 429s and messages count both chats, the other columns the first`,
+          ]),
+      ...(timing
+        ? [
+            "answer → next draft = median time (Telegram ms) from a draft's answer leaving the sim to the next draft reaching it: the sender's own share of each frame; floor's share = the part of those gaps before telepace's 34 ms floor (from one draft's start to the next's) let the next draft go; CPU / frame = the whole process's CPU (real ms, the sim's included) over the run ÷ draft frames",
+          ]
+        : []),
       ...input.notes,
     ],
   };

@@ -8,6 +8,7 @@ import { OutboxError } from "../errors.js";
 import type { OutboxOperation } from "../operation.js";
 import type { OutboxOutcome } from "../outcome.js";
 import { replacingProgress } from "../writes/replace-progress.js";
+import { writeKeys } from "../writes/write-keys.js";
 import { planWrite, writeOperation } from "../writes/write-plan.js";
 import { DraftPacer } from "./draft-pacer.js";
 import { isForbidden, isRefusal } from "./draft-refusal.js";
@@ -55,7 +56,7 @@ export class MessageStream {
   /** The outcome; also returned by {@link MessageStream.end}. */
   readonly result: Promise<StreamOutcome>;
 
-  readonly #host: StreamHost;
+  readonly #host: StreamHost<MessageStream>;
   readonly #options: ResolvedStreamOptions;
   readonly #chatKey: string;
   readonly #controller = new AbortController();
@@ -72,12 +73,19 @@ export class MessageStream {
   readonly #draftPacer: DraftPacer;
   /** The progress message (edit mode) and the chunk it shows. */
   #progress: { message: Sent; chunk: PlacedChunk } | undefined;
+  /** False once the bot deleted (or replaced) the progress message: no progress is shown. */
+  #showsProgress = true;
   readonly #messages: Sent[] = [];
   #draftFrames = 0;
   #edits = 0;
 
   /** @internal Opened by {@link StreamRegistry.open}. */
-  constructor(chatId: ChatId, chatKey: string, options: ResolvedStreamOptions, host: StreamHost) {
+  constructor(
+    chatId: ChatId,
+    chatKey: string,
+    options: ResolvedStreamOptions,
+    host: StreamHost<MessageStream>,
+  ) {
     this.chatId = chatId;
     this.#chatKey = chatKey;
     this.#options = options;
@@ -182,6 +190,20 @@ export class MessageStream {
     this.end();
   }
 
+  /**
+   * @internal A write of the bot's own supersedes these edit keys in the stream's chat (a delete
+   * of a message, a send replacing it). When one is the progress message's, the stream lets go
+   * of it: the edit it holds is never made, it shows no more progress, and what is left of its
+   * text goes out as new messages.
+   */
+  supersede(keys: readonly string[]): void {
+    const progress = this.#progress;
+    if (progress === undefined) return;
+    if (!keys.includes(writeKeys.edit(progress.message.message_id))) return;
+    this.#progress = undefined;
+    this.#showsProgress = false;
+  }
+
   #poke(): void {
     const wake = this.#wake;
     this.#wake = undefined;
@@ -280,8 +302,9 @@ export class MessageStream {
       await this.#pause(this.#editBudget.waitMs(clock.now()));
       if (this.#state !== "streaming") return;
       const full = this.#fullChunk();
-      if (full === undefined) await this.#drawEdit();
-      else await this.#seal(full);
+      if (full !== undefined) await this.#seal(full);
+      else if (this.#showsProgress) await this.#drawEdit();
+      else this.#shownVersion = this.#text.version; // nothing to show until a part is full
     }
   }
 
@@ -294,7 +317,10 @@ export class MessageStream {
   /** A part was sealed and the text after it is not on screen yet (edit mode). */
   #awaitsNextPart(): boolean {
     const isBetween =
-      this.#mode === "edit" && this.#progress === undefined && this.#text.sealed > 0;
+      this.#mode === "edit" &&
+      this.#showsProgress &&
+      this.#progress === undefined &&
+      this.#text.sealed > 0;
     const live = isBetween ? this.#text.live() : undefined;
     return live !== undefined && this.#text.isVisible(live);
   }

@@ -243,6 +243,74 @@ function splitEntities(
   });
 }
 
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/**
+ * Plain text (no parse mode, no entities) split as {@link splitMarkup} splits it, without
+ * atomizing the text: an atom is a code point and shows as its UTF-16 length, so atom boundaries
+ * are source offsets outside a surrogate pair, and only the offsets a cut may take are visited.
+ * A stream splits its whole text before every frame; this keeps that independent of its length.
+ */
+function splitPlain(
+  source: string,
+  limit: number,
+  commitments: SplitCommitments | undefined,
+): PlacedChunk[] {
+  const length = source.length;
+  const isBoundary = (offset: number) =>
+    offset <= 0 ||
+    offset >= length ||
+    !(isHighSurrogate(source.charCodeAt(offset - 1)) && isLowSurrogate(source.charCodeAt(offset)));
+  // The first atom boundary at or after `offset`.
+  const boundaryAt = (offset: number) =>
+    offset <= 0 ? 0 : offset >= length ? length : isBoundary(offset) ? offset : offset + 1;
+  // The code point that ends at `end` (a boundary > 0).
+  const pointBefore = (end: number) =>
+    end >= 2 && !isBoundary(end - 1) ? source.slice(end - 2, end) : source.charAt(end - 1);
+  const rankAt = (end: number) => {
+    const last = pointBefore(end);
+    if (last === "\n") return end >= 2 && source.charAt(end - 2) === "\n" ? 0 : 1;
+    if (isSpace(last)) return 2;
+    return /\p{P}/u.test(last) ? 3 : 4;
+  };
+  const cuts: Cut[] = [];
+  let start = 0;
+  for (const end of commitments?.ends ?? []) {
+    const at = boundaryAt(end);
+    if (at <= start) break;
+    cuts.push({ start, end: at });
+    start = at;
+  }
+  const fixedCount = cuts.length;
+  const shownEnd = boundaryAt(commitments?.shownUpTo ?? 0);
+  while (length - start > limit) {
+    const fits = isBoundary(start + limit) ? start + limit : start + limit - 1;
+    const floor = cuts.length === fixedCount ? Math.min(shownEnd, fits) : 0;
+    let best = -1;
+    let bestRank = Number.POSITIVE_INFINITY;
+    for (let end = fits; end > start && end >= floor; end--) {
+      if (!isBoundary(end)) continue;
+      if (end - start < limit / 2 && best >= 0) break;
+      const rank = rankAt(end);
+      if (rank < bestRank) {
+        best = end;
+        bestRank = rank;
+      }
+    }
+    if (best < 0) best = Math.max(fits, boundaryAt(start + 1));
+    cuts.push({ start, end: best });
+    start = best;
+  }
+  cuts.push({ start, end: length });
+  return cuts.map(({ start: from, end }) => ({ text: source.slice(from, end), end }));
+}
+
 /**
  * {@link splitMessageText} for a stream: the cuts it already made stay, and the next one is
  * placed no earlier than what its preview showed (internal).
@@ -259,6 +327,7 @@ export function splitCommitted(
     const clipped = format.entities.filter((entity) => entity.offset < source.length);
     return splitEntities(source, clipped, limit, commitments);
   }
+  if (format.parseMode === undefined) return splitPlain(source, limit, commitments);
   return splitMarkup(source, format, limit, isComplete, commitments);
 }
 

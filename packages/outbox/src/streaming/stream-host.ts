@@ -4,19 +4,21 @@
 import type { Clock } from "@telepace/core";
 import type { TelegramOutbox } from "../outbox.js";
 import type { LearnedDraftPace } from "./draft-pacer.js";
-import type { MessageStream } from "./message-stream.js";
 import type { StreamTransport } from "./stream-options.js";
 
-/** What a stream needs from the registry that opened it. */
-export interface StreamHost {
+/**
+ * What a stream needs from the registry that opened it. `Stream` is the stream's own class: the
+ * host hands it back to the registry as it is, and needs nothing of it here.
+ */
+export interface StreamHost<Stream> {
   readonly outbox: TelegramOutbox;
   readonly transport: StreamTransport;
   readonly clock: Clock;
   /** A fresh draft id, routed to this stream for Stop presses. */
-  nextDraftId(stream: MessageStream): number;
+  nextDraftId(stream: Stream): number;
   /** Whether drafts are known to be refused in this chat. */
   draftsRefused(chatKey: string): boolean;
-  /** The draft pace a 429 taught in this chat, if one did. */
+  /** The draft pace a new stream into this chat starts from: the chat's own, else the prior. */
   draftPace(chatKey: string): LearnedDraftPace | undefined;
   /** Remembers the draft pace a 429 taught in this chat. */
   learnDraftPace(chatKey: string, pace: LearnedDraftPace): void;
@@ -27,5 +29,5 @@ export interface StreamHost {
   /** Whether no message newer than `messageId` is known in the chat. */
   isNewest(chatKey: string, messageId: number): boolean;
   /** The stream ended: forget its draft ids. */
-  release(stream: MessageStream): void;
+  release(stream: Stream): void;
 }

@@ -33,11 +33,12 @@ export type StreamMethod = "sendMessageDraft" | "sendMessage" | "editMessageText
 /** The defaults of {@link StreamMessageOptions}. */
 export const streamDefaults = Object.freeze({
   /**
-   * Shortest time between two draft frames of one stream, measured from each frame's start: a
-   * stream sends its next frame as soon as the previous one is answered, but no more than 30 a
-   * second — the bot's documented message rate — even when Telegram answers in a millisecond.
+   * The floor of one stream's draft frames: one per this many ms on average, two at most in a
+   * row. A stream sends its next frame as soon as the previous one is answered, but no more than
+   * 30 a second — the bot's documented message rate — even when Telegram answers in a
+   * millisecond; a frame answered a little sooner than the floor goes at once after a slower one.
    * Telegram documents no draft limit; a 429 teaches the stream (and the chat's later streams) a
-   * slower pace.
+   * slower pace, which streams into chats that taught none yet start from too.
    */
   draftIntervalMs: 34,
   /** A pace a 429 taught holds this long after it, then halves once per this long. */
@@ -102,9 +103,9 @@ export interface StreamMessageOptions {
    */
   readonly finishInPlace?: boolean | undefined;
   /**
-   * Shortest ms between two draft frames, from each frame's start. A stream sends its next frame
-   * as soon as the previous one is answered, no sooner than this; after a 429 it keeps the pace
-   * the chat took. Range: >= 0. @defaultValue 34 (30 frames a second)
+   * Ms per draft frame the stream keeps at least on average (two may go back to back). A stream
+   * sends its next frame as soon as the previous one is answered, within this; after a 429 it
+   * spaces every frame by the pace the chat took. Range: >= 0. @defaultValue 34 (30 a second)
    */
   readonly draftIntervalMs?: number | undefined;
   /**

@@ -4,7 +4,8 @@
 import type { MessageEntity, Update } from "@grammyjs/types";
 import { describeValue } from "@telepace/core";
 import { type ChatId, chatKeyOf } from "../chat.js";
-import type { LearnedDraftPace } from "./draft-pacer.js";
+import type { WritePlan } from "../writes/write-plan.js";
+import { type LearnedDraftPace, relaxedSpacingMs } from "./draft-pacer.js";
 import { LatestMessages } from "./latest-messages.js";
 import { MessageStream } from "./message-stream.js";
 import type { StreamHost } from "./stream-host.js";
@@ -69,6 +70,12 @@ export interface StreamRegistrySnapshot {
   readonly stoppable: number;
   /** Chats where a 429 taught a slower draft pace (their streams start from it). */
   readonly pacedChats: number;
+  /**
+   * Ms between drafts that a stream into a chat with no pace of its own starts from: the pace a
+   * 429 taught last in any chat (a faster one taught within the last minute wins), relaxed as a
+   * chat's own pace is; 0 while no 429 taught one.
+   */
+  readonly priorDraftSpacingMs: number;
   /** Chats where drafts were refused (they stream with edits). */
   readonly refusedChats: number;
   /** Whether the server lacks `sendMessageDraft` altogether. */
@@ -88,14 +95,18 @@ export interface StreamRegistrySnapshot {
  */
 export class StreamRegistry {
   readonly #options: ResolvedRegistryOptions;
-  readonly #host: StreamHost;
+  readonly #host: StreamHost<MessageStream>;
   readonly #byDraft = new Map<string, MessageStream>();
   readonly #draftsOf = new Map<MessageStream, string[]>();
   readonly #active = new Set<MessageStream>();
+  /** The open streams of each chat, for the writes of the bot's own that concern them. */
+  readonly #byChat = new Map<string, Set<MessageStream>>();
   readonly #canStop = new Set<MessageStream>();
   readonly #latest = new LatestMessages();
   readonly #refused = new Map<string, true>();
   readonly #paces = new Map<string, LearnedDraftPace>();
+  /** The pace streams into chats that taught none start from (see `learnDraftPace`). */
+  #prior: LearnedDraftPace | undefined;
   #draftsUnavailable = false;
   #nextDraftId = 1;
   #stopsRouted = 0;
@@ -121,9 +132,18 @@ export class StreamRegistry {
         return id;
       },
       draftsRefused: (chatKey) => this.#draftsUnavailable || this.#refused.has(chatKey),
-      draftPace: (chatKey) => this.#paces.get(chatKey),
-      learnDraftPace: (chatKey, pace) =>
-        remember(this.#paces, chatKey, pace, streamDefaults.maxPacedChats),
+      draftPace: (chatKey) => this.#paces.get(chatKey) ?? this.#prior,
+      learnDraftPace: (chatKey, pace) => {
+        remember(this.#paces, chatKey, pace, streamDefaults.maxPacedChats);
+        // A limit one chat taught is likely every chat's: a new chat's first stream starts
+        // from it instead of paying a whole-second retry_after to learn it again. The latest
+        // lesson is the prior, unless a faster one is still held: one chat that needed a
+        // slower pace does not slow every new chat.
+        const prior = this.#prior;
+        const isHeld =
+          prior !== undefined && pace.atMs - prior.atMs < streamDefaults.learnedDraftPaceHoldMs;
+        if (!isHeld || pace.spacingMs <= (prior as LearnedDraftPace).spacingMs) this.#prior = pace;
+      },
       refuseDrafts: (chatKey, everywhere) => {
         if (everywhere) this.#draftsUnavailable = true;
         remember(this.#refused, chatKey, true, streamDefaults.maxRefusedChats);
@@ -131,7 +151,11 @@ export class StreamRegistry {
       noteMessage: (chatKey, messageId) => this.#latest.note(chatKey, messageId),
       isNewest: (chatKey, messageId) => this.#latest.isNewest(chatKey, messageId),
       release: (stream) => {
-        if (this.#active.delete(stream)) this.#latest.closed(chatKeyOf(stream.chatId));
+        const chatKey = chatKeyOf(stream.chatId);
+        if (this.#active.delete(stream)) this.#latest.closed(chatKey);
+        const inChat = this.#byChat.get(chatKey);
+        inChat?.delete(stream);
+        if (inChat?.size === 0) this.#byChat.delete(chatKey);
         this.#canStop.delete(stream);
         for (const key of this.#draftsOf.get(stream) ?? []) this.#byDraft.delete(key);
         this.#draftsOf.delete(stream);
@@ -150,6 +174,9 @@ export class StreamRegistry {
     if (stream.snapshot().state !== "ended") {
       this.#active.add(stream);
       this.#latest.opened(chatKey);
+      const inChat = this.#byChat.get(chatKey);
+      if (inChat === undefined) this.#byChat.set(chatKey, new Set([stream]));
+      else inChat.add(stream);
       if (resolved.canStop) this.#canStop.add(stream);
     }
     return stream;
@@ -226,6 +253,25 @@ export class StreamRegistry {
     this.#latest.note(chatKeyOf(chatId), messageId);
   }
 
+  /**
+   * Tells the registry of a write the bot makes itself, as the outbox schedules it (a
+   * {@link WritePlan} or the op made of it), when it is enqueued. One that supersedes a stream's
+   * progress edits — a delete of its progress message, a send that replaces it — makes the
+   * stream let go of that message: the edit it holds back (a stream spaces its own edits, so
+   * that edit is not in the outbox yet) is never made, the stream shows no more progress, and
+   * what is left of its text is sent as new messages. The grammY transformer tells it of every
+   * write; a transport of your own should tell it of deletes. Ignored where no stream is open.
+   */
+  noteWrite(write: {
+    readonly chatId?: ChatId | undefined;
+    readonly supersedes?: readonly string[] | undefined;
+  }): void {
+    const { chatId, supersedes } = write;
+    if (chatId === undefined || supersedes === undefined || supersedes.length === 0) return;
+    const streams = this.#byChat.get(chatKeyOf(chatId));
+    for (const stream of streams ?? []) stream.supersede(supersedes);
+  }
+
   /** Live counts. */
   snapshot(): StreamRegistrySnapshot {
     let stoppable = 0;
@@ -234,6 +280,8 @@ export class StreamRegistry {
       active: this.#active.size,
       stoppable,
       pacedChats: this.#paces.size,
+      priorDraftSpacingMs:
+        this.#prior === undefined ? 0 : relaxedSpacingMs(this.#prior, this.#options.clock.now()),
       refusedChats: this.#refused.size,
       draftsUnavailable: this.#draftsUnavailable,
       stopsRouted: this.#stopsRouted,

@@ -16,6 +16,8 @@ export class StreamText {
   readonly #ends: number[] = [];
   /** How far a preview showed the first message not sent yet (source offset). */
   #shownUpTo = 0;
+  /** The last split, and the state it was made of. */
+  #split: { readonly key: string; readonly chunks: readonly PlacedChunk[] } | undefined;
 
   constructor(parseMode: ParseMode | undefined, limit: number) {
     this.#parseMode = parseMode;
@@ -56,16 +58,23 @@ export class StreamText {
     this.#version++;
   }
 
-  /** Every message of the text: those sent, the live one, and any past the limit. */
-  chunks(isComplete: boolean): PlacedChunk[] {
+  /**
+   * Every message of the text: those sent, the live one, and any past the limit. A frame asks
+   * several times before the text changes: the split is kept until the text or a cut changes.
+   */
+  chunks(isComplete: boolean): readonly PlacedChunk[] {
+    const key = `${this.#version}:${this.#ends.length}:${this.#shownUpTo}:${isComplete}`;
+    if (this.#split?.key === key) return this.#split.chunks;
     const format =
       this.#parseMode === undefined ? { entities: this.#entities } : { parseMode: this.#parseMode };
-    return splitCommitted(
+    const chunks = splitCommitted(
       this.#text,
       format,
       { limit: this.#limit, isComplete },
       { ends: this.#ends, shownUpTo: this.#shownUpTo },
     );
+    this.#split = { key, chunks };
+    return chunks;
   }
 
   /** The message being streamed now: the first not yet sent. */

@@ -82,3 +82,18 @@ export function setupStreams(outboxOptions: TelegramOutboxOptions = {}, latencyM
   const streams = new StreamRegistry({ outbox, transport: api.transport, clock });
   return { clock, outbox, api, streams };
 }
+
+/**
+ * The draft floor is a rate: any run of frames from the i-th to the j-th start spans at least
+ * (j - i - 1) floors (two may start back to back, then one per floor on average).
+ */
+export function expectFloorKept(starts: readonly number[], floorMs = 34): void {
+  for (let i = 0; i < starts.length; i++) {
+    for (let j = i + 2; j < starts.length; j++) {
+      const span = (starts[j] as number) - (starts[i] as number);
+      if (span < (j - i - 1) * floorMs - 1e-6) {
+        throw new Error(`Frames ${i}..${j} started within ${span} ms, under ${j - i - 1} floors`);
+      }
+    }
+  }
+}
