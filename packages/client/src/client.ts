@@ -468,8 +468,22 @@ export class TelegramClient implements AsyncDisposable {
     }
   }
 
+  /**
+   * Enqueues one of the client's own writes, and tells its streams of it: a delete (or a
+   * replacing send) of a stream's progress message drops the edit that stream holds back, and a
+   * message the client sent is newer than a stream's progress message in that chat.
+   */
   #enqueue<T>(op: OutboxOperation<T>, options: CheckedRequestOptions): Promise<WriteOutcome<T>> {
-    return this.outbox.enqueue(op, { signal: options.signal }) as Promise<WriteOutcome<T>>;
+    this.streams.noteWrite(op);
+    const outcome = this.outbox.enqueue(op, { signal: options.signal }) as Promise<WriteOutcome<T>>;
+    if (op.chatId === undefined) return outcome;
+    const chatId = op.chatId;
+    return outcome.then((settled) => {
+      if (settled.status === "delivered" && !settled.notModified) {
+        for (const id of messageIdsOf(settled.result)) this.streams.noteMessage(chatId, id);
+      }
+      return settled;
+    });
   }
 
   /**
@@ -547,4 +561,13 @@ export class TelegramClient implements AsyncDisposable {
       async () => (await this.#http.call(method, params, options)) as T,
     );
   }
+}
+
+/** The ids of the messages a write's result names: one message, or an album's. */
+function messageIdsOf(result: unknown): number[] {
+  const messages = Array.isArray(result) ? result : [result];
+  return messages.flatMap((message) => {
+    const id = (message as { message_id?: unknown } | null)?.message_id;
+    return typeof id === "number" ? [id] : [];
+  });
 }
