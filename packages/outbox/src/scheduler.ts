@@ -262,7 +262,8 @@ export class Scheduler {
       // from it, can be over by the live time `place` reads, so the lane is ready again at once
       // and gets the same answer forever.
       now = clock.now();
-      if (!this.#gateAllows(lane, now)) continue;
+      const roomAt = this.#gateRoomAt(lane, now);
+      if (roomAt === undefined) continue;
       const request = this.#pacingRequest(lane, now);
       let decision: PacingDecision | PromiseLike<PacingDecision>;
       try {
@@ -284,7 +285,7 @@ export class Scheduler {
         decision.then(
           (answer) => {
             resume();
-            if (!this.#host.isClosed()) this.#apply(lane, answer, request, clock.now());
+            if (!this.#host.isClosed()) this.#apply(lane, answer, request, clock.now(), roomAt);
             this.#pump();
           },
           (error: unknown) => {
@@ -295,7 +296,7 @@ export class Scheduler {
         );
         return;
       }
-      if (!this.#apply(lane, decision, request, now)) break;
+      if (!this.#apply(lane, decision, request, now, roomAt)) break;
     }
     this.#armTimer(now);
   }
@@ -311,23 +312,33 @@ export class Scheduler {
    * Telegram by its answer, so by `s` minus a second, and the last one at `s` or later: they are a
    * second or more apart, and the `limit + 1` never share one Telegram second. This holds however
    * long requests take (no cap, no estimate), and a slow request holds one place, not the whole
-   * budget. The store is asked only once a place is free now, so a slot it reserves ahead comes
-   * later still. False: the lane is placed again, and the budget waits for a place (a second
-   * after an answer, or an answer while `limit` are in flight).
+   * budget. Returns when a place is free (the op starts no earlier); `undefined`: none is soon
+   * enough, the lane is placed again and the budget waits for a place (a second after an answer,
+   * or an answer while `limit` are in flight). A store that reserves ahead is asked once a place
+   * frees within the furthest it may reserve, and a slot it grants before the place frees goes
+   * unused (see `#apply`); any other store is asked only once a place is free now.
    */
-  #gateAllows(lane: Lane, now: number): boolean {
+  #gateRoomAt(lane: Lane, now: number): number | undefined {
     const head = lane.pending.peek() as Entry;
     const budget = budgetOf(head);
     const limit =
       budget === "paid-broadcast" ? this.#options.paidBroadcastLimit : this.#options.globalLimit;
-    if (limit === 0) return true;
+    if (limit === 0) return Number.NEGATIVE_INFINITY;
     const roomAt = this.#occupancy[budget].roomAt(now, limit);
-    if (roomAt <= now) return true;
-    this.#readyAt[budget] = Math.max(this.#readyAt[budget], roomAt);
+    const aheadMs = this.#reserveAheadMs();
+    if (roomAt <= now + aheadMs) return roomAt;
+    this.#readyAt[budget] = Math.max(this.#readyAt[budget], roomAt - aheadMs);
     // While the limit is in flight only an answer frees a place: `attemptEnded` releases it.
     this.#heldForAnswer[budget] = true;
     this.place(lane);
-    return false;
+    return undefined;
+  }
+
+  /** The furthest ahead the store is ever asked to reserve a global slot; 0: it is not. */
+  #reserveAheadMs(): number {
+    const { store, marginMs } = this.#options;
+    const aheadMs = Math.min(store.reserveAheadMs ?? 0, GLOBAL_WINDOW_MS - marginMs);
+    return Math.max(aheadMs, 0);
   }
 
   /**
@@ -411,11 +422,28 @@ export class Scheduler {
    * Acts on the store's answer for a lane; returns false when nothing else may start now. A
    * budget's denial holds only that budget: the other's ops may still start.
    */
-  #apply(lane: Lane, decision: PacingDecision, request: PacingRequest, now: number): boolean {
+  #apply(
+    lane: Lane,
+    decision: PacingDecision,
+    request: PacingRequest,
+    now: number,
+    roomAt: number,
+  ): boolean {
     this.#storeFailures = 0;
     this.#storeRetryAt = Number.NEGATIVE_INFINITY;
     if (decision.granted) {
       const startInMs = decision.startInMs ?? 0;
+      if (request.nowMs + startInMs < roomAt) {
+        // A slot before the gate has room: unused, as a reserved slot whose op went away (the
+        // store counted it, so it is wasted, never granted twice), and the budget asks again
+        // when the place frees. Starting later than the store recorded would shift its chat
+        // spacing and windows, so the slot is not held either.
+        const budget = request.paidBroadcast === true ? "paid-broadcast" : "global";
+        this.#readyAt[budget] = Math.max(this.#readyAt[budget], roomAt);
+        this.#heldForAnswer[budget] = true;
+        this.place(lane);
+        return true;
+      }
       if (startInMs > 0) {
         this.#reserve(lane, request, startInMs);
         return true;
