@@ -321,8 +321,7 @@ export class Scheduler {
   #gateRoomAt(lane: Lane, now: number): number | undefined {
     const head = lane.pending.peek() as Entry;
     const budget = budgetOf(head);
-    const limit =
-      budget === "paid-broadcast" ? this.#options.paidBroadcastLimit : this.#options.globalLimit;
+    const limit = this.#limitOf(budget);
     if (limit === 0) return Number.NEGATIVE_INFINITY;
     const roomAt = this.#occupancy[budget].roomAt(now, limit);
     const aheadMs = this.#reserveAheadMs();
@@ -332,6 +331,13 @@ export class Scheduler {
     this.#heldForAnswer[budget] = true;
     this.place(lane);
     return undefined;
+  }
+
+  /** A budget's limit per second; 0: no budget, and nothing is counted for it. */
+  #limitOf(budget: GlobalBudget): number {
+    return budget === "paid-broadcast"
+      ? this.#options.paidBroadcastLimit
+      : this.#options.globalLimit;
   }
 
   /** The furthest ahead the store is ever asked to reserve a global slot; 0: it is not. */
@@ -518,7 +524,8 @@ export class Scheduler {
     // A paced op's start is what the chat's next paced op is spaced from.
     if (isPaced(head) && lane.pacing.intervalMs > 0) lane.nextAt = startAt + lane.pacing.intervalMs;
     this.#running.set(lane, startAt);
-    this.#occupancy[budgetOf(head)].started(lane, startAt);
+    const budget = budgetOf(head);
+    if (this.#limitOf(budget) > 0) this.#occupancy[budget].started(lane, startAt);
     this.#host.start(lane, startAt);
   }
 
@@ -536,7 +543,7 @@ export class Scheduler {
     const slotAt = request.nowMs + startInMs;
     // The slot counts for the gate from its time, whatever starts on it.
     const budget = request.paidBroadcast === true ? "paid-broadcast" : "global";
-    this.#occupancy[budget].started(lane, slotAt);
+    if (this.#limitOf(budget) > 0) this.#occupancy[budget].started(lane, slotAt);
     const timer = this.#options.clock.setTimer(() => {
       this.#reservations.delete(timer);
       lane.acquiring = false;

@@ -50,6 +50,8 @@ export class SecondOccupancy<K> {
       this.#earliest.pop();
     }
     this.#earliest.push(entry);
+    // What is kept is what can still be counted: at most the answers of the last window.
+    this.#expire(endedAt);
     return true;
   }
 
