@@ -1,9 +1,12 @@
 import type { SimCounters, TranscriptEvent } from "@telepace/bot-api-sim";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { analyse } from "../src/writes/analysis.js";
+import { measureRoundTrip } from "../src/writes/round-trip.js";
 import {
   contenders,
+  idealBroadcastAtRoundTripMs,
   idealBroadcastMs,
+  readByRatio,
   runOne,
   type WriteRun,
   type WritesConfig,
@@ -60,6 +63,7 @@ describe("writesSummary", () => {
         {
           plan: plan("broadcast"),
           rounds: [[run("telepace", { messageLatencyMs: latency(4_000, 4_040) })]],
+          roundTrip: { scale: 2, samples: 20, medianMs: 8, p90Ms: 9 },
         },
         {
           plan: plan("faults"),
@@ -76,10 +80,18 @@ describe("writesSummary", () => {
       broadcastVsIdeal: 1.01,
       broadcastVsIdealMin: 1.01,
       broadcastVsIdealMax: 1.01,
+      // 4,040 ÷ (4,000 + 4 further seconds × 8 + 8 / 2).
+      broadcastVsIdealAtRoundTrip: 4_040 / 4_036,
+      broadcastVsIdealAtRoundTripMin: 4_040 / 4_036,
+      broadcastVsIdealAtRoundTripMax: 4_040 / 4_036,
+      broadcastRoundTripMs: 8,
       rateLimited: 1,
       duplicatesUnderFaults: 0,
     });
     expect(idealBroadcastMs(150)).toBe(4_000);
+    expect(idealBroadcastAtRoundTripMs(150, 10)).toBe(4_045);
+    expect(idealBroadcastAtRoundTripMs(31, 10)).toBe(1_000 / 30 + 15);
+    expect(idealBroadcastAtRoundTripMs(30, 10)).toBe(5);
     expect(Number.isNaN(writesSummary([], writesConfig).finalP99VsFairPeer)).toBe(true);
   });
 
@@ -111,7 +123,32 @@ describe("writesSummary", () => {
   });
 });
 
+describe("measureRoundTrip (against the sim)", () => {
+  it("times sendMessage alone on a warm connection, in Telegram ms", async () => {
+    const trip = await measureRoundTrip(2, 5);
+    expect(trip).toMatchObject({ scale: 2, samples: 5 });
+    expect(trip.medianMs).toBeGreaterThan(0);
+    expect(trip.p90Ms).toBeGreaterThanOrEqual(trip.medianMs);
+    await expect(measureRoundTrip(2, 0)).rejects.toThrow(RangeError);
+    await expect(measureRoundTrip(2, 30)).rejects.toThrow(/1\.\.29/);
+  }, 15_000);
+});
+
 describe("contenders", () => {
+  it("run in rounds only where a summary ratio reads them: TelegramClient and the fair peer", () => {
+    for (const plan of writePlans(writesConfig.sizes)) {
+      const rounded = contenders(plan)
+        .filter(readByRatio)
+        .map(({ id }) => id);
+      const hasEdits = plan.chats.some((chat) => chat.stream !== undefined);
+      expect(rounded, plan.id).toEqual(
+        hasEdits
+          ? ["telepace-client", "grammy:throttler+auto-retry:latest-only"]
+          : ["telepace-client"],
+      );
+    }
+  });
+
   it("have distinct ids in every workload, so rounds can pair them", () => {
     for (const plan of writePlans(writesConfig.sizes)) {
       const ids = contenders(plan).map(({ id }) => id);
@@ -251,7 +288,8 @@ function tinyPlans(): WritePlan[] {
 const fast: WritesConfig = {
   ...writesConfig,
   scales: { streaming: 8, broadcast: 8, mix: 8, faults: 8 },
-  deadlineMs: 60_000, // generous: the runs end as soon as everything settled
+  // Generous: the runs end as soon as everything settled.
+  deadlinesMs: { streaming: 60_000, broadcast: 60_000, mix: 60_000, faults: 60_000 },
 };
 
 describe("runOne (tiny, against the sim)", () => {

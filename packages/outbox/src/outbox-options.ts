@@ -53,24 +53,28 @@ export interface TelegramOutboxOptions {
    */
   readonly sendReserve?: number | undefined;
   /**
-   * Most requests started in any one-second window (plus `pacingMarginMs`), over all chats.
-   * 0 turns the global budget off. Range: integer >= 0. @defaultValue 30
+   * Most requests over all chats that can reach Telegram in any one second: a request counts from
+   * its start until a second after its answer (it reaches Telegram somewhere in between), and
+   * one starts only while fewer are counted. 0 turns the global budget off.
+   * Range: integer >= 0. @defaultValue 30
    */
   readonly globalRps?: number | undefined;
   /**
-   * Most paid broadcast sends (ops with `paidBroadcast`) started in any one-second window (plus
-   * the margin): their own budget, apart from `globalRps`. Telegram allows a bot that enabled paid
+   * Most paid broadcast sends (ops with `paidBroadcast`) that can reach Telegram in any one
+   * second, counted as `globalRps` counts: their own budget, apart from `globalRps`. Telegram allows a bot that enabled paid
    * broadcasts up to 1000 such messages a second (0.1 Stars each beyond the free 30/s).
    * 0 turns the paid budget off. Range: integer >= 0. @defaultValue 1000
    */
   readonly paidBroadcastRps?: number | undefined;
   /**
-   * Milliseconds added to a group's window, and the most added to the global second: a window
-   * spends its whole limit, so without a margin a request that reaches Telegram faster than the
-   * one it follows a window later lands inside Telegram's window and earns a 429. The global
-   * second gets the longest duration of the requests that may still be in it (a request reaches
-   * Telegram before its answer), up to this. Per-chat spacing gets none (Telegram allows a short
-   * burst in a chat). Range: >= 0. @defaultValue 100
+   * Milliseconds added to a group's window, and the most added to the global second the pacing
+   * store counts in: a window spends its whole limit, so without a margin a request that reaches
+   * Telegram faster than the one it follows a window later lands inside Telegram's window and
+   * earns a 429. The global second's window reaches back to this outbox's earliest start that
+   * can still share a Telegram second with the next one, up to this, so a store shared by
+   * several processes counts it for all of them (the outbox's own requests are kept apart by
+   * their answers whatever this is). Per-chat spacing gets none (Telegram allows a short burst
+   * in a chat). Range: >= 0. @defaultValue 100
    */
   readonly pacingMarginMs?: number | undefined;
   /**

@@ -1,6 +1,7 @@
 // When each lane may start: the lane queue, one question at a time to the pacing store, the
-// global budgets (everything, and paid broadcasts apart) with their margin and freezes, one clock timer for the earliest moment anything can, a
-// timer per slot the store reserved ahead, and the lanes it started that have not ended yet.
+// global budgets (everything, and paid broadcasts apart) with their own gate, margin and
+// freezes, one clock timer for the earliest moment anything can, a timer per slot the store
+// reserved ahead, and the lanes it started that have not ended yet.
 
 import { safeLog, type Timer } from "@telepace/core";
 import { RetryAfterTooLongError } from "./errors.js";
@@ -18,8 +19,8 @@ import {
 import { LaneQueue } from "./lane-queue.js";
 import { GLOBAL_WINDOW_MS, type ResolvedOutboxOptions } from "./outbox-options.js";
 import type { PacingDecision, PacingRequest } from "./pacing-store.js";
-import { RecentDurations } from "./recent-durations.js";
 import type { Hold } from "./retry-policy.js";
+import { SecondOccupancy } from "./second-occupancy.js";
 import { errorLabel } from "./settlement.js";
 
 /** What the scheduler asks of the outbox it schedules for. */
@@ -38,6 +39,8 @@ export interface SchedulerHost {
   storeFailed(): void;
 }
 
+const BUDGETS: readonly GlobalBudget[] = ["global", "paid-broadcast"];
+
 function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
   return (
     typeof value === "object" &&
@@ -54,11 +57,23 @@ export class Scheduler {
   readonly #options: ResolvedOutboxOptions;
   readonly #host: SchedulerHost;
   readonly #queue = new LaneQueue<Lane>();
-  readonly #durations: RecentDurations;
   /** The lanes started and not ended yet, with when each started, in start order. */
   readonly #running = new Map<Lane, number>();
   /** Whether any request has ended: until then how late requests arrive is unknown. */
   #hasDurations = false;
+  /**
+   * Per global budget, this outbox's requests that may still share a Telegram second with a
+   * start now (in flight, reserved, or answered within the second): the budget's own gate.
+   */
+  readonly #occupancy: Record<GlobalBudget, SecondOccupancy<Lane>> = {
+    global: new SecondOccupancy(GLOBAL_WINDOW_MS),
+    "paid-broadcast": new SecondOccupancy(GLOBAL_WINDOW_MS),
+  };
+  /** Whether a budget waits for an answer of its own requests (the gate, or the store's pinned window). */
+  readonly #heldForAnswer: Record<GlobalBudget, boolean> = {
+    global: false,
+    "paid-broadcast": false,
+  };
   #acquiring = 0;
   /** When each global budget has room again: a budget's denial holds only the ops it paces. */
   readonly #readyAt: Record<GlobalBudget, number> = {
@@ -79,7 +94,6 @@ export class Scheduler {
   constructor(options: ResolvedOutboxOptions, host: SchedulerHost) {
     this.#options = options;
     this.#host = host;
-    this.#durations = new RecentDurations(GLOBAL_WINDOW_MS + options.marginMs);
   }
 
   /** When the outbox asks its failing pacing store again (in the past: the store answers). */
@@ -130,19 +144,17 @@ export class Scheduler {
   }
 
   /**
-   * The lane's request ended: its place in flight is free, its duration widens the global margin,
-   * and the lane is held as the attempt decided before it is placed again.
+   * The lane's request ended: its place in flight is free, its budget's gate counts it for one
+   * second more, and the lane is held as the attempt decided before it is placed again.
    */
-  attemptEnded({ lane, hold, endedAt, durationMs }: AttemptEnd): void {
+  attemptEnded({ lane, hold, endedAt }: AttemptEnd): void {
     this.#running.delete(lane);
-    this.#durations.record(endedAt, durationMs);
-    if (!this.#hasDurations) {
-      this.#hasDurations = true;
-      // A global wait decided with the cap is asked again with what this request took.
-      const floor = Math.max(this.#globalFrozenUntil, this.#storeRetryAt);
-      this.#readyAt.global = floor;
-      this.#readyAt["paid-broadcast"] = floor;
+    for (const budget of BUDGETS) {
+      const answered = this.#occupancy[budget].ended(lane, endedAt);
+      // A wait decided with the cap, or for an answer of this budget, is decided again.
+      if ((answered && this.#heldForAnswer[budget]) || !this.#hasDurations) this.#release(budget);
     }
+    this.#hasDurations = true;
     this.#hold(lane, hold, endedAt);
     this.place(lane);
     // A place in flight is free: other ready chats may start even if this one has nothing left.
@@ -169,6 +181,12 @@ export class Scheduler {
         this.#freeze(lane, hold.retryAfterMs, now);
         return;
     }
+  }
+
+  /** Lets the pump ask for `budget` again (not before a freeze or a failing store's retry). */
+  #release(budget: GlobalBudget): void {
+    this.#heldForAnswer[budget] = false;
+    this.#readyAt[budget] = Math.max(this.#globalFrozenUntil, this.#storeRetryAt);
   }
 
   /** Stops for good: no timer, nothing queued (a reserved slot goes unused: never over-granted). */
@@ -244,6 +262,8 @@ export class Scheduler {
       // from it, can be over by the live time `place` reads, so the lane is ready again at once
       // and gets the same answer forever.
       now = clock.now();
+      const roomAt = this.#gateRoomAt(lane, now);
+      if (roomAt === undefined) continue;
       const request = this.#pacingRequest(lane, now);
       let decision: PacingDecision | PromiseLike<PacingDecision>;
       try {
@@ -265,7 +285,7 @@ export class Scheduler {
         decision.then(
           (answer) => {
             resume();
-            if (!this.#host.isClosed()) this.#apply(lane, answer, request, clock.now());
+            if (!this.#host.isClosed()) this.#apply(lane, answer, request, clock.now(), roomAt);
             this.#pump();
           },
           (error: unknown) => {
@@ -276,29 +296,72 @@ export class Scheduler {
         );
         return;
       }
-      if (!this.#apply(lane, decision, request, now)) break;
+      if (!this.#apply(lane, decision, request, now, roomAt)) break;
     }
     this.#armTimer(now);
   }
 
   /**
-   * The margin of the global second. A request reaches Telegram somewhere between its start and
-   * its answer, so when the start `limit` places later comes a second plus that request's
-   * duration after it, the two cannot meet in one Telegram second. The margin is the longest
-   * duration among requests that may still be in the window (ended within it, or in flight, by
-   * their age), up to `pacingMarginMs`: on a fast link the budget is spent nearly in full, a slow
-   * answer widens the window at once, and past the cap the outbox is as careful as a fixed margin.
+   * The budget's own gate, the proof that this outbox never puts more than a budget's `limit`
+   * requests into one Telegram second. A request reaches Telegram somewhere between its start and
+   * its answer. The gate counts this outbox's requests of the budget that are in flight, hold a
+   * reserved slot, or were answered less than a second ago, and lets a question go to the store
+   * only while fewer than `limit` are counted. Take any `limit + 1` of them and the one granted
+   * last, asked at `a` and started at `s >= a`: at `a` at most `limit - 1` others were counted, so
+   * one of them, `q`, granted earlier, was answered at least a second before `a`. `q` reached
+   * Telegram by its answer, so by `s` minus a second, and the last one at `s` or later: they are a
+   * second or more apart, and the `limit + 1` never share one Telegram second. This holds however
+   * long requests take (no cap, no estimate), and a slow request holds one place, not the whole
+   * budget. Returns when a place is free (the op starts no earlier); `undefined`: none is soon
+   * enough, the lane is placed again and the budget waits for a place (a second after an answer,
+   * or an answer while `limit` are in flight). A store that reserves ahead is asked once a place
+   * frees within the furthest it may reserve, and a slot it grants before the place frees goes
+   * unused (see `#apply`); any other store is asked only once a place is free now.
    */
-  #globalMarginMs(now: number): number {
-    const { marginMs, globalLimit } = this.#options;
-    if (marginMs === 0 || globalLimit === 0) return 0;
-    // Before any request ended the margin is the cap: a shared store counts slots in the widest
-    // window any process asked with, and a cold process asking with none let another process's
-    // early slots land within Telegram's second of this one's first requests.
+  #gateRoomAt(lane: Lane, now: number): number | undefined {
+    const head = lane.pending.peek() as Entry;
+    const budget = budgetOf(head);
+    const limit = this.#limitOf(budget);
+    if (limit === 0) return Number.NEGATIVE_INFINITY;
+    const roomAt = this.#occupancy[budget].roomAt(now, limit);
+    const aheadMs = this.#reserveAheadMs();
+    if (roomAt <= now + aheadMs) return roomAt;
+    this.#readyAt[budget] = Math.max(this.#readyAt[budget], roomAt - aheadMs);
+    // While the limit is in flight only an answer frees a place: `attemptEnded` releases it.
+    this.#heldForAnswer[budget] = true;
+    this.place(lane);
+    return undefined;
+  }
+
+  /** A budget's limit per second; 0: no budget, and nothing is counted for it. */
+  #limitOf(budget: GlobalBudget): number {
+    return budget === "paid-broadcast"
+      ? this.#options.paidBroadcastLimit
+      : this.#options.globalLimit;
+  }
+
+  /** The furthest ahead the store is ever asked to reserve a global slot; 0: it is not. */
+  #reserveAheadMs(): number {
+    const { store, marginMs } = this.#options;
+    const aheadMs = Math.min(store.reserveAheadMs ?? 0, GLOBAL_WINDOW_MS - marginMs);
+    return Math.max(aheadMs, 0);
+  }
+
+  /**
+   * The margin of the global second the store counts starts in. The gate already keeps this
+   * outbox's own requests apart; the margin makes the store's window reach back to the earliest
+   * start among them that may still share a Telegram second with the slot (by then more than a
+   * second old), so a store shared with other processes counts it for them too. Up to
+   * `pacingMarginMs`, and the whole of it before any request ended: a shared store counts slots in
+   * the widest window any process asked with, and a cold process asking with none let another
+   * process's early slots land within Telegram's second of this one's first requests.
+   */
+  #globalMarginMs(budget: GlobalBudget, now: number, maxStartInMs: number): number {
+    const { marginMs } = this.#options;
+    if (marginMs === 0) return 0;
     if (!this.#hasDurations) return marginMs;
-    let longest = this.#durations.max(now);
-    for (const startedAt of this.#running.values()) longest = Math.max(longest, now - startedAt);
-    return Math.min(marginMs, longest);
+    const { startedAt } = this.#occupancy[budget].oldest(now);
+    return Math.min(marginMs, Math.max(0, now + maxStartInMs - GLOBAL_WINDOW_MS - startedAt));
   }
 
   /**
@@ -321,7 +384,8 @@ export class Scheduler {
     const head = lane.pending.peek() as Entry;
     const pacing = lane.pacing;
     const maxStartInMs = this.#maxStartInMs(head, now);
-    const paid = budgetOf(head) === "paid-broadcast";
+    const budget = budgetOf(head);
+    const paid = budget === "paid-broadcast";
     return {
       chatKey: lane.chatKey,
       intervalMs: pacing.intervalMs,
@@ -330,11 +394,28 @@ export class Scheduler {
       chatReserve: reserveOf(lane, head),
       paced: isPaced(head),
       globalLimit: paid ? this.#options.paidBroadcastLimit : this.#options.globalLimit,
-      globalWindowMs: GLOBAL_WINDOW_MS + this.#globalMarginMs(now),
+      globalWindowMs: GLOBAL_WINDOW_MS + this.#globalMarginMs(budget, now, maxStartInMs),
       nowMs: now,
       ...(maxStartInMs > 0 ? { maxStartInMs } : {}),
       ...(paid ? { paidBroadcast: true } : {}),
     };
+  }
+
+  /**
+   * When a store's window that denied `request` can next have room. A margin short of the cap
+   * pins the window's far edge at this outbox's earliest start still counted: asked later, the
+   * margin grows with the time, and nothing leaves the window until that request stops being
+   * counted (a second after its answer, which `attemptEnded` reports) or the margin reaches the
+   * cap. Asking before then would get the same answer, so the store's wait is not taken alone.
+   */
+  #windowMovesAt(budget: GlobalBudget, request: PacingRequest): number {
+    const marginMs = request.globalWindowMs - GLOBAL_WINDOW_MS;
+    if (!(marginMs > 0) || marginMs >= this.#options.marginMs) return Number.NEGATIVE_INFINITY;
+    const { startedAt, leavesAt } = this.#occupancy[budget].oldest(request.nowMs);
+    const capAt =
+      startedAt + GLOBAL_WINDOW_MS + this.#options.marginMs - (request.maxStartInMs ?? 0);
+    if (leavesAt === Number.POSITIVE_INFINITY) this.#heldForAnswer[budget] = true;
+    return Math.min(leavesAt, capAt);
   }
 
   /** Holds every global budget until `until` (a freeze of everything, a failing store). */
@@ -347,11 +428,28 @@ export class Scheduler {
    * Acts on the store's answer for a lane; returns false when nothing else may start now. A
    * budget's denial holds only that budget: the other's ops may still start.
    */
-  #apply(lane: Lane, decision: PacingDecision, request: PacingRequest, now: number): boolean {
+  #apply(
+    lane: Lane,
+    decision: PacingDecision,
+    request: PacingRequest,
+    now: number,
+    roomAt: number,
+  ): boolean {
     this.#storeFailures = 0;
     this.#storeRetryAt = Number.NEGATIVE_INFINITY;
     if (decision.granted) {
       const startInMs = decision.startInMs ?? 0;
+      if (request.nowMs + startInMs < roomAt) {
+        // A slot before the gate has room: unused, as a reserved slot whose op went away (the
+        // store counted it, so it is wasted, never granted twice), and the budget asks again
+        // when the place frees. Starting later than the store recorded would shift its chat
+        // spacing and windows, so the slot is not held either.
+        const budget = request.paidBroadcast === true ? "paid-broadcast" : "global";
+        this.#readyAt[budget] = Math.max(this.#readyAt[budget], roomAt);
+        this.#heldForAnswer[budget] = true;
+        this.place(lane);
+        return true;
+      }
       if (startInMs > 0) {
         this.#reserve(lane, request, startInMs);
         return true;
@@ -388,10 +486,12 @@ export class Scheduler {
           this.place(lane);
         }
         return false;
-      case "global-budget":
-        this.#readyAt[request.paidBroadcast === true ? "paid-broadcast" : "global"] = until;
+      case "global-budget": {
+        const budget = request.paidBroadcast === true ? "paid-broadcast" : "global";
+        this.#readyAt[budget] = Math.max(until, this.#windowMovesAt(budget, request));
         this.place(lane);
         return true;
+      }
     }
   }
 
@@ -424,6 +524,8 @@ export class Scheduler {
     // A paced op's start is what the chat's next paced op is spaced from.
     if (isPaced(head) && lane.pacing.intervalMs > 0) lane.nextAt = startAt + lane.pacing.intervalMs;
     this.#running.set(lane, startAt);
+    const budget = budgetOf(head);
+    if (this.#limitOf(budget) > 0) this.#occupancy[budget].started(lane, startAt);
     this.#host.start(lane, startAt);
   }
 
@@ -439,6 +541,9 @@ export class Scheduler {
     // The store decided after the question was asked: its slot began no earlier than this. The
     // op counts as started from there, so the global margin covers a late timer as well.
     const slotAt = request.nowMs + startInMs;
+    // The slot counts for the gate from its time, whatever starts on it.
+    const budget = request.paidBroadcast === true ? "paid-broadcast" : "global";
+    if (this.#limitOf(budget) > 0) this.#occupancy[budget].started(lane, slotAt);
     const timer = this.#options.clock.setTimer(() => {
       this.#reservations.delete(timer);
       lane.acquiring = false;
@@ -446,6 +551,10 @@ export class Scheduler {
       if (this.#host.isClosed()) return;
       const now = this.#options.clock.now();
       this.#startGranted(lane, request, now, Math.min(now, slotAt));
+      // A slot nothing started on is done with; an op started on it is of its budget.
+      if (!this.#running.has(lane) && this.#occupancy[budget].ended(lane, now)) {
+        if (this.#heldForAnswer[budget]) this.#release(budget);
+      }
       this.wake();
     }, startInMs);
     this.#reservations.add(timer);

@@ -175,9 +175,10 @@ describe("the global margin", () => {
     ]);
   });
 
-  it("answers slower than pacingMarginMs widen it by pacingMarginMs only", async () => {
+  it("answers slower than pacingMarginMs still hold their place until a second after them", async () => {
+    // A request may reach Telegram as late as its answer: however slow, never two in one second.
     expect(await broadcast(100, 300)).toEqual([
-      0, 0, 0, 0, 0, 1_100, 1_100, 1_100, 1_100, 1_100, 2_200, 2_200,
+      0, 0, 0, 0, 0, 1_300, 1_300, 1_300, 1_300, 1_300, 2_600, 2_600,
     ]);
   });
 
@@ -189,9 +190,38 @@ describe("the global margin", () => {
     ]);
   });
 
-  it("pacingMarginMs 0 spends the second in full whatever the answers take", async () => {
+  it("pacingMarginMs 0 widens no store window, but every request still holds its place until a second after its answer", async () => {
     expect(await broadcast(0, 300)).toEqual([
-      0, 0, 0, 0, 0, 1_000, 1_000, 1_000, 1_000, 1_000, 2_000, 2_000,
+      0, 0, 0, 0, 0, 1_300, 1_300, 1_300, 1_300, 1_300, 2_600, 2_600,
+    ]);
+  });
+
+  it("a slow request holds one place of the second, not the whole budget", async () => {
+    const { clock, outbox } = setup({ privateChatRps: 1, globalRps: 5 });
+    const starts: [number, number][] = [];
+    for (let chat = 1; chat <= 10; chat++) {
+      outbox.enqueue({
+        chatId: chat,
+        execute: async () => {
+          starts.push([chat, clock.now()]);
+          await clock.sleep(chat === 1 ? 5_000 : 10 * chat);
+        },
+      });
+    }
+    await clock.runAll();
+    // Chat 1 is out for 5 s: the next second has four places, each a second after the answer
+    // of the request it follows (20, 30, 40, 50 ms), and the fifth waits for chat 1's answer.
+    expect(starts).toEqual([
+      [1, 0],
+      [2, 0],
+      [3, 0],
+      [4, 0],
+      [5, 0],
+      [6, 1_020],
+      [7, 1_030],
+      [8, 1_040],
+      [9, 1_050],
+      [10, 2_080],
     ]);
   });
 });
