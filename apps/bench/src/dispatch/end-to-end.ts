@@ -8,6 +8,7 @@ import { type CrashRun, runCrash } from "./crash.js";
 import { type FloodRun, floodIntake, floodRunner } from "./flood.js";
 import { intakePoller, type PollerContender, runnerPoller } from "./pollers.js";
 import { type PollingRun, runPolling } from "./polling.js";
+import { ScenarioClock } from "./scenario-clock.js";
 import { makeUpdateStream, type StreamOptions } from "./workload.js";
 
 /** Sizes of the end-to-end scenarios. */
@@ -274,56 +275,69 @@ function floodTable(config: EndToEndConfig, runs: readonly FloodRun[][]): Table 
 export async function runEndToEnd(
   config: EndToEndConfig,
   concurrency: number,
+  clock: ScenarioClock = new ScenarioClock(),
 ): Promise<EndToEndResult> {
-  const pollingStream = makeUpdateStream(config.polling);
-  const polling: PollingRun[] = [];
-  for (const contender of pollers(concurrency)) {
-    polling.push(
-      await runPolling(pollingStream, contender, {
-        latencyMs: config.latencyMs,
-        deadlineMs: config.deadlineMs,
-      }),
-    );
-  }
+  const polling = await clock.time("polling", async () => {
+    const stream = makeUpdateStream(config.polling);
+    const runs: PollingRun[] = [];
+    for (const contender of pollers(concurrency)) {
+      runs.push(
+        await runPolling(stream, contender, {
+          latencyMs: config.latencyMs,
+          deadlineMs: config.deadlineMs,
+        }),
+      );
+    }
+    return runs;
+  });
 
-  const hotStream = makeUpdateStream(config.hot);
-  const hot: PollingRun[] = [];
-  for (const contender of pollers(concurrency)) {
-    hot.push(
-      await runPolling(hotStream, contender, {
-        latencyMs: config.latencyMs,
-        deadlineMs: config.deadlineMs,
-        isHotLeftBehind: true,
-      }),
-    );
-  }
+  const hot = await clock.time("hotPrincipal", async () => {
+    const stream = makeUpdateStream(config.hot);
+    const runs: PollingRun[] = [];
+    for (const contender of pollers(concurrency)) {
+      runs.push(
+        await runPolling(stream, contender, {
+          latencyMs: config.latencyMs,
+          deadlineMs: config.deadlineMs,
+          isHotLeftBehind: true,
+        }),
+      );
+    }
+    return runs;
+  });
 
-  const crashStream = makeUpdateStream(config.crash);
-  const crash: CrashRun[] = [];
-  for (const [kind, size] of [
-    ["intake", concurrency],
-    ["runner", concurrency],
-    ["runner", 500],
-  ] as const) {
-    crash.push(
-      await runCrash(crashStream, {
-        kind,
-        concurrency: size,
-        killAfter: config.crashKillAfter,
-        latencyMs: config.latencyMs,
-        deadlineMs: config.deadlineMs,
-        quietMs: 1_000,
-      }),
-    );
-  }
+  const crash = await clock.time("crash", async () => {
+    const stream = makeUpdateStream(config.crash);
+    const runs: CrashRun[] = [];
+    for (const [kind, size] of [
+      ["intake", concurrency],
+      ["runner", concurrency],
+      ["runner", 500],
+    ] as const) {
+      runs.push(
+        await runCrash(stream, {
+          kind,
+          concurrency: size,
+          killAfter: config.crashKillAfter,
+          latencyMs: config.latencyMs,
+          deadlineMs: config.deadlineMs,
+          quietMs: 1_000,
+        }),
+      );
+    }
+    return runs;
+  });
 
-  const flood: FloodRun[][] = [[], [], [], []];
-  for (const size of config.floodSizes) {
-    flood[0]?.push(await floodIntake(size, concurrency));
-    flood[1]?.push(await floodRunner(size, concurrency));
-    flood[2]?.push(await floodRunner(size, 500, ", its default"));
-    flood[3]?.push(await floodIntake(size, concurrency, "file"));
-  }
+  const flood = await clock.time("flood", async () => {
+    const runs: FloodRun[][] = [[], [], [], []];
+    for (const size of config.floodSizes) {
+      runs[0]?.push(await floodIntake(size, concurrency));
+      runs[1]?.push(await floodRunner(size, concurrency));
+      runs[2]?.push(await floodRunner(size, 500, ", its default"));
+      runs[3]?.push(await floodIntake(size, concurrency, "file"));
+    }
+    return runs;
+  });
   const floodRate = (row: number): number => {
     const runs = flood[row] as FloodRun[];
     const run = runs[runs.length - 1] as FloodRun;
