@@ -19,8 +19,10 @@ import {
   hotBurstViolations,
   runHotBurst,
 } from "./hot-burst.js";
+import { pollingFigures } from "./polling-figures.js";
 import { type RecorderOptions, ReplayRecorder, UpdateFeed } from "./replay.js";
 import {
+  type RoundTripResult,
   type RoundTripSweepConfig,
   roundTripSweepConfig,
   runRoundTripSweep,
@@ -209,6 +211,12 @@ function describe(stream: StreamOptions): string {
 
 /** Runs the dispatch comparison. */
 export async function runDispatch(config: DispatchConfig = dispatchConfig): Promise<AreaResult> {
+  const { latencyMs } = config.endToEnd;
+  if (!config.roundTripSweep.roundTripsMs.includes(latencyMs)) {
+    throw new RangeError(
+      `Expected \`roundTripSweep.roundTripsMs\` to include \`endToEnd.latencyMs\` (${latencyMs}): the polling figures are read from the sweep there, got ${config.roundTripSweep.roundTripsMs.join(", ")}`,
+    );
+  }
   const startedAt = performance.now();
   const clock = new ScenarioClock();
   await clock.time("warmUp", () => warmUp(config));
@@ -240,6 +248,10 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
   const sweep = await clock.time("roundTripSweep", () =>
     runRoundTripSweep(config.roundTripSweep, config.concurrency),
   );
+  const polling = pollingFigures(
+    config.roundTripSweep,
+    sweep.byRoundTrip.find((result) => result.roundTripMs === latencyMs) as RoundTripResult,
+  );
 
   const backlogVsRunner = ratio(
     (backlog[0] as DispatchRun).updatesPerSecond,
@@ -254,6 +266,7 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
     ]),
     overheadTable(config, overheadSync, "a synchronous processor (returns undefined)"),
     overheadTable(config, overheadAsync, "an `async () => {}` processor"),
+    polling.table,
     ...endToEnd.tables,
     hotBurst.table,
     sweep.table,
@@ -274,10 +287,7 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
         overheadVsRunner: overheadSync.telepaceVsRunner,
         overheadAsyncVsRunner: overheadAsync.telepaceVsRunner,
         backlogVsRunner,
-        pollingVsRunner: endToEnd.pollingVsRunner,
-        pollingVsSlotCeiling: endToEnd.pollingVsSlotCeiling,
-        pollingCeilingVsRunner: endToEnd.pollingCeilingVsRunner,
-        fetchesPerUpdate: endToEnd.fetchesPerUpdate,
+        ...polling.summary,
         hotPrincipalOthersP99Ms: endToEnd.hotPrincipalOthersP99Ms,
         orderViolations: telepaceViolations,
         lostAfterCrash: endToEnd.lostAfterCrash,
