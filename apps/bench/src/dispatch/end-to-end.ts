@@ -205,7 +205,7 @@ function floodTable(config: EndToEndConfig, runs: readonly FloodRun[][]): Table 
       ];
     }),
     notes: [
-      "live heap = the highest heap in use right after a full collection (every 100 ms), above the baseline; sampled peak = every 5 ms without collecting (includes garbage)",
+      "live heap = the highest heap in use right after a full collection (every 100 ms, or 4× the last one's length when longer), above the baseline; sampled peak = every 5 ms without collecting (includes garbage)",
       `live growth = live heap at ${formatCount(largest)} ÷ at ${formatCount(smallest)}: about 1× is flat; updates/s is each row ÷ the telepace row`,
       "the intake stores every update in its journal (memory, or a file synced before each poll confirms the batch) and holds at most maxUnfinished (1000) in memory; the runner holds at most its concurrency",
     ],
