@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { idealMs } from "../src/broadcast/run.js";
+import { idealMs } from "../src/broadcast/config.js";
 import { analyseTiming, type RequestTiming } from "../src/broadcast/timing.js";
 
 const free = { perSecond: 30, burst: 30 };

@@ -29,12 +29,22 @@ export interface NodeConfig {
 
 /** What a node tells its parent. */
 export type NodeMessage =
+  | { readonly type: "loaded" }
   | { readonly type: "settled"; readonly settled: number }
   | { readonly type: "resent"; readonly chatId: number }
   | { readonly type: "report"; readonly report: BroadcastReport };
 
 const config = JSON.parse(process.env.TELEPACE_BROADCAST_NODE ?? "{}") as NodeConfig;
 const tell = (message: NodeMessage) => process.send?.(message);
+// Loaded, the process waits for its parent's go: a process that takes over after a kill can be
+// started beforehand, so the kill is not followed by seconds of Node starting.
+const go = new Promise<void>((resolve) => {
+  process.on("message", (message: { type?: string }) => {
+    if (message.type === "go") resolve();
+  });
+});
+tell({ type: "loaded" });
+await go;
 const recipients = JSON.parse(await readFile(config.recipientsFile, "utf8")) as number[];
 const botId = botIdOf(config.token);
 const pacingStore =
@@ -74,4 +84,5 @@ await journal?.close();
 if (store instanceof RedisBroadcastStore) await store.close();
 await pacingStore?.close();
 tell({ type: "report", report: JSON.parse(JSON.stringify(report)) as BroadcastReport });
+process.removeAllListeners("message");
 process.disconnect?.();

@@ -13,7 +13,7 @@ import type { BroadcastReport } from "@telepace/broadcast";
 import { FileUpdateJournal } from "@telepace/journal-file";
 import { startRedis } from "@telepace/testing";
 import type { NodeConfig, NodeMessage } from "./broadcast-node.js";
-import { childExecArgv, openSim } from "./sim-link.js";
+import { childExecArgv, type SimHost } from "./sim-link.js";
 
 const SCRIPT = fileURLToPath(new URL("./broadcast-node.ts", import.meta.url));
 
@@ -39,8 +39,16 @@ export interface CrashRun {
 
 interface Node {
   readonly child: ChildProcess;
+  /** Resolves once the process loaded its modules and waits for {@link go}. */
+  readonly loaded: Promise<void>;
   readonly report: Promise<BroadcastReport>;
   settled: number;
+}
+
+/** Resolves once every node loaded (rejects if one exited first), then tells each to start. */
+async function go(nodes: readonly Node[]): Promise<void> {
+  await Promise.all(nodes.map((node) => Promise.race([node.loaded, node.report])));
+  for (const node of nodes) node.child.send({ type: "go" });
 }
 
 function startNode(config: NodeConfig, resent: Set<number>): Node {
@@ -49,11 +57,16 @@ function startNode(config: NodeConfig, resent: Set<number>): Node {
     env: { ...process.env, TELEPACE_BROADCAST_NODE: JSON.stringify(config) },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
+  let onLoaded: () => void = () => {};
   const node: Node = {
     child,
     settled: 0,
+    loaded: new Promise((resolve) => {
+      onLoaded = resolve;
+    }),
     report: new Promise((resolve, reject) => {
       child.on("message", (message: NodeMessage) => {
+        if (message.type === "loaded") onLoaded();
         if (message.type === "settled") node.settled = message.settled;
         if (message.type === "resent") resent.add(message.chatId);
         if (message.type === "report") resolve(message.report);
@@ -77,21 +90,24 @@ async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
-/** Runs one crash scenario over `recipients` paid sends against a fresh sim. */
+/**
+ * Runs one crash scenario over `recipients` paid sends against a fresh sim in `host`'s process.
+ * The process that takes over after the kill (file journal) is started with the others and
+ * waits, loaded, until the kill.
+ */
 export async function runCrash(
+  host: SimHost,
   store: "file" | "redis",
   recipients: number,
   processes: number,
 ): Promise<CrashRun> {
-  const sim = await openSim({
-    recipients,
-    chatters: 0,
-    timeScale: 1,
-    paidBroadcasts: true,
-    seed: 1,
-  });
+  const [sim, redis] = await Promise.all([
+    host.open({ recipients, chatters: 0, timeScale: 1, paidBroadcasts: true, seed: 1 }),
+    store === "redis" ? startRedis() : undefined,
+  ]);
   const dir = await mkdtemp(path.join(tmpdir(), "telepace-bench-crash-"));
-  const redis = store === "redis" ? await startRedis() : undefined;
+  // Every process started, for the clean-up; `nodes` are those running the broadcast.
+  const started: Node[] = [];
   const nodes: Node[] = [];
   try {
     const recipientsFile = path.join(dir, "recipients.json");
@@ -105,7 +121,14 @@ export async function runCrash(
       recipientsFile,
       workerId,
     });
-    for (let n = 1; n <= processes; n++) nodes.push(startNode(config(`node${n}`), resent));
+    const begin = (workerId: string): Node => {
+      const node = startNode(config(workerId), resent);
+      started.push(node);
+      return node;
+    };
+    for (let n = 1; n <= processes; n++) nodes.push(begin(`node${n}`));
+    const successor = store === "file" ? begin("restarted") : undefined;
+    await go(nodes);
     const victim = nodes[0] as Node;
     // A third of the way (by what the victim settled, so it surely holds batches).
     const third = Math.floor(recipients / 3 / processes);
@@ -113,13 +136,14 @@ export async function runCrash(
     await kill(victim);
     const sentAtKill = (await sim.report()).messagesSent;
     let inFlightAtKill = 0;
-    if (store === "file") {
+    if (successor !== undefined) {
       const journal = await FileUpdateJournal.open(path.join(dir, "journal"));
       for (const [key, value] of await journal.state()) {
         if (/^broadcast:crash:\d+$/.test(key) && value === "s") inFlightAtKill++;
       }
       await journal.close();
-      nodes.push(startNode(config("restarted"), resent));
+      nodes.push(successor);
+      await go([successor]);
     }
     const reports = await Promise.all(nodes.slice(1).map((node) => node.report));
     const report = await sim.report();
@@ -138,7 +162,7 @@ export async function runCrash(
       status: reports.map((r) => r.status).join(", "),
     };
   } finally {
-    for (const node of nodes) {
+    for (const node of started) {
       if (node.child.exitCode === null && node.child.signalCode === null) await kill(node);
     }
     await sim.close();

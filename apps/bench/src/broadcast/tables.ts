@@ -4,8 +4,9 @@
 import type { Rounds } from "../rounds.js";
 import { formatCount, formatFixed, formatSpread, spread } from "../stats.js";
 import type { Table } from "../table.js";
+import type { BroadcastRun } from "./broadcast-run.js";
+import type { BroadcastConfig } from "./config.js";
 import type { CrashRun } from "./crash.js";
-import type { BroadcastConfig, BroadcastRun } from "./run.js";
 
 /** What the area measured, for its tables. */
 export interface BroadcastResults {

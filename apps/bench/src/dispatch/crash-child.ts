@@ -1,8 +1,10 @@
 // The bot process of the crash scenario, started (and SIGKILLed) by crash.ts: it long-polls the
 // parent's simulator with telepace's UpdateIntake over a file journal, or with grammY runner, and
 // appends the stream position of every update it finished to a file with a plain write, which
-// outlives the process.
+// outlives the process. Loaded, it waits for a line on stdin before it opens its journal and
+// polls, so the process that takes over can be started before the kill.
 
+import { once } from "node:events";
 import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { run, sequentialize } from "@grammyjs/runner";
 import { FileUpdateJournal } from "@telepace/journal-file";
@@ -38,6 +40,8 @@ async function main(config: CrashChildConfig): Promise<void> {
   };
   const bot = new Bot(config.token, { client: { apiRoot: config.apiRoot } });
   await bot.init();
+  await once(process.stdin, "data");
+  process.stdin.destroy();
   if (config.kind === "runner") {
     bot.use(sequentialize((ctx: Context) => principalConstraint(ctx.update)));
     bot.use(finish);

@@ -50,11 +50,17 @@ function childFlags(): string[] {
   return ["--import", "tsx", ...(fromDist ? [] : ["--conditions=@telepace/source"])];
 }
 
+/** Starts a bot process; it loads, then waits for {@link go} before it polls. */
 function startChild(config: CrashChildConfig): ChildProcess {
   return spawn(process.execPath, [...childFlags(), CHILD, JSON.stringify(config)], {
     cwd: BENCH_ROOT,
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["pipe", "ignore", "inherit"],
   });
+}
+
+/** Lets a started bot process open its journal and poll. */
+function go(child: ChildProcess): void {
+  child.stdin?.end("go\n");
 }
 
 async function kill(child: ChildProcess): Promise<void> {
@@ -97,7 +103,12 @@ export async function runCrash(stream: UpdateStream, options: CrashOptions): Pro
       completionsPath: path.join(directory, "completions"),
       readyPath: path.join(directory, "first-ready"),
     };
+    const secondReady = path.join(directory, "second-ready");
+    // The successor loads while the first runs, so the kill is not followed by seconds of Node
+    // starting; what the run counts (lost, run again) does not depend on that time.
     const first = startChild(config);
+    const second = startChild({ ...config, readyPath: secondReady });
+    go(first);
     let finishedBeforeKill = 0;
     try {
       for (;;) {
@@ -105,12 +116,14 @@ export async function runCrash(stream: UpdateStream, options: CrashOptions): Pro
         const done = new Set(await completions(config.completionsPath)).size;
         if (done >= options.killAfter || first.exitCode !== null) break;
       }
+    } catch (error) {
+      await kill(second);
+      throw error;
     } finally {
       await kill(first);
     }
     finishedBeforeKill = new Set(await completions(config.completionsPath)).size;
-    const secondReady = path.join(directory, "second-ready");
-    const second = startChild({ ...config, readyPath: secondReady });
+    go(second);
     const restartedAt = performance.now();
     try {
       // What the first process finished is no progress of this one; and starting a process can

@@ -1,6 +1,7 @@
-// The dispatch scenarios with a real intake: long polling against the simulator (a backlog, a
-// hot principal), a crash and restart, and a flood far beyond every bound — telepace's
-// UpdateIntake against grammY runner at equal concurrency and at its default, in the same run.
+// The dispatch scenarios with a real intake: long polling against the simulator with a hot
+// principal, a crash and restart, and a flood far beyond every bound — telepace's UpdateIntake
+// against grammY runner at equal concurrency and at its default, in the same run. (A backlog
+// drained by long polling is read from the round-trip sweep: polling-figures.ts.)
 
 import { formatCount, formatFixed, formatRatio, median, ratio, type Summary } from "../stats.js";
 import type { Column, Table } from "../table.js";
@@ -8,14 +9,13 @@ import { type CrashRun, runCrash } from "./crash.js";
 import { type FloodRun, floodIntake, floodRunner } from "./flood.js";
 import { intakePoller, type PollerContender, runnerPoller } from "./pollers.js";
 import { type PollingRun, runPolling } from "./polling.js";
+import { ScenarioClock } from "./scenario-clock.js";
 import { makeUpdateStream, type StreamOptions } from "./workload.js";
 
 /** Sizes of the end-to-end scenarios. */
 export interface EndToEndConfig {
   /** Added by the simulator to every Bot API call, ms (a round trip to a nearby server). */
   readonly latencyMs: number;
-  /** A backlog drained by long polling. */
-  readonly polling: StreamOptions;
   /** Arrivals with one principal sending `hotShare` of them. */
   readonly hot: StreamOptions;
   /** A backlog drained by a process that is killed, then by its successor. */
@@ -33,13 +33,6 @@ const PRIVATE_PRINCIPALS = { principals: 2_000, skew: 0.5, groupShare: 0, groups
 /** The full-size configuration. */
 export const endToEndConfig: EndToEndConfig = {
   latencyMs: 2,
-  polling: {
-    ...PRIVATE_PRINCIPALS,
-    count: 20_000,
-    arrivalsPerSecond: Number.POSITIVE_INFINITY,
-    ioMs: [5, 15],
-    seed: 11,
-  },
   hot: {
     ...PRIVATE_PRINCIPALS,
     count: 7_500,
@@ -64,17 +57,6 @@ export const endToEndConfig: EndToEndConfig = {
 export interface EndToEndResult {
   readonly tables: readonly Table[];
   readonly figures: Readonly<Record<string, unknown>>;
-  /** The intake's drain rate ÷ the runner's at equal concurrency. */
-  readonly pollingVsRunner: number;
-  /** The intake's drain rate ÷ its slot ceiling (the most any dispatcher could drain). */
-  readonly pollingVsSlotCeiling: number;
-  /**
-   * The intake's slot ceiling ÷ the runner's drain rate at equal concurrency: the highest
-   * `pollingVsRunner` any dispatcher with these slots could have reached in this run.
-   */
-  readonly pollingCeilingVsRunner: number;
-  /** Updates the simulator handed out per update, for the intake. */
-  readonly fetchesPerUpdate: number;
   /** The intake's queueing p99 of everybody but the hot principal, ms. */
   readonly hotPrincipalOthersP99Ms: number;
   /** Order violations of the intake's runs. */
@@ -97,46 +79,6 @@ function pollers(concurrency: number): PollerContender[] {
 
 function violations(run: PollingRun): number {
   return run.outOfOrderStarts + run.overlappingStarts + run.duplicateStarts;
-}
-
-const confirms = (run: PollingRun): string =>
-  run.isConfirmedAfterStore ? "after storing" : "on fetch";
-
-function pollingTable(config: EndToEndConfig, runs: readonly PollingRun[]): Table {
-  const base = runs[0] as PollingRun;
-  return {
-    title: `Dispatch, long polling against the simulator: a backlog of ${formatCount(config.polling.count)} updates over ${formatCount(config.polling.principals)} private chats (Zipf ${config.polling.skew}), I/O ${config.polling.ioMs[0]}–${config.polling.ioMs[1]} ms, ${roundTripLabel(config.latencyMs, runs)}`,
-    columns: [
-      { header: "contender", align: "left" },
-      { header: "confirms", align: "left" },
-      { header: "updates/s" },
-      { header: "of slot ceiling" },
-      { header: "fetches/update" },
-      { header: "getUpdates calls" },
-      { header: "queue p99" },
-      { header: "peak held" },
-      { header: "order violations" },
-      { header: "late" },
-    ],
-    rows: runs.map((run) => [
-      run.contender,
-      confirms(run),
-      formatRatio(ratio(run.updatesPerSecond, base.updatesPerSecond)),
-      formatFixed(ratio(run.updatesPerSecond, run.slotCeilingPerSecond), 2),
-      formatFixed(run.fetchesPerUpdate, 2),
-      formatCount(run.getUpdatesCalls),
-      formatRatio(ratio(run.othersQueueingMs.p99, base.othersQueueingMs.p99)),
-      formatCount(run.peakHeld),
-      formatCount(violations(run)),
-      formatCount(run.late),
-    ]),
-    notes: [
-      `ratios are each row ÷ the telepace row; telepace drained ${formatCount(base.updatesPerSecond)} updates/s, queueing p99 ${formatFixed(base.othersQueueingMs.p99, 0)} ms`,
-      "both sides run the same grammY Bot (HTTP client, bot.handleUpdate); fetches/update = updates the simulator handed out ÷ updates in the stream",
-      `of slot ceiling = updates/s ÷ the most any dispatcher with that row's slots could drain, one update at a time per chat: updates ÷ max(total slot hold ÷ slots, the busiest chat's total hold), from how long each update held its slot in that run (I/O plus timer lateness); the telepace row's ceiling is ${formatCount(base.slotCeilingPerSecond)} updates/s`,
-      "confirms: the intake confirms an offset once the batch is stored in its journal (at-least-once with a durable journal); the runner's fetcher confirms on fetch, before processing",
-    ],
-  };
 }
 
 /** `+2 ms per call (getMe measured 2.6 ms)`: the round trip asked for and the one measured. */
@@ -263,7 +205,7 @@ function floodTable(config: EndToEndConfig, runs: readonly FloodRun[][]): Table 
       ];
     }),
     notes: [
-      "live heap = the highest heap in use right after a full collection (every 100 ms), above the baseline; sampled peak = every 5 ms without collecting (includes garbage)",
+      "live heap = the highest heap in use right after a full collection (every 100 ms, or 4× the last one's length when longer), above the baseline; sampled peak = every 5 ms without collecting (includes garbage)",
       `live growth = live heap at ${formatCount(largest)} ÷ at ${formatCount(smallest)}: about 1× is flat; updates/s is each row ÷ the telepace row`,
       "the intake stores every update in its journal (memory, or a file synced before each poll confirms the batch) and holds at most maxUnfinished (1000) in memory; the runner holds at most its concurrency",
     ],
@@ -274,82 +216,67 @@ function floodTable(config: EndToEndConfig, runs: readonly FloodRun[][]): Table 
 export async function runEndToEnd(
   config: EndToEndConfig,
   concurrency: number,
+  clock: ScenarioClock = new ScenarioClock(),
 ): Promise<EndToEndResult> {
-  const pollingStream = makeUpdateStream(config.polling);
-  const polling: PollingRun[] = [];
-  for (const contender of pollers(concurrency)) {
-    polling.push(
-      await runPolling(pollingStream, contender, {
-        latencyMs: config.latencyMs,
-        deadlineMs: config.deadlineMs,
-      }),
-    );
-  }
+  const hot = await clock.time("hotPrincipal", async () => {
+    const stream = makeUpdateStream(config.hot);
+    const runs: PollingRun[] = [];
+    for (const contender of pollers(concurrency)) {
+      runs.push(
+        await runPolling(stream, contender, {
+          latencyMs: config.latencyMs,
+          deadlineMs: config.deadlineMs,
+          isHotLeftBehind: true,
+        }),
+      );
+    }
+    return runs;
+  });
 
-  const hotStream = makeUpdateStream(config.hot);
-  const hot: PollingRun[] = [];
-  for (const contender of pollers(concurrency)) {
-    hot.push(
-      await runPolling(hotStream, contender, {
-        latencyMs: config.latencyMs,
-        deadlineMs: config.deadlineMs,
-        isHotLeftBehind: true,
-      }),
-    );
-  }
+  const crash = await clock.time("crash", async () => {
+    const stream = makeUpdateStream(config.crash);
+    const runs: CrashRun[] = [];
+    for (const [kind, size] of [
+      ["intake", concurrency],
+      ["runner", concurrency],
+      ["runner", 500],
+    ] as const) {
+      runs.push(
+        await runCrash(stream, {
+          kind,
+          concurrency: size,
+          killAfter: config.crashKillAfter,
+          latencyMs: config.latencyMs,
+          deadlineMs: config.deadlineMs,
+          quietMs: 1_000,
+        }),
+      );
+    }
+    return runs;
+  });
 
-  const crashStream = makeUpdateStream(config.crash);
-  const crash: CrashRun[] = [];
-  for (const [kind, size] of [
-    ["intake", concurrency],
-    ["runner", concurrency],
-    ["runner", 500],
-  ] as const) {
-    crash.push(
-      await runCrash(crashStream, {
-        kind,
-        concurrency: size,
-        killAfter: config.crashKillAfter,
-        latencyMs: config.latencyMs,
-        deadlineMs: config.deadlineMs,
-        quietMs: 1_000,
-      }),
-    );
-  }
-
-  const flood: FloodRun[][] = [[], [], [], []];
-  for (const size of config.floodSizes) {
-    flood[0]?.push(await floodIntake(size, concurrency));
-    flood[1]?.push(await floodRunner(size, concurrency));
-    flood[2]?.push(await floodRunner(size, 500, ", its default"));
-    flood[3]?.push(await floodIntake(size, concurrency, "file"));
-  }
+  const flood = await clock.time("flood", async () => {
+    const runs: FloodRun[][] = [[], [], [], []];
+    for (const size of config.floodSizes) {
+      runs[0]?.push(await floodIntake(size, concurrency));
+      runs[1]?.push(await floodRunner(size, concurrency));
+      runs[2]?.push(await floodRunner(size, 500, ", its default"));
+      runs[3]?.push(await floodIntake(size, concurrency, "file"));
+    }
+    return runs;
+  });
   const floodRate = (row: number): number => {
     const runs = flood[row] as FloodRun[];
     const run = runs[runs.length - 1] as FloodRun;
     return (run.finished * 1000) / run.durationMs;
   };
 
-  const intakePolling = polling[0] as PollingRun;
-  const runnerPolling = polling[1] as PollingRun;
   const intakeHot = hot[0] as PollingRun;
   return {
-    tables: [
-      pollingTable(config, polling),
-      hotTable(config, hot),
-      crashTable(config, crash),
-      floodTable(config, flood),
-    ],
-    figures: { polling, hotPrincipal: hot, crash, flood },
-    pollingVsRunner: ratio(intakePolling.updatesPerSecond, runnerPolling.updatesPerSecond),
-    pollingVsSlotCeiling: ratio(intakePolling.updatesPerSecond, intakePolling.slotCeilingPerSecond),
-    pollingCeilingVsRunner: ratio(
-      intakePolling.slotCeilingPerSecond,
-      runnerPolling.updatesPerSecond,
-    ),
-    fetchesPerUpdate: intakePolling.fetchesPerUpdate,
+    tables: [hotTable(config, hot), crashTable(config, crash), floodTable(config, flood)],
+    figures: { hotPrincipal: hot, crash, flood },
     hotPrincipalOthersP99Ms: intakeHot.othersQueueingMs.p99,
-    orderViolations: violations(intakePolling) + violations(intakeHot),
+    orderViolations: violations(intakeHot),
     lostAfterCrash: (crash[0] as CrashRun).lost,
     floodVsRunner: ratio(floodRate(0), floodRate(1)),
     floodFileVsRunner: ratio(floodRate(3), floodRate(1)),

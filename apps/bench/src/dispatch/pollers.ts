@@ -21,6 +21,10 @@ export interface PollerReport {
   readonly rejected: number;
   /** Stored-but-unfinished updates at most (the intake), or tasks in the sink at most (runner). */
   readonly peakHeld: number;
+  /** Updates its getUpdates calls returned, each time one came (0 for a webhook). */
+  readonly fetchedUpdates: number;
+  /** Distinct updates among them (by update id). */
+  readonly distinctFetched: number;
 }
 
 /** A running poller: `stop()` ends polling and reports. */
@@ -43,8 +47,29 @@ export interface PollerContender {
   start(link: SimLink, process: (update: Update) => unknown): Promise<RunningPoller>;
 }
 
-async function botFor(link: SimLink): Promise<Bot> {
+/** Counts what a bot's getUpdates calls return: every update, and the distinct ones. */
+class FetchCount {
+  updates = 0;
+  readonly #ids = new Set<number>();
+
+  get distinct(): number {
+    return this.#ids.size;
+  }
+
+  add(updates: readonly Update[]): void {
+    this.updates += updates.length;
+    for (const update of updates) this.#ids.add(update.update_id);
+  }
+}
+
+/** A grammY bot on the link's sim, counting what its getUpdates calls return into `fetched`. */
+async function botFor(link: SimLink, fetched = new FetchCount()): Promise<Bot> {
   const bot = new Bot(link.sim.token, { client: { apiRoot: link.sim.apiRoot } });
+  bot.api.config.use(async (prev, method, payload, signal) => {
+    const response = await prev(method, payload, signal);
+    if (method === "getUpdates" && response.ok) fetched.add(response.result as Update[]);
+    return response;
+  });
   await bot.init();
   return bot;
 }
@@ -85,7 +110,8 @@ export function intakePoller(options: {
     slots,
     isConfirmedAfterStore: true,
     async start(link, process) {
-      const bot = await botFor(link);
+      const fetched = new FetchCount();
+      const bot = await botFor(link, fetched);
       bot.use((ctx: Context) => process(ctx.update));
       const opened = await options.journal?.open();
       const intake = new UpdateIntake((update) => bot.handleUpdate(update), {
@@ -105,7 +131,12 @@ export function intakePoller(options: {
           await intake.close({ timeoutMs: 0 });
           await opened?.dispose();
           const rejected = Object.values(snapshot.dispatcher.rejected).reduce((a, b) => a + b, 0);
-          return { rejected: rejected + snapshot.busy, peakHeld: held.stop() };
+          return {
+            rejected: rejected + snapshot.busy,
+            peakHeld: held.stop(),
+            fetchedUpdates: fetched.updates,
+            distinctFetched: fetched.distinct,
+          };
         },
       };
     },
@@ -120,7 +151,8 @@ export function runnerPoller(options: { concurrency: number; label?: string }): 
     slots: options.concurrency,
     isConfirmedAfterStore: false,
     async start(link, process) {
-      const bot = await botFor(link);
+      const fetched = new FetchCount();
+      const bot = await botFor(link, fetched);
       bot.use(sequentialize((ctx: Context) => principalConstraint(ctx.update)));
       bot.use((ctx: Context) => process(ctx.update));
       const handle = run(bot, {
@@ -133,7 +165,12 @@ export function runnerPoller(options: { concurrency: number; label?: string }): 
           // The loop exits once the sink takes its last batch; a hot principal's backlog may
           // hold it for seconds, and what it still runs no longer counts.
           await Promise.race([handle.stop(), new Promise((resolve) => setTimeout(resolve, 1_000))]);
-          return { rejected: 0, peakHeld: held.stop() };
+          return {
+            rejected: 0,
+            peakHeld: held.stop(),
+            fetchedUpdates: fetched.updates,
+            distinctFetched: fetched.distinct,
+          };
         },
       };
     },
@@ -151,7 +188,8 @@ export function botStartPoller(): PollerContender {
     slots: 1,
     isConfirmedAfterStore: true, // the next getUpdates confirms a batch once it was processed
     async start(link, process) {
-      const bot = await botFor(link);
+      const fetched = new FetchCount();
+      const bot = await botFor(link, fetched);
       bot.use((ctx: Context) => process(ctx.update));
       const polling = bot.start();
       return {
@@ -159,7 +197,12 @@ export function botStartPoller(): PollerContender {
           await bot.stop();
           // What it runs after the stop no longer counts; the batch in hand may take a while.
           await Promise.race([polling, new Promise((resolve) => setTimeout(resolve, 1_000))]);
-          return { rejected: 0, peakHeld: 1 };
+          return {
+            rejected: 0,
+            peakHeld: 1,
+            fetchedUpdates: fetched.updates,
+            distinctFetched: fetched.distinct,
+          };
         },
       };
     },

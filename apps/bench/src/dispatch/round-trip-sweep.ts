@@ -11,6 +11,7 @@ import type { Table } from "../table.js";
 import { botStartPoller, intakePoller, type PollerContender, runnerPoller } from "./pollers.js";
 import { ReplayRecorder } from "./replay.js";
 import { openSimLink, type SimLink, simIndexOf } from "./sim-link.js";
+import { slotCeilingPerSecond } from "./slot-ceiling.js";
 import { webhookContender } from "./webhook-contender.js";
 import { makeUpdateStream, type StreamOptions, type UpdateStream } from "./workload.js";
 
@@ -101,6 +102,22 @@ export interface SweepRun {
   readonly getUpdatesCeilingPerSecond: number;
   /** Whether the backlog ran out before the window closed (then the rate is a lower bound). */
   readonly isBacklogExhausted: boolean;
+  /**
+   * Updates finished from the contender's start to the window's close ÷ that time, updates/s:
+   * the drain rate with the start (the first fetches) in it, as a whole backlog has it.
+   */
+  readonly sinceStartUpdatesPerSecond: number;
+  /**
+   * The most any dispatcher with its slots could have finished in that time, given how long each
+   * of those updates held its slot in this run (see {@link slotCeilingPerSecond}), updates/s.
+   */
+  readonly slotCeilingPerSecond: number;
+  /** getUpdates calls the sim answered during the run. */
+  readonly getUpdatesCalls: number;
+  /** Updates its getUpdates calls returned ÷ the distinct ones (1 = each fetched once; NaN: none). */
+  readonly fetchesPerUpdate: number;
+  /** Stored-but-unfinished updates at most (the intake), tasks in the sink at most (runner). */
+  readonly peakHeld: number;
   readonly outOfOrderStarts: number;
   readonly overlappingStarts: number;
   readonly duplicateStarts: number;
@@ -141,16 +158,26 @@ async function runOne(
   try {
     for (let index = 0; index < stream.updates.length; index++) link.send(index);
     const measuredGetUpdatesMs = await measureGetUpdatesMs(link, config.probes);
-    const recorder = new ReplayRecorder(stream, performance.now(), { indexOf: simIndexOf });
+    // Its own I/O, which the end of the window takes away (see below).
+    const played: UpdateStream = { ...stream, ioMs: stream.ioMs.slice() };
+    const startedAt = performance.now();
+    const recorder = new ReplayRecorder(played, startedAt, { indexOf: simIndexOf });
+    const callsBefore = link.sim.counters().calls.getUpdates ?? 0;
     const poller = await contender.poller.start(link, recorder.process);
     await sleep(config.warmUpMs);
     const openedAt = performance.now();
     const finishedBefore = recorder.finished;
     await sleep(config.windowMs);
     const finishedInWindow = recorder.finished - finishedBefore;
-    const windowMs = performance.now() - openedAt;
+    const closedAt = performance.now();
+    const windowMs = closedAt - openedAt;
     const trace = recorder.trace();
-    await poller.stop();
+    const heldByClose = trace.heldMs.slice();
+    // What runs after the window no longer counts: without I/O, the updates a contender holds
+    // (bot.start()'s batch of 100 at 10 ms each, the runner's sink) finish at once, so stopping
+    // takes no second of waiting.
+    played.ioMs.fill(0);
+    const report = await poller.stop();
     return {
       contender: contender.poller.name,
       roundTripMs,
@@ -161,6 +188,17 @@ async function runOne(
         ? (100 * 1000) / measuredGetUpdatesMs
         : Number.POSITIVE_INFINITY,
       isBacklogExhausted: trace.finished >= stream.updates.length,
+      sinceStartUpdatesPerSecond: (trace.finished * 1000) / (closedAt - startedAt),
+      slotCeilingPerSecond: slotCeilingPerSecond(
+        heldByClose,
+        stream.principalOf,
+        stream.options.principals,
+        contender.poller.slots,
+      ),
+      getUpdatesCalls: (link.sim.counters().calls.getUpdates ?? 0) - callsBefore,
+      fetchesPerUpdate:
+        report.distinctFetched === 0 ? Number.NaN : report.fetchedUpdates / report.distinctFetched,
+      peakHeld: report.peakHeld,
       outOfOrderStarts: trace.outOfOrderStarts,
       overlappingStarts: trace.overlappingStarts,
       duplicateStarts: trace.duplicateStarts,

@@ -19,12 +19,15 @@ import {
   hotBurstViolations,
   runHotBurst,
 } from "./hot-burst.js";
+import { pollingFigures } from "./polling-figures.js";
 import { type RecorderOptions, ReplayRecorder, UpdateFeed } from "./replay.js";
 import {
+  type RoundTripResult,
   type RoundTripSweepConfig,
   roundTripSweepConfig,
   runRoundTripSweep,
 } from "./round-trip-sweep.js";
+import { ScenarioClock } from "./scenario-clock.js";
 import { makeUpdateStream, type StreamOptions, type UpdateStream } from "./workload.js";
 
 /** Sizes of the dispatch comparison. */
@@ -208,24 +211,47 @@ function describe(stream: StreamOptions): string {
 
 /** Runs the dispatch comparison. */
 export async function runDispatch(config: DispatchConfig = dispatchConfig): Promise<AreaResult> {
+  const { latencyMs } = config.endToEnd;
+  if (!config.roundTripSweep.roundTripsMs.includes(latencyMs)) {
+    throw new RangeError(
+      `Expected \`roundTripSweep.roundTripsMs\` to include \`endToEnd.latencyMs\` (${latencyMs}): the polling figures are read from the sweep there, got ${config.roundTripSweep.roundTripsMs.join(", ")}`,
+    );
+  }
   const startedAt = performance.now();
-  await warmUp(config);
+  const clock = new ScenarioClock();
+  await clock.time("warmUp", () => warmUp(config));
 
-  const steadyStream = makeUpdateStream(config.steady);
-  const steady: DispatchRun[] = [];
-  for (const contender of contendersFor(config)) steady.push(await replay(steadyStream, contender));
-
-  const backlogStream = makeUpdateStream(config.backlog);
-  const backlog: DispatchRun[] = [];
-  for (const contender of contendersFor(config))
-    backlog.push(await replay(backlogStream, contender));
+  const steady = await clock.time("steady", async () => {
+    const stream = makeUpdateStream(config.steady);
+    const runs: DispatchRun[] = [];
+    for (const contender of contendersFor(config)) runs.push(await replay(stream, contender));
+    return runs;
+  });
+  const backlog = await clock.time("backlog", async () => {
+    const stream = makeUpdateStream(config.backlog);
+    const runs: DispatchRun[] = [];
+    for (const contender of contendersFor(config)) runs.push(await replay(stream, contender));
+    return runs;
+  });
 
   const overheadStream = makeUpdateStream(config.overhead);
-  const overheadSync = await measureOverhead(config, overheadStream, false);
-  const overheadAsync = await measureOverhead(config, overheadStream, true);
-  const endToEnd = await runEndToEnd(config.endToEnd, config.concurrency);
-  const hotBurst = await runHotBurst(config.hotBurst, config.concurrency);
-  const sweep = await runRoundTripSweep(config.roundTripSweep, config.concurrency);
+  const overheadSync = await clock.time("overhead", () =>
+    measureOverhead(config, overheadStream, false),
+  );
+  const overheadAsync = await clock.time("overhead", () =>
+    measureOverhead(config, overheadStream, true),
+  );
+  const endToEnd = await runEndToEnd(config.endToEnd, config.concurrency, clock);
+  const hotBurst = await clock.time("hotBurst", () =>
+    runHotBurst(config.hotBurst, config.concurrency),
+  );
+  const sweep = await clock.time("roundTripSweep", () =>
+    runRoundTripSweep(config.roundTripSweep, config.concurrency),
+  );
+  const polling = pollingFigures(
+    config.roundTripSweep,
+    sweep.byRoundTrip.find((result) => result.roundTripMs === latencyMs) as RoundTripResult,
+  );
 
   const backlogVsRunner = ratio(
     (backlog[0] as DispatchRun).updatesPerSecond,
@@ -240,6 +266,7 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
     ]),
     overheadTable(config, overheadSync, "a synchronous processor (returns undefined)"),
     overheadTable(config, overheadAsync, "an `async () => {}` processor"),
+    polling.table,
     ...endToEnd.tables,
     hotBurst.table,
     sweep.table,
@@ -260,10 +287,7 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
         overheadVsRunner: overheadSync.telepaceVsRunner,
         overheadAsyncVsRunner: overheadAsync.telepaceVsRunner,
         backlogVsRunner,
-        pollingVsRunner: endToEnd.pollingVsRunner,
-        pollingVsSlotCeiling: endToEnd.pollingVsSlotCeiling,
-        pollingCeilingVsRunner: endToEnd.pollingCeilingVsRunner,
-        fetchesPerUpdate: endToEnd.fetchesPerUpdate,
+        ...polling.summary,
         hotPrincipalOthersP99Ms: endToEnd.hotPrincipalOthersP99Ms,
         orderViolations: telepaceViolations,
         lostAfterCrash: endToEnd.lostAfterCrash,
@@ -277,6 +301,7 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
         ...sweep.summary,
       },
       config: { ...config, pollLimit: POLL_LIMIT },
+      scenarioDurationsMs: clock.durationsMs(),
       steady,
       backlog,
       overhead: { sync: overheadSync, async: overheadAsync },

@@ -50,7 +50,12 @@ export function webhookContender(options: { roundTripMs: number }): PollerConten
           await bot.api.deleteWebhook();
           server.closeAllConnections();
           server.close();
-          return { rejected: 0, peakHeld: DEFAULT_MAX_CONNECTIONS };
+          return {
+            rejected: 0,
+            peakHeld: DEFAULT_MAX_CONNECTIONS,
+            fetchedUpdates: 0,
+            distinctFetched: 0,
+          };
         },
       };
     },
