@@ -57,11 +57,7 @@ export {
   type PacingStore,
 } from "./pacing-store.js";
 export { retryAfterFrom, retryAfterSecondsToMs } from "./retry-after.js";
-export {
-  MessageStream,
-  type MessageStreamSnapshot,
-  type ReplaceOptions,
-} from "./streaming/message-stream.js";
+export { MessageStream } from "./streaming/message-stream.js";
 export { type TextFormat, visibleLength } from "./streaming/message-text.js";
 export {
   MESSAGE_TEXT_LIMIT,
@@ -91,6 +87,7 @@ export {
   type StreamRegistrySnapshot,
   type StreamSource,
 } from "./streaming/stream-registry.js";
+export type { MessageStreamSnapshot, ReplaceOptions } from "./streaming/stream-view.js";
 export {
   classOfMethod,
   type MethodClass,

@@ -1,7 +1,7 @@
 // One streamed message: the latest text in, what the person sees out — paced draft frames in a
 // private chat, or a progress message with coalesced edits — then real messages that are never lost.
 
-import type { Message, MessageEntity } from "@grammyjs/types";
+import type { Message } from "@grammyjs/types";
 import { createDeferred, type Deferred, describeValue } from "@telepace/core";
 import { type ChatId, isGroupChat } from "../chat.js";
 import { OutboxError } from "../errors.js";
@@ -17,25 +17,9 @@ import type { PlacedChunk } from "./split-text.js";
 import type { StreamHost } from "./stream-host.js";
 import { type ResolvedStreamOptions, type StreamMethod, streamDefaults } from "./stream-options.js";
 import { failureOutcome, type StreamMode, type StreamOutcome } from "./stream-outcome.js";
+import { editTargetOf, threadParamsOf } from "./stream-params.js";
 import { StreamText } from "./stream-text.js";
-
-/** Options of {@link MessageStream.replace}. */
-export interface ReplaceOptions {
-  /** Explicit entities of the whole text (instead of a `parseMode`). */
-  readonly entities?: readonly MessageEntity[] | undefined;
-}
-
-/** A live view of a stream. */
-export interface MessageStreamSnapshot {
-  readonly state: "streaming" | "finishing" | "ended";
-  readonly mode: StreamMode;
-  readonly draftId: number | undefined;
-  readonly textLength: number;
-  readonly messages: number;
-  readonly draftFrames: number;
-  readonly edits: number;
-  readonly stopped: boolean;
-}
+import type { MessageStreamSnapshot, ReplaceOptions } from "./stream-view.js";
 
 type Sent = Message.TextMessage;
 
@@ -366,7 +350,7 @@ export class MessageStream {
             {
               draft_id: draftId,
               ...this.#text.params(chunk ?? { text: "" }),
-              ...this.#threadParams(),
+              ...threadParamsOf(this.#options.params),
               ...(this.#options.canStop
                 ? { can_stop: true, keep_on_stop: this.#options.keepOnStop }
                 : {}),
@@ -392,11 +376,6 @@ export class MessageStream {
     }
     // A frame that failed for another reason is skipped: the next one carries newer text.
     if (!isPlaceholder) this.#shownVersion = version;
-  }
-
-  #threadParams(): Record<string, unknown> {
-    const thread = this.#options.params.message_thread_id;
-    return thread === undefined ? {} : { message_thread_id: thread };
   }
 
   /** Sends the progress message, or edits it to the live chunk (read when the edit starts). */
@@ -452,7 +431,7 @@ export class MessageStream {
         shown = chunk;
         return this.#call(
           "editMessageText",
-          { message_id: messageId, ...this.#editParams(), ...this.#text.params(chunk) },
+          { ...editTargetOf(this.#options.params, messageId), ...this.#text.params(chunk) },
           signal,
         );
       }),
@@ -466,14 +445,6 @@ export class MessageStream {
     } else if (outcome.status === "failed" && isForbidden(outcome.error)) {
       throw outcome.error;
     }
-  }
-
-  #editParams(): Record<string, unknown> {
-    const { link_preview_options: preview, reply_markup: markup } = this.#options.params;
-    return {
-      ...(preview === undefined ? {} : { link_preview_options: preview }),
-      ...(markup === undefined ? {} : { reply_markup: markup }),
-    };
   }
 
   /**
@@ -541,7 +512,7 @@ export class MessageStream {
       this.#op("editMessageText", { message_id: messageId }, (signal) =>
         this.#call(
           "editMessageText",
-          { message_id: messageId, ...this.#editParams(), ...this.#text.params(chunk) },
+          { ...editTargetOf(this.#options.params, messageId), ...this.#text.params(chunk) },
           signal,
         ),
       ),
