@@ -27,6 +27,34 @@ function arrayStore(room: number) {
 }
 
 describe("PollingLoop", () => {
+  it("asks Telegram nothing once aborted while the store answered", async () => {
+    const clock = new ManualClock();
+    const { store } = arrayStore(10);
+    const stop = new AbortController();
+    const calls: AbortSignal[] = [];
+    const loop = new PollingLoop(
+      {
+        ...store,
+        // The abort comes while the store's answer is on its way (a round trip to Redis).
+        highestUpdateId: async () => {
+          stop.abort();
+          return undefined;
+        },
+      },
+      {
+        // Waits for its abort only, as a call that was never told of an earlier one would.
+        getUpdates: (_params, { signal }) => {
+          calls.push(signal);
+          return new Promise(() => {});
+        },
+        clock,
+      },
+    );
+    await loop.run({ signal: stop.signal });
+    expect(calls).toHaveLength(0);
+    expect(loop.snapshot()).toMatchObject({ state: "idle", polls: 0 });
+  });
+
   it("polls into its store, asks no more than the room, and pauses at the bound", async () => {
     const clock = new ManualClock();
     const telegram = new FakeTelegram(clock);

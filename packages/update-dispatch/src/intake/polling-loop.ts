@@ -374,6 +374,8 @@ export class PollingLoop {
     params: GetUpdatesParams,
     signal: AbortSignal,
   ): Promise<readonly Update[] | undefined> {
+    // The store's answers before a poll are awaited: an abort meanwhile asks Telegram nothing.
+    if (signal.aborted) return undefined;
     this.#state = "polling";
     this.#polls++;
     if (params.offset !== undefined) this.#sentOffset = params.offset;
