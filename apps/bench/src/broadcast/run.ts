@@ -127,30 +127,11 @@ export async function runBroadcast(
       paidRequestP50Ms: paid.timing.durationP50Ms,
       paidRequestP99Ms: paid.timing.durationP99Ms,
     };
+    const runs = { config, rounds, free, paid, chatting, refused, fileCrash, redisCrash };
     return {
       area: "broadcast",
-      tables: broadcastTables({
-        config,
-        rounds,
-        free,
-        paid,
-        chatting,
-        refused,
-        fileCrash,
-        redisCrash,
-      }),
-      figures: {
-        config,
-        summary,
-        rounds,
-        free,
-        paid,
-        chatting,
-        refused,
-        fileCrash,
-        redisCrash,
-        scenarioDurationsMs: clock.durationsMs(),
-      },
+      tables: broadcastTables(runs),
+      figures: { ...runs, summary, scenarioDurationsMs: clock.durationsMs() },
       durationMs: performance.now() - started,
     };
   } finally {
