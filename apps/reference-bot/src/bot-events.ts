@@ -59,7 +59,7 @@ export type BotEvent =
       readonly isElsewhere: boolean;
       readonly isHonoured: boolean;
     }
-  /** A job of this process ended; its record is gone from the journal. */
+  /** A job of this process ended (its final message is out); its record is removed next. */
   | { readonly type: "job-ended"; readonly jobId: string; readonly end: JobEnd }
   /**
    * A job an earlier process left running was found in the journal at start and ended with a

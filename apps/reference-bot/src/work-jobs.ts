@@ -246,10 +246,12 @@ export class WorkJobs {
           finished.resolve(end);
           return;
         }
-        await this.#forget(id);
-        this.#jobs.delete(id);
+        // Told before the record goes: a kill between the two leaves the record, and the next
+        // process ends the job again, so no kill can leave an ended job unreported.
         this.counters.ended[end]++;
         this.#options.onEvent({ type: "job-ended", jobId: id, end });
+        await this.#forget(id);
+        this.#jobs.delete(id);
         finished.resolve(end);
       });
   }

@@ -97,3 +97,26 @@ describe("BotLedger's progress edits and answers", () => {
     expect(ledger.handlingOutcomes).toEqual({ succeeded: 1, failed: 0, "timed-out": 1 });
   });
 });
+
+describe("BotLedger's jobs", () => {
+  it("counts each job once when the kill cut off the line that reported its start or end", () => {
+    const ledger = new BotLedger();
+    ledger.record(READY);
+    ledger.record({ type: "job-started", jobId: "a", chatId: 1 });
+    ledger.record({ type: "job-ended", jobId: "a", end: "done" });
+    // "b" ended and said so, but the kill came before its record was removed; "c" was recorded
+    // but the kill came before its start was reported; "d" ran and was recovered.
+    ledger.record({ type: "job-started", jobId: "b", chatId: 1 });
+    ledger.record({ type: "job-ended", jobId: "b", end: "cancelled" });
+    ledger.record({ type: "job-started", jobId: "d", chatId: 2 });
+    ledger.record(READY);
+    for (const jobId of ["b", "c", "d"])
+      ledger.record({ type: "job-recovered", jobId, isDelivered: true });
+    ledger.record({ type: "job-started", jobId: "e", chatId: 3 });
+    ledger.record(finalStats());
+
+    const jobs = ledger.jobs();
+    expect(jobs).toMatchObject({ started: 5, recovered: 3, recoveredDelivered: 3, unaccounted: 1 });
+    expect(jobs.ended).toEqual({ done: 1, cancelled: 0, interrupted: 0, undeliverable: 0 });
+  });
+});

@@ -81,7 +81,9 @@ async function stream(chatId: number): Promise<void> {
     " ",
   );
   let text = "";
-  for (let frame = 0; frame < 40 && !stops.some((stop) => stop.draft_id === 42); frame++) {
+  // Until Stop, or a minute: the test presses Stop after the page has seen it grow, which on a
+  // busy machine can take longer than a short answer lasts.
+  for (let frame = 0; frame < 240 && !stops.some((stop) => stop.draft_id === 42); frame++) {
     text += `${words[frame % words.length]} `;
     // The sim's draft limit is 5/s; one frame per 250 ms stays within it.
     await bot.api.sendMessageDraft(chatId, 42, text, { can_stop: true });
@@ -260,7 +262,9 @@ describeWithChromium(
       await closePage(page);
     });
 
-    it("animates a streamed draft, and its Stop button reaches the bot", async () => {
+    it("animates a streamed draft, and its Stop button reaches the bot", {
+      timeout: 60_000,
+    }, async () => {
       const eve = privateChat("Eve");
       sim.sendPhoto(eve.user, eve.chat, { bytes: gradientPng(320, 200) }, { caption: "Sunset" });
       const page = await openPage(browser());

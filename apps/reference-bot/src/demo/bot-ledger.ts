@@ -1,7 +1,8 @@
 // What the demo knows about the bot across its processes: every update handled, every job started
 // and how it ended (in the same process, or recovered by the next one after a crash), the chats it
 // stopped writing to, and the last counters of each process. The supervisor channel's lines are
-// written synchronously, so a process killed with SIGKILL has reported everything it did.
+// written synchronously, so a process killed with SIGKILL has reported everything it did, save
+// what a durable write had finished when the kill came but not yet reported.
 
 import type { AnswerEnd, JobEnd, ProgressEditOutcome } from "../bot-events.js";
 import type { BotStats } from "../reference-bot.js";
@@ -9,9 +10,14 @@ import type { SupervisorMessage } from "../supervisor-channel.js";
 
 /** How the jobs of every process ended. */
 export interface JobTally {
+  /** Jobs reported started, and jobs recovered whose start the kill cut off. */
   readonly started: number;
+  /** Jobs ended in their own process, and not ended again by a recovery. */
   readonly ended: Readonly<Record<JobEnd, number>>;
-  /** Jobs a killed process left running that the next one ended with a message. */
+  /**
+   * Jobs a killed process left recorded that the next one ended with a message (one that had
+   * ended just before the kill, its record not yet removed, is ended again here).
+   */
   readonly recovered: number;
   /** Of those, the ones whose message reached the user. */
   readonly recoveredDelivered: number;
@@ -288,16 +294,20 @@ export class BotLedger {
       interrupted: 0,
       undeliverable: 0,
     };
+    // A kill can land after a durable write and before the line that reports it: a recovered
+    // job's record proves it started, and its recovery is the ending its user saw last.
+    const started = new Set([...this.#started, ...this.#recovered.keys()]);
     let unaccounted = 0;
-    for (const id of this.#started) {
+    for (const id of started) {
       const end = this.#ended.get(id);
+      if (this.#recovered.has(id)) continue;
       if (end !== undefined) ended[end]++;
-      else if (!this.#recovered.has(id)) unaccounted++;
+      else unaccounted++;
     }
     let recoveredDelivered = 0;
     for (const isDelivered of this.#recovered.values()) if (isDelivered) recoveredDelivered++;
     return {
-      started: this.#started.size,
+      started: started.size,
       ended,
       recovered: this.#recovered.size,
       recoveredDelivered,
