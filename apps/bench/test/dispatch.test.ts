@@ -109,7 +109,8 @@ describe("runDispatch (tiny)", () => {
         roundTripsMs: [2, 10],
         rounds: 2,
         seed: 31,
-        backlog: { ...tiny, count: 600, groupShare: 0, ioMs: [1, 2] },
+        backlog: { ...tiny, groupShare: 0, ioMs: [1, 2] },
+        backlogCounts: [600, 600],
         warmUpMs: 100,
         windowMs: 200,
         probes: 2,
@@ -136,7 +137,7 @@ describe("runDispatch (tiny)", () => {
       expect(run.lost).toBe(0);
       expect(run.updatesPerSecond).toBeGreaterThan(0);
     }
-    expect(result.tables.map((table) => table.rows.length)).toEqual([3, 3, 4, 4, 3, 3, 3, 4, 4, 7]);
+    expect(result.tables.map((table) => table.rows.length)).toEqual([3, 3, 4, 4, 3, 3, 3, 4, 3, 7]);
     const area = result.figures as {
       summary: Record<string, number>;
       hotPrincipal: { late: number; rejected: number }[];
@@ -180,6 +181,7 @@ describe("runDispatch (tiny)", () => {
           "pollingVsRunnerAt10ms",
           "pollingDefaultsVsRunnerDefaultsAt10ms",
           "pollingVsNominalCeilingAt10ms",
+          "pollingVsSlotCeilingAt10ms",
         ].flatMap((name) => [name, `${name}Min`, `${name}Max`]),
       ].sort(),
     );

@@ -72,6 +72,23 @@ describe("sendMessage", () => {
     ]);
   });
 
+  it("detects each kind of entity alone in a text, and none in a text without one", async () => {
+    const { chat } = privateChat();
+    const entitiesOf = async (text: string) =>
+      (await call(sim, "sendMessage", { chat_id: chat.id, text })).body.result.entities;
+    await expect(entitiesOf("mail ann@example.org")).resolves.toEqual([
+      { type: "email", offset: 5, length: 15 },
+    ]);
+    await expect(entitiesOf("pay in $USD")).resolves.toEqual([
+      { type: "cashtag", offset: 7, length: 4 },
+    ]);
+    await expect(entitiesOf("see WWW.EXAMPLE.ORG")).resolves.toEqual([
+      { type: "url", offset: 4, length: 15 },
+    ]);
+    await expect(entitiesOf("#tag")).resolves.toEqual([{ type: "hashtag", offset: 0, length: 4 }]);
+    await expect(entitiesOf("12345 plain words, no marks")).resolves.toBeUndefined();
+  });
+
   it("keeps explicit entities and drops detectable ones it recomputes", async () => {
     const { chat } = privateChat();
     const reply = await call(sim, "sendMessage", {

@@ -6,7 +6,12 @@
 import { roundSummary } from "../rounds.js";
 import { formatCount, formatFixed, formatSpread, ratio, spread } from "../stats.js";
 import type { Table } from "../table.js";
-import type { RoundTripResult, RoundTripSweepConfig, SweepRun } from "./round-trip-sweep.js";
+import {
+  backlogCountAt,
+  type RoundTripResult,
+  type RoundTripSweepConfig,
+  type SweepRun,
+} from "./round-trip-sweep.js";
 
 /** The sweep's contenders these figures compare, the intake first. */
 const ROWS = [
@@ -57,7 +62,7 @@ export function pollingFigures(
   return {
     summary: figures,
     table: {
-      title: `Dispatch, long polling against the simulator: a backlog of ${formatCount(backlog.count)} updates over ${formatCount(backlog.principals)} private chats (Zipf ${backlog.skew}), I/O ${backlog.ioMs[0]}–${backlog.ioMs[1]} ms, +${result.roundTripMs} ms per call (getUpdates of 100 measured ${formatFixed(median(measured), 1)} ms); the round-trip sweep's runs there, from each start to ${formatCount(config.warmUpMs + config.windowMs)} ms, median of ${count} rounds (min–max)`,
+      title: `Dispatch, long polling against the simulator: a backlog of ${formatCount(backlogCountAt(config, result.roundTripMs))} updates over ${formatCount(backlog.principals)} private chats (Zipf ${backlog.skew}), I/O ${backlog.ioMs[0]}–${backlog.ioMs[1]} ms, +${result.roundTripMs} ms per call (getUpdates of 100 measured ${formatFixed(median(measured), 1)} ms); the round-trip sweep's runs there, from each start to ${formatCount(config.warmUpMs + config.windowMs)} ms, median of ${count} rounds (min–max)`,
       columns: [
         { header: "contender", align: "left" },
         { header: "confirms", align: "left" },

@@ -136,8 +136,14 @@ const DETECTORS: ReadonlyArray<readonly [MessageEntity["type"], RegExp]> = [
   ["url", /(?<![\p{L}\p{N}_@.])(?:https?:\/\/|www\.)[^\s<>"]+/giu],
 ];
 
+/** A character every detector's match starts with or contains ("/" also opens "https://"). */
+const DETECTABLE = /[/@#$]|www\./i;
+
 /** Adds the entities Telegram detects by itself, never overlapping existing ones. */
 export function detectEntities(text: string, entities: MessageEntity[]): MessageEntity[] {
+  // Most texts have none: skip six scans of each (a backlog of 10^4 messages spent most of its
+  // sending here).
+  if (!DETECTABLE.test(text)) return sortEntities([...entities]);
   const taken: Array<[number, number]> = [];
   for (const entity of entities) {
     if (OPAQUE_TYPES.has(entity.type)) taken.push([entity.offset, entity.offset + entity.length]);
