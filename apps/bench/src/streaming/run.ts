@@ -51,8 +51,9 @@ export const streamingConfig: StreamingConfig = {
   // 16 s of tokens pass 4096 characters once; ×10 keeps the added round trip (3 real ms) well
   // above loopback's own (about 0.5 ms: 35–37 ms as measured).
   private: { scale: 10, durationMs: 16_000 },
-  // A group's pace is a minute's 20 messages: 60 s, where a real ms is noise at ×20.
-  group: { scale: 20, durationMs: 60_000 },
+  // A group's pace is a minute's 20 messages: 60 s, where a real ms (40 Telegram ms) is about 1%
+  // of the 3 s between messages at ×40.
+  group: { scale: 40, durationMs: 60_000 },
 };
 
 type Make = (target: StreamTarget) => Streamer;
