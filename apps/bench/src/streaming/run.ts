@@ -1,7 +1,8 @@
 // The streaming comparison: a token stream at 50 Hz into a private chat (under the sim's draft
 // limit, where the bot's later stream into a second chat follows, and under Telegram's documented
 // limits only) and into a supergroup, each run on a fresh time-scaled sim with a round trip, in
-// interleaved rounds. The area runs on Node 24 (node24.ts).
+// interleaved rounds; the by-hand rows, which no summary figure reads, once on round 0's tokens.
+// The area runs on Node 24 (node24.ts).
 
 import type { AreaResult } from "../report.js";
 import { roundSummary, runRounds } from "../rounds.js";
@@ -59,7 +60,7 @@ export const streamingConfig: StreamingConfig = {
 type Make = (target: StreamTarget) => Streamer;
 
 /** One contender into one chat under one profile: the unit the rounds interleave. */
-interface Case {
+export interface Case {
   readonly id: string;
   readonly chat: "private" | "group";
   readonly profile: StreamProfile;
@@ -70,7 +71,8 @@ const TELEPACE = "telepace";
 const PEER = "grammy-stream";
 const BY_HAND = "latest-only";
 
-function cases(withPeer: boolean): Case[] {
+/** Every case of the comparison, the peer's when it can run. */
+export function cases(withPeer: boolean): Case[] {
   const contenders: [string, Make][] = [
     [TELEPACE, telepaceStreamer],
     ...(withPeer ? ([[PEER, grammyStreamPlugin]] as [string, Make][]) : []),
@@ -96,6 +98,14 @@ function cases(withPeer: boolean): Case[] {
 }
 
 /**
+ * Whether a summary figure reads the case, so it runs in every round: telepace's and the peer's.
+ * The latest-only edits by hand are a table's row only and run once, on round 0's tokens.
+ */
+export function readBySummary(one: Case): boolean {
+  return !one.id.endsWith(`/${BY_HAND}`);
+}
+
+/**
  * Runs the comparison in this process. `peerMissing` says why `@grammyjs/stream` cannot run here
  * (it is then left out); otherwise it runs beside the others.
  */
@@ -105,7 +115,7 @@ export async function runStreamingHere(
 ): Promise<AreaResult> {
   const startedAt = performance.now();
   const all = cases(peerMissing === "");
-  const rounds = await runRounds(all, { rounds: config.rounds, seed: config.seed }, (one, round) =>
+  const run = (one: Case, seed: number) =>
     runStream(
       {
         chat: one.chat,
@@ -114,15 +124,24 @@ export async function runStreamingHere(
         tokensPerSecond: config.tokensPerSecond,
         deadlineMs: config.deadlineMs,
         roundTripMs: config.roundTripMs,
-        seed: round.seed,
+        seed,
         laterStreamAfterMs:
           one.chat === "private" && one.profile.id === "sim-draft-limit"
             ? config.laterStreamAfterMs
             : undefined,
       },
       one.make,
-    ),
+    );
+  const rounds = await runRounds(
+    all.filter(readBySummary),
+    { rounds: config.rounds, seed: config.seed },
+    (one, round) => run(one, round.seed),
   );
+  const once = new Map<string, StreamRun>();
+  const roundZeroSeed = rounds.rounds[0]?.seed ?? config.seed;
+  for (const one of all.filter((candidate) => !readBySummary(candidate))) {
+    once.set(one.id, await run(one, roundZeroSeed));
+  }
   const id = (chat: string, profile: StreamProfile["id"], name: string) =>
     `${chat}/${profile}/${name}`;
   const sim = PROFILES["sim-draft-limit"].id;
@@ -151,6 +170,7 @@ export async function runStreamingHere(
         r(id("group", doc, TELEPACE)).tooManyRequests,
     );
   const ours = all.filter((one) => one.id.endsWith(`/${TELEPACE}`)).map((one) => one.id);
+  const rounded = all.filter(readBySummary);
   const summary = roundSummary(config.rounds, {
     privateStalenessP99Ms: perRound((r) => p99(r(id("private", sim, TELEPACE)))),
     privateStalenessP99MsLaterStream: perRound((r) => laterP99(r(id("private", sim, TELEPACE)))),
@@ -178,12 +198,13 @@ export async function runStreamingHere(
   const node = `Node ${process.versions.node}`;
   const notes = [
     `every contender and the sim ran on ${node}${peerMissing === "" ? "" : `; @grammyjs/stream did not run: ${peerMissing}`}`,
-    `round trip as run (getMe before each run, Telegram ms): ${spreadText(rounds, all, (run) => run.roundTripMs)}; the sim adds ${config.roundTripMs} ms to every call`,
+    `round trip as run (getMe before each run, Telegram ms): ${spreadText(rounds, rounded, (run) => run.roundTripMs)}; the sim adds ${config.roundTripMs} ms to every call`,
   ];
   const table = (chat: "private" | "group", profile: StreamProfile) =>
     streamTable({
       title: `Streaming into a ${chat === "private" ? "private chat" : "supergroup"}, ${profile.title}: ${config.tokensPerSecond} tokens/s for ${config[chat].durationMs / 1000} s; limits ×${config[chat].scale} faster; ${config.rounds} rounds, medians`,
       rounds,
+      once,
       ids: all.filter((one) => one.chat === chat && one.profile === profile).map((one) => one.id),
       baseline: id(chat, profile.id, TELEPACE),
       deadlineMs: config.deadlineMs,
@@ -205,7 +226,14 @@ export async function runStreamingHere(
       table("group", PROFILES["documented-limits"]),
     ],
     durationMs: performance.now() - startedAt,
-    figures: { config, node: process.versions.node, peerMissing, summary, rounds },
+    figures: {
+      config,
+      node: process.versions.node,
+      peerMissing,
+      summary,
+      rounds,
+      once: Object.fromEntries(once),
+    },
   };
 }
 
