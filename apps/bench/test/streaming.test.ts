@@ -146,6 +146,7 @@ describe.skipIf(NODE24 === undefined)("runStreaming (small, on Node 24)", () => 
       roundTripMs: 30,
       deadlineMs: 10_000,
       laterStreamAfterMs: 500,
+      warmUpMs: 1_000,
       private: { scale: 8, durationMs: 2_000 },
       group: { scale: 20, durationMs: 6_000 },
     });
@@ -156,6 +157,7 @@ describe.skipIf(NODE24 === undefined)("runStreaming (small, on Node 24)", () => 
       summary: Record<string, number>;
       rounds: { rounds: { order: string[] }[]; results: Record<string, { roundTripMs: number }[]> };
       once: Record<string, { roundTripMs: number }>;
+      scenarioDurationsMs: Record<string, number>;
     };
     expect(nodeMajor(figures.node)).toBeGreaterThanOrEqual(22);
     const { summary } = figures;
@@ -195,5 +197,10 @@ describe.skipIf(NODE24 === undefined)("runStreaming (small, on Node 24)", () => 
       "private/documented-limits/latest-only",
     ]);
     expect(result.tables).toHaveLength(3);
+    // The warm-up ran before the rounds, and each part of the area reports its wall time.
+    expect(Object.keys(figures.scenarioDurationsMs)).toEqual(["warmUp", "rounds", "once"]);
+    // Tokens come in real time: 1 s of them in 5 private cases at ×8 (125 ms each) and in 2 group
+    // cases at ×20 (50 ms each; the peer's group run ends at its first draft).
+    expect(figures.scenarioDurationsMs.warmUp).toBeGreaterThanOrEqual(725);
   }, 120_000);
 });

@@ -4,6 +4,7 @@
 // interleaved rounds; the by-hand rows, which no summary figure reads, once on round 0's tokens.
 // The area runs on Node 24 (node24.ts).
 
+import { ScenarioClock } from "../dispatch/scenario-clock.js";
 import type { AreaResult } from "../report.js";
 import { roundSummary, runRounds } from "../rounds.js";
 import { ratio, spread } from "../stats.js";
@@ -37,6 +38,11 @@ export interface StreamingConfig {
   readonly deadlineMs: number;
   /** Under the sim's draft limit: Telegram ms after the first stream that the bot's second starts. */
   readonly laterStreamAfterMs: number;
+  /**
+   * Telegram ms of tokens in each case's unmeasured warm-up run before the rounds, so no case meets
+   * the process cold in round 0; 0 for none.
+   */
+  readonly warmUpMs: number;
   readonly private: ChatConfig;
   readonly group: ChatConfig;
 }
@@ -49,6 +55,7 @@ export const streamingConfig: StreamingConfig = {
   roundTripMs: 30,
   deadlineMs: 30_000,
   laterStreamAfterMs: 1_000,
+  warmUpMs: 3_000,
   // 16 s of tokens pass 4096 characters once; ×10 keeps the added round trip (3 real ms) well
   // above loopback's own (about 0.5 ms: 35–37 ms as measured).
   private: { scale: 10, durationMs: 16_000 },
@@ -115,12 +122,14 @@ export async function runStreamingHere(
 ): Promise<AreaResult> {
   const startedAt = performance.now();
   const all = cases(peerMissing === "");
-  const run = (one: Case, seed: number) =>
+  const clock = new ScenarioClock();
+  const run = (one: Case, seed: number, durationMs = config[one.chat].durationMs) =>
     runStream(
       {
         chat: one.chat,
         profile: one.profile,
         ...config[one.chat],
+        durationMs,
         tokensPerSecond: config.tokensPerSecond,
         deadlineMs: config.deadlineMs,
         roundTripMs: config.roundTripMs,
@@ -132,16 +141,26 @@ export async function runStreamingHere(
       },
       one.make,
     );
-  const rounds = await runRounds(
-    all.filter(readBySummary),
-    { rounds: config.rounds, seed: config.seed },
-    (one, round) => run(one, round.seed),
+  // The process's first run met it cold (JIT, first sim): round 0's first case, whichever it
+  // was, came out seconds staler than its other rounds, most at the group's ×40.
+  await clock.time("warmUp", async () => {
+    if (config.warmUpMs <= 0) return;
+    for (const one of all) await run(one, config.seed - 1, config.warmUpMs);
+  });
+  const rounds = await clock.time("rounds", () =>
+    runRounds(
+      all.filter(readBySummary),
+      { rounds: config.rounds, seed: config.seed },
+      (one, round) => run(one, round.seed),
+    ),
   );
   const once = new Map<string, StreamRun>();
   const roundZeroSeed = rounds.rounds[0]?.seed ?? config.seed;
-  for (const one of all.filter((candidate) => !readBySummary(candidate))) {
-    once.set(one.id, await run(one, roundZeroSeed));
-  }
+  await clock.time("once", async () => {
+    for (const one of all.filter((candidate) => !readBySummary(candidate))) {
+      once.set(one.id, await run(one, roundZeroSeed));
+    }
+  });
   const id = (chat: string, profile: StreamProfile["id"], name: string) =>
     `${chat}/${profile}/${name}`;
   const sim = PROFILES["sim-draft-limit"].id;
@@ -233,6 +252,7 @@ export async function runStreamingHere(
       summary,
       rounds,
       once: Object.fromEntries(once),
+      scenarioDurationsMs: clock.durationsMs(),
     },
   };
 }
