@@ -3,9 +3,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { SimCounters, TranscriptEvent } from "@telepace/bot-api-sim";
 import { describe, expect, it } from "vitest";
+import { runRounds } from "../src/rounds.js";
 import { analyseStream } from "../src/streaming/analysis.js";
 import { findNode24, nodeMajor } from "../src/streaming/node24.js";
-import { runStreaming } from "../src/streaming/run.js";
+import { cases, readBySummary, runStreaming } from "../src/streaming/run.js";
+import type { StreamRun } from "../src/streaming/stream-run.js";
+import { streamTable } from "../src/streaming/tables.js";
 import { tokenCount, tokenPlan } from "../src/streaming/tokens.js";
 
 const counters = { calls: { sendMessageDraft: 2, sendMessage: 1 }, tooManyRequests: 0 } as never;
@@ -56,6 +59,63 @@ describe("analyseStream", () => {
   });
 });
 
+describe("the cases", () => {
+  it("run in every round where a summary figure reads them; the by-hand rows once", () => {
+    const rounded = cases(true)
+      .filter(readBySummary)
+      .map(({ id }) => id);
+    const once = cases(true)
+      .filter((one) => !readBySummary(one))
+      .map(({ id }) => id);
+    expect(rounded).toHaveLength(6);
+    expect(rounded.every((id) => /\/(telepace|grammy-stream)$/.test(id))).toBe(true);
+    expect(once).toEqual([
+      "private/documented-limits/latest-only",
+      "group/documented-limits/latest-only",
+    ]);
+  });
+});
+
+describe("streamTable", () => {
+  const runOf = (contender: string, p99: number): StreamRun =>
+    ({
+      contender,
+      apiCalls: 10,
+      tooManyRequests: 1,
+      stalenessMs: { samples: 1, p50: p99 / 2, p99 },
+      finalLatencyMs: 50,
+      lostFinals: 0,
+      messages: 2,
+      draftFrames: 0,
+    }) as StreamRun;
+
+  it("shows a row that ran once as that run, its ratio against round 0's telepace", async () => {
+    // telepace's p99 is 100 in round 0 and 200 in round 1; the by-hand row ran once, at 300.
+    const rounds = await runRounds([{ id: "telepace" }], { rounds: 2, seed: 1 }, async (_, round) =>
+      runOf("telepace", 100 * (round.index + 1)),
+    );
+    const table = streamTable({
+      title: "t",
+      rounds,
+      once: new Map([["by-hand", runOf("latest-only", 300)]]),
+      ids: ["telepace", "by-hand"],
+      baseline: "telepace",
+      deadlineMs: 1_000,
+      notes: [],
+    });
+    const [ours, byHand] = table.rows;
+    expect(ours?.[0]).toBe("telepace");
+    // Medians over the rounds (the lower middle of two), 429s summed over them.
+    expect(ours?.[2]).toBe("2");
+    expect(ours?.[4]).toBe("100 ms");
+    expect(byHand?.[0]).toBe("latest-only");
+    expect(byHand?.[2]).toBe("1");
+    expect(byHand?.[4]).toBe("300 ms");
+    expect(byHand?.[5]).toMatch(/^3\.0/);
+    expect(table.notes?.some((note) => note.includes("ran once"))).toBe(true);
+  });
+});
+
 describe("findNode24", () => {
   it("takes the newest node-24.* of the cache that holds a binary", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "node24-"));
@@ -86,6 +146,7 @@ describe.skipIf(NODE24 === undefined)("runStreaming (small, on Node 24)", () => 
       roundTripMs: 30,
       deadlineMs: 10_000,
       laterStreamAfterMs: 500,
+      warmUpMs: 1_000,
       private: { scale: 8, durationMs: 2_000 },
       group: { scale: 20, durationMs: 6_000 },
     });
@@ -95,6 +156,8 @@ describe.skipIf(NODE24 === undefined)("runStreaming (small, on Node 24)", () => 
       node: string;
       summary: Record<string, number>;
       rounds: { rounds: { order: string[] }[]; results: Record<string, { roundTripMs: number }[]> };
+      once: Record<string, { roundTripMs: number }>;
+      scenarioDurationsMs: Record<string, number>;
     };
     expect(nodeMajor(figures.node)).toBeGreaterThanOrEqual(22);
     const { summary } = figures;
@@ -127,7 +190,17 @@ describe.skipIf(NODE24 === undefined)("runStreaming (small, on Node 24)", () => 
     expect(summary.draftFloorShareDocumentedLimits).toBeLessThanOrEqual(1);
     expect(summary.draftTurnaroundMsDocumentedLimits).toBeGreaterThanOrEqual(0);
     expect(figures.rounds.rounds).toHaveLength(2);
-    expect(Object.keys(figures.rounds.results)).toHaveLength(8);
+    // The two latest-only rows ran once, outside the rounds.
+    expect(Object.keys(figures.rounds.results)).toHaveLength(6);
+    expect(Object.keys(figures.once).sort()).toEqual([
+      "group/documented-limits/latest-only",
+      "private/documented-limits/latest-only",
+    ]);
     expect(result.tables).toHaveLength(3);
+    // The warm-up ran before the rounds, and each part of the area reports its wall time.
+    expect(Object.keys(figures.scenarioDurationsMs)).toEqual(["warmUp", "rounds", "once"]);
+    // Tokens come in real time: 1 s of them in 5 private cases at ×8 (125 ms each) and in 2 group
+    // cases at ×20 (50 ms each; the peer's group run ends at its first draft).
+    expect(figures.scenarioDurationsMs.warmUp).toBeGreaterThanOrEqual(725);
   }, 120_000);
 });

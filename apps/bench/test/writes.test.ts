@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { analyse } from "../src/writes/analysis.js";
 import { measureRoundTrip } from "../src/writes/round-trip.js";
 import {
+  checksByScale,
   contenders,
   idealBroadcastAtRoundTripMs,
   idealBroadcastMs,
@@ -132,6 +133,26 @@ describe("measureRoundTrip (against the sim)", () => {
     await expect(measureRoundTrip(2, 0)).rejects.toThrow(RangeError);
     await expect(measureRoundTrip(2, 30)).rejects.toThrow(/1\.\.29/);
   }, 15_000);
+});
+
+describe("checksByScale", () => {
+  it("measures each scale a table reports once, and none for the fault workload", async () => {
+    const measured: number[] = [];
+    const checks = await checksByScale(
+      writePlans(writesConfig.sizes),
+      writesConfig,
+      async (scale) => {
+        measured.push(scale);
+        return { pace: [], roundTrip: { scale, samples: 1, medianMs: scale, p90Ms: scale } };
+      },
+    );
+    const { streaming, broadcast, mix, faults } = writesConfig.scales;
+    expect(streaming).toBe(mix);
+    expect(measured).toEqual([streaming, broadcast]);
+    expect([...checks.keys()]).toEqual([streaming, broadcast]);
+    expect(checks.get(broadcast)?.roundTrip.medianMs).toBe(broadcast);
+    expect(checks.has(faults)).toBe(false);
+  });
 });
 
 describe("contenders", () => {

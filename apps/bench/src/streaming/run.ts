@@ -1,8 +1,10 @@
 // The streaming comparison: a token stream at 50 Hz into a private chat (under the sim's draft
 // limit, where the bot's later stream into a second chat follows, and under Telegram's documented
 // limits only) and into a supergroup, each run on a fresh time-scaled sim with a round trip, in
-// interleaved rounds. The area runs on Node 24 (node24.ts).
+// interleaved rounds; the by-hand rows, which no summary figure reads, once on round 0's tokens.
+// The area runs on Node 24 (node24.ts).
 
+import { ScenarioClock } from "../dispatch/scenario-clock.js";
 import type { AreaResult } from "../report.js";
 import { roundSummary, runRounds } from "../rounds.js";
 import { ratio, spread } from "../stats.js";
@@ -36,6 +38,11 @@ export interface StreamingConfig {
   readonly deadlineMs: number;
   /** Under the sim's draft limit: Telegram ms after the first stream that the bot's second starts. */
   readonly laterStreamAfterMs: number;
+  /**
+   * Telegram ms of tokens in each case's unmeasured warm-up run before the rounds, so no case meets
+   * the process cold in round 0; 0 for none.
+   */
+  readonly warmUpMs: number;
   readonly private: ChatConfig;
   readonly group: ChatConfig;
 }
@@ -48,17 +55,19 @@ export const streamingConfig: StreamingConfig = {
   roundTripMs: 30,
   deadlineMs: 30_000,
   laterStreamAfterMs: 1_000,
+  warmUpMs: 3_000,
   // 16 s of tokens pass 4096 characters once; ×10 keeps the added round trip (3 real ms) well
   // above loopback's own (about 0.5 ms: 35–37 ms as measured).
   private: { scale: 10, durationMs: 16_000 },
-  // A group's pace is a minute's 20 messages: 60 s, where a real ms is noise at ×20.
-  group: { scale: 20, durationMs: 60_000 },
+  // A group's pace is a minute's 20 messages: 60 s, where a real ms (40 Telegram ms) is about 1%
+  // of the 3 s between messages at ×40.
+  group: { scale: 40, durationMs: 60_000 },
 };
 
 type Make = (target: StreamTarget) => Streamer;
 
 /** One contender into one chat under one profile: the unit the rounds interleave. */
-interface Case {
+export interface Case {
   readonly id: string;
   readonly chat: "private" | "group";
   readonly profile: StreamProfile;
@@ -69,7 +78,8 @@ const TELEPACE = "telepace";
 const PEER = "grammy-stream";
 const BY_HAND = "latest-only";
 
-function cases(withPeer: boolean): Case[] {
+/** Every case of the comparison, the peer's when it can run. */
+export function cases(withPeer: boolean): Case[] {
   const contenders: [string, Make][] = [
     [TELEPACE, telepaceStreamer],
     ...(withPeer ? ([[PEER, grammyStreamPlugin]] as [string, Make][]) : []),
@@ -95,6 +105,14 @@ function cases(withPeer: boolean): Case[] {
 }
 
 /**
+ * Whether a summary figure reads the case, so it runs in every round: telepace's and the peer's.
+ * The latest-only edits by hand are a table's row only and run once, on round 0's tokens.
+ */
+export function readBySummary(one: Case): boolean {
+  return !one.id.endsWith(`/${BY_HAND}`);
+}
+
+/**
  * Runs the comparison in this process. `peerMissing` says why `@grammyjs/stream` cannot run here
  * (it is then left out); otherwise it runs beside the others.
  */
@@ -104,24 +122,45 @@ export async function runStreamingHere(
 ): Promise<AreaResult> {
   const startedAt = performance.now();
   const all = cases(peerMissing === "");
-  const rounds = await runRounds(all, { rounds: config.rounds, seed: config.seed }, (one, round) =>
+  const clock = new ScenarioClock();
+  const run = (one: Case, seed: number, durationMs = config[one.chat].durationMs) =>
     runStream(
       {
         chat: one.chat,
         profile: one.profile,
         ...config[one.chat],
+        durationMs,
         tokensPerSecond: config.tokensPerSecond,
         deadlineMs: config.deadlineMs,
         roundTripMs: config.roundTripMs,
-        seed: round.seed,
+        seed,
         laterStreamAfterMs:
           one.chat === "private" && one.profile.id === "sim-draft-limit"
             ? config.laterStreamAfterMs
             : undefined,
       },
       one.make,
+    );
+  // The process's first run met it cold (JIT, first sim): round 0's first case, whichever it
+  // was, came out seconds staler than its other rounds, most at the group's ×40.
+  await clock.time("warmUp", async () => {
+    if (config.warmUpMs <= 0) return;
+    for (const one of all) await run(one, config.seed - 1, config.warmUpMs);
+  });
+  const rounds = await clock.time("rounds", () =>
+    runRounds(
+      all.filter(readBySummary),
+      { rounds: config.rounds, seed: config.seed },
+      (one, round) => run(one, round.seed),
     ),
   );
+  const once = new Map<string, StreamRun>();
+  const roundZeroSeed = rounds.rounds[0]?.seed ?? config.seed;
+  await clock.time("once", async () => {
+    for (const one of all.filter((candidate) => !readBySummary(candidate))) {
+      once.set(one.id, await run(one, roundZeroSeed));
+    }
+  });
   const id = (chat: string, profile: StreamProfile["id"], name: string) =>
     `${chat}/${profile}/${name}`;
   const sim = PROFILES["sim-draft-limit"].id;
@@ -150,6 +189,7 @@ export async function runStreamingHere(
         r(id("group", doc, TELEPACE)).tooManyRequests,
     );
   const ours = all.filter((one) => one.id.endsWith(`/${TELEPACE}`)).map((one) => one.id);
+  const rounded = all.filter(readBySummary);
   const summary = roundSummary(config.rounds, {
     privateStalenessP99Ms: perRound((r) => p99(r(id("private", sim, TELEPACE)))),
     privateStalenessP99MsLaterStream: perRound((r) => laterP99(r(id("private", sim, TELEPACE)))),
@@ -177,12 +217,13 @@ export async function runStreamingHere(
   const node = `Node ${process.versions.node}`;
   const notes = [
     `every contender and the sim ran on ${node}${peerMissing === "" ? "" : `; @grammyjs/stream did not run: ${peerMissing}`}`,
-    `round trip as run (getMe before each run, Telegram ms): ${spreadText(rounds, all, (run) => run.roundTripMs)}; the sim adds ${config.roundTripMs} ms to every call`,
+    `round trip as run (getMe before each run, Telegram ms): ${spreadText(rounds, rounded, (run) => run.roundTripMs)}; the sim adds ${config.roundTripMs} ms to every call`,
   ];
   const table = (chat: "private" | "group", profile: StreamProfile) =>
     streamTable({
       title: `Streaming into a ${chat === "private" ? "private chat" : "supergroup"}, ${profile.title}: ${config.tokensPerSecond} tokens/s for ${config[chat].durationMs / 1000} s; limits ×${config[chat].scale} faster; ${config.rounds} rounds, medians`,
       rounds,
+      once,
       ids: all.filter((one) => one.chat === chat && one.profile === profile).map((one) => one.id),
       baseline: id(chat, profile.id, TELEPACE),
       deadlineMs: config.deadlineMs,
@@ -204,7 +245,15 @@ export async function runStreamingHere(
       table("group", PROFILES["documented-limits"]),
     ],
     durationMs: performance.now() - startedAt,
-    figures: { config, node: process.versions.node, peerMissing, summary, rounds },
+    figures: {
+      config,
+      node: process.versions.node,
+      peerMissing,
+      summary,
+      rounds,
+      once: Object.fromEntries(once),
+      scenarioDurationsMs: clock.durationsMs(),
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 // The streaming tables: each contender's medians over the rounds, its staleness p99 as a ratio
-// to telepace's taken within each round, and counts summed over the rounds.
+// to telepace's taken within each round, and counts summed over the rounds; a row that ran once
+// (on round 0's tokens) shows that run, its ratio taken against round 0's telepace.
 
 import type { Rounds } from "../rounds.js";
 import { formatCount, formatRatio, formatSpread, ratio, spread } from "../stats.js";
@@ -10,6 +11,8 @@ import type { StreamRun } from "./stream-run.js";
 export interface StreamTableInput {
   readonly title: string;
   readonly rounds: Rounds<StreamRun>;
+  /** Rows that ran once, on round 0's tokens, by contender id (none ran in the rounds). */
+  readonly once?: ReadonlyMap<string, StreamRun> | undefined;
   /** The rows' contender ids, the baseline among them. */
   readonly ids: readonly string[];
   readonly baseline: string;
@@ -28,17 +31,28 @@ const fixed = (value: number, unit: string): string =>
 /** One table of runs into one kind of chat under one profile. */
 export function streamTable(input: StreamTableInput): Table {
   const { rounds } = input;
+  const onceRun = (id: string) => input.once?.get(id);
+  const runsOf = (id: string): StreamRun[] => {
+    const run = onceRun(id);
+    return run === undefined ? rounds.of(id) : [run];
+  };
   const median = (id: string, figure: (run: StreamRun) => number) =>
-    spread(rounds.of(id).map(figure)).median;
+    spread(runsOf(id).map(figure)).median;
   const sum = (id: string, figure: (run: StreamRun) => number) =>
-    rounds.of(id).reduce((total, run) => total + figure(run), 0);
-  const vsBaseline = (id: string, figure: (run: StreamRun) => number) =>
-    formatSpread(
+    runsOf(id).reduce((total, run) => total + figure(run), 0);
+  const vsBaseline = (id: string, figure: (run: StreamRun) => number) => {
+    const run = onceRun(id);
+    if (run !== undefined) {
+      return formatRatio(ratio(figure(run), figure(rounds.get(0, input.baseline))));
+    }
+    return formatSpread(
       spread(
         rounds.perRound((result) => ratio(figure(result(id)), figure(result(input.baseline)))),
       ),
       formatRatio,
     );
+  };
+  const hasOnce = input.ids.some((id) => onceRun(id) !== undefined);
   const laterP99 = (run: StreamRun) => run.later?.stalenessMs.p99 ?? Number.NaN;
   const later = input.laterStream;
   const timing = input.draftTiming === true;
@@ -67,7 +81,7 @@ export function streamTable(input: StreamTableInput): Table {
         : []),
     ],
     rows: input.ids.map((id) => [
-      rounds.of(id)[0]?.contender ?? id,
+      runsOf(id)[0]?.contender ?? id,
       formatCount(median(id, (run) => run.apiCalls)),
       formatCount(sum(id, (run) => run.tooManyRequests)),
       ms(median(id, (run) => run.stalenessMs.p50)),
@@ -94,6 +108,11 @@ export function streamTable(input: StreamTableInput): Table {
     ]),
     notes: [
       "medians over the rounds; 429s and lost finals are summed over them; p99 ÷ telepace is taken within each round (median, lowest–highest round)",
+      ...(hasOnce
+        ? [
+            "latest-only edits by hand, which no summary figure reads, ran once, on round 0's tokens: their row is that run, its p99 ÷ round 0's telepace",
+          ]
+        : []),
       "staleness = how long the text on screen had lagged the producer (the age of the oldest token not yet shown), sampled every 50 ms of Telegram time while tokens came",
       `final latency = last token → a message holding it; lost = the chat's messages never held every token (deadline ${input.deadlineMs / 1000} s after the last token)`,
       ...(later === undefined

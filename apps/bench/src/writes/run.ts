@@ -431,6 +431,31 @@ async function runWorkload(
   };
 }
 
+/** What a table reports of its scale: each limiter's pace alone and the round trip. */
+export interface ScaleCheck {
+  readonly pace: PaceCheck[];
+  readonly roundTrip: RoundTrip;
+}
+
+/**
+ * Measures each scale the tables report once, before any workload runs: the checks depend on the
+ * scale alone, so workloads that share one (streaming and mix, ×8) share its check. The fault
+ * workload reports none.
+ */
+export async function checksByScale(
+  plans: readonly WritePlan[],
+  config: WritesConfig,
+  measure: (scale: number) => Promise<ScaleCheck>,
+): Promise<Map<number, ScaleCheck>> {
+  const checks = new Map<number, ScaleCheck>();
+  for (const plan of plans) {
+    const scale = config.scales[plan.id];
+    if (plan.faults !== undefined || checks.has(scale)) continue;
+    checks.set(scale, await measure(scale));
+  }
+  return checks;
+}
+
 /** Runs the writes comparison. */
 export async function runWrites(
   config: WritesConfig = writesConfig,
@@ -445,11 +470,18 @@ export async function runWrites(
     pace: PaceCheck[];
     roundTrip: RoundTrip | undefined;
   }[] = [];
+  const checks = await checksByScale(plans, config, async (scale) => ({
+    pace: await checkPace(scale),
+    roundTrip: await measureRoundTrip(scale),
+  }));
   for (const plan of plans) {
-    const scale = config.scales[plan.id];
-    const pace = plan.faults === undefined ? await checkPace(scale) : [];
-    const roundTrip = plan.faults === undefined ? await measureRoundTrip(scale) : undefined;
-    results.push({ plan, pace, roundTrip, ...(await runWorkload(plan, config)) });
+    const check = checks.get(config.scales[plan.id]);
+    results.push({
+      plan,
+      pace: plan.faults === undefined ? (check?.pace ?? []) : [],
+      roundTrip: plan.faults === undefined ? check?.roundTrip : undefined,
+      ...(await runWorkload(plan, config)),
+    });
   }
   const summary = writesSummary(results, config);
   return {
