@@ -4,6 +4,7 @@
 import { ratio, summarize } from "../stats.js";
 import { FREE, idealMs, PAID } from "./config.js";
 import type { BroadcastTarget, Contender, ContenderRun } from "./contenders.js";
+import { RunDeadline } from "./deadline.js";
 import type { SimHost } from "./sim-link.js";
 import { analyseTiming, RequestLog, type RunTiming } from "./timing.js";
 
@@ -78,7 +79,7 @@ export async function runOne(
       recipients: sim.recipients,
       scale: options.scale,
       paid: options.paid,
-      deadlineMs,
+      deadline: new RunDeadline(deadlineMs, options.recipients, pace),
       log,
     };
     if (options.chatters > 0) sim.chat();
