@@ -21,7 +21,7 @@ export interface BroadcastRun extends ContenderRun {
   readonly scale: number;
   readonly deadlineMs: number;
   /**
-   * elapsed ÷ the ideal. A run cut at the deadline: the documented pace ÷ its pace over what it
+   * elapsed ÷ the ideal. A run cut by its deadline: the documented pace ÷ its pace over what it
    * settled, a lower bound of its full run (its first seconds had the burst).
    */
   readonly vsIdeal: number;
