@@ -6,7 +6,7 @@ describe("RunDeadline", () => {
   // Free to 300 with 12.5 s: the limits' fastest is 30 at once, then 30 a second.
   const free = new RunDeadline(12_500, 300, FREE);
 
-  it("stops a run once the rest could not be sent by the deadline even at the limits' fastest", () => {
+  it("stops a run once even the limits' fastest could not send the rest by the deadline", () => {
     // 150 left at 8.5 s: 30 at once, 120 more in 4 s, done at 12.5 s — still reachable.
     expect(free.isOver(8_500, 150)).toBe(false);
     expect(free.isOver(8_501, 150)).toBe(true);

@@ -41,7 +41,7 @@ export interface BroadcastTarget {
 export interface ContenderRun {
   /** Telegram ms from the start of the broadcast to the last recipient's outcome (or the cut). */
   readonly elapsedMs: number;
-  /** Stopped by its deadline (at it, or once out of reach) before every recipient had an outcome. */
+  /** Stopped by its deadline (at it, or once out of reach) before every recipient settled. */
   readonly cut: boolean;
   /** Recipients with an outcome (sent or failed) when it ended. */
   readonly settled: number;

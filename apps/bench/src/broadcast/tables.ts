@@ -62,7 +62,7 @@ function roundsTable(results: BroadcastResults, kind: "free" | "paid"): Table {
       `÷ ideal: time to reach everyone ÷ the fastest the limits allow (${kind === "free" ? "30 at once, then 30/s" : "1000 at once, then 1000/s"}).`,
       `Every run stops at ${config.deadlineVsIdeal}× recipients ÷ the pace, or once the limits' fastest (the burst, then`,
       `the pace) could no longer reach the rest by then; ">": a run cut, its figure the documented`,
-      "pace ÷ its pace over what it sent (a lower bound: a sequential loop does not speed up later).",
+      "pace ÷ its pace over what it sent (a lower bound: a loop of awaits does not speed up).",
       "Missed: recipients without a message among those it reached before the deadline.",
       "Request: from its start to its answer, Telegram ms, median over the rounds.",
     ],
