@@ -4,6 +4,7 @@
 import { ratio, summarize } from "../stats.js";
 import { FREE, idealMs, PAID } from "./config.js";
 import type { BroadcastTarget, Contender, ContenderRun } from "./contenders.js";
+import { RunDeadline } from "./deadline.js";
 import type { SimHost } from "./sim-link.js";
 import { analyseTiming, RequestLog, type RunTiming } from "./timing.js";
 
@@ -20,7 +21,7 @@ export interface BroadcastRun extends ContenderRun {
   readonly scale: number;
   readonly deadlineMs: number;
   /**
-   * elapsed ÷ the ideal. A run cut at the deadline: the documented pace ÷ its pace over what it
+   * elapsed ÷ the ideal. A run cut by its deadline: the documented pace ÷ its pace over what it
    * settled, a lower bound of its full run (its first seconds had the burst).
    */
   readonly vsIdeal: number;
@@ -78,7 +79,7 @@ export async function runOne(
       recipients: sim.recipients,
       scale: options.scale,
       paid: options.paid,
-      deadlineMs,
+      deadline: new RunDeadline(deadlineMs, options.recipients, pace),
       log,
     };
     if (options.chatters > 0) sim.chat();

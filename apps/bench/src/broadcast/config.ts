@@ -3,8 +3,10 @@
 
 /** Sizes and timing of the broadcast comparison. */
 export interface BroadcastConfig {
-  /** Recipients of the headline free and paid telepace runs. */
+  /** Recipients of the headline paid telepace run. */
   readonly recipients: number;
+  /** Recipients of the headline free telepace run. */
+  readonly headlineFreeRecipients: number;
   /** Recipients of each round's free and paid run (every contender). */
   readonly roundFreeRecipients: number;
   readonly roundPaidRecipients: number;
@@ -13,7 +15,7 @@ export interface BroadcastConfig {
   readonly warmUpRecipients: number;
   /**
    * A run still going at this multiple of recipients ÷ the documented pace is stopped (every
-   * contender alike).
+   * contender alike), and so is one that could no longer reach everyone by then.
    */
   readonly deadlineVsIdeal: number;
   /** How many times faster than real time the free broadcasts' sim (and telepace's clock) run. */
@@ -37,11 +39,12 @@ export function broadcastConfig(): BroadcastConfig {
   const recipients = Number(process.env.TELEPACE_BROADCAST_RECIPIENTS ?? 10_000);
   return {
     recipients,
+    headlineFreeRecipients: recipients,
     roundFreeRecipients: Math.min(300, recipients),
     roundPaidRecipients: Math.min(2_000, recipients),
     rounds: 5,
     warmUpRecipients: Math.min(200, recipients),
-    deadlineVsIdeal: 1.5,
+    deadlineVsIdeal: 1.25,
     freeScale: 5,
     headlineFreeScale: 5,
     chatters: 20,

@@ -9,12 +9,18 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { autoRetry } from "@grammyjs/auto-retry";
 import { apiThrottler } from "@grammyjs/transformer-throttler";
-import { BroadcastRegistry, JournalBroadcastStore } from "@telepace/broadcast";
+import {
+  type BroadcastEvent,
+  BroadcastRegistry,
+  broadcastChannels,
+  JournalBroadcastStore,
+} from "@telepace/broadcast";
 import { TelegramClient } from "@telepace/client";
 import { FileUpdateJournal } from "@telepace/journal-file";
 import { type OutboxEvent, outboxChannels } from "@telepace/outbox";
 import { Api, GrammyError, type Transformer } from "grammy";
 import { telegramTime } from "../writes/writers.js";
+import type { RunDeadline } from "./deadline.js";
 import type { RequestLog } from "./timing.js";
 
 /** Where a contender broadcasts, and how. */
@@ -25,8 +31,8 @@ export interface BroadcastTarget {
   /** The sim's time scale: Telegram ms per real ms. */
   readonly scale: number;
   readonly paid: boolean;
-  /** Telegram ms after its start at which a broadcast still running is stopped. */
-  readonly deadlineMs: number;
+  /** When a broadcast still running is stopped (checked at each recipient's outcome). */
+  readonly deadline: RunDeadline;
   /** Where the contender records each broadcast request's start and end. */
   readonly log: RequestLog;
 }
@@ -35,7 +41,7 @@ export interface BroadcastTarget {
 export interface ContenderRun {
   /** Telegram ms from the start of the broadcast to the last recipient's outcome (or the cut). */
   readonly elapsedMs: number;
-  /** Stopped at the deadline before every recipient had an outcome. */
+  /** Stopped by its deadline (at it, or once out of reach) before every recipient settled. */
   readonly cut: boolean;
   /** Recipients with an outcome (sent or failed) when it ended. */
   readonly settled: number;
@@ -52,6 +58,7 @@ export interface Contender {
 }
 
 const TEXT = "Our winter sale starts now: 30% off everything until Sunday.";
+const BROADCAST_ID = "bench";
 
 /** Answers every text message with "pong", until stopped; `poll` and `reply` are the client's. */
 function replyLoop(
@@ -119,13 +126,28 @@ export const telepaceContender: Contender = {
     diagnosticsChannel.subscribe(outboxChannels.started, onStart);
     diagnosticsChannel.subscribe(outboxChannels["rate-limited"], onEnd);
     diagnosticsChannel.subscribe(outboxChannels.settled, onEnd);
-    const job = registry.start("bench", {
+    const startedAt = clock.now();
+    const job = registry.start(BROADCAST_ID, {
       message: { method: "sendMessage", params: { text: TEXT } },
       recipients: target.recipients,
       paid: target.paid,
     });
-    const deadline = Number.isFinite(target.deadlineMs)
-      ? clock.setTimer(() => void job.cancel(), target.deadlineMs)
+    // The deadline is checked at each outcome, as the loops check it before each send, and at
+    // the deadline itself for a broadcast that settles nothing more.
+    let outcomes = 0;
+    let isStopping = false;
+    const onSettled = (message: unknown) => {
+      const event = message as BroadcastEvent;
+      if (event.type !== "settled" || event.id !== BROADCAST_ID || isStopping) return;
+      outcomes++;
+      if (!target.deadline.isOver(clock.now() - startedAt, outcomes)) return;
+      isStopping = true;
+      void job.cancel();
+    };
+    diagnosticsChannel.subscribe(broadcastChannels.settled, onSettled);
+    const { deadlineMs } = target.deadline;
+    const deadline = Number.isFinite(deadlineMs)
+      ? clock.setTimer(() => void job.cancel(), deadlineMs)
       : undefined;
     try {
       const report = await job.result;
@@ -140,6 +162,7 @@ export const telepaceContender: Contender = {
       };
     } finally {
       deadline?.cancel();
+      diagnosticsChannel.unsubscribe(broadcastChannels.settled, onSettled);
       diagnosticsChannel.unsubscribe(outboxChannels.started, onStart);
       diagnosticsChannel.unsubscribe(outboxChannels["rate-limited"], onEnd);
       diagnosticsChannel.unsubscribe(outboxChannels.settled, onEnd);
@@ -203,12 +226,12 @@ export function grammyLoop(withAutoRetry: boolean): Contender {
         (chatId) => api.sendMessage(chatId, "pong"),
       );
       const started = performance.now();
-      const deadline = started + target.deadlineMs / target.scale;
       let sent = 0;
       let failed = 0;
       try {
         for (const id of target.recipients) {
-          if (performance.now() >= deadline) break;
+          const elapsedMs = (performance.now() - started) * target.scale;
+          if (target.deadline.isOver(elapsedMs, sent + failed)) break;
           try {
             await api.sendMessage(id, TEXT, target.paid ? { allow_paid_broadcast: true } : {});
             sent++;

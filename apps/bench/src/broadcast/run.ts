@@ -1,6 +1,6 @@
 // The broadcast comparison: one message to many people through a fresh sim per run, free (30/s,
 // time-scaled) and paid (1000/s, on a bot with paid broadcasts) — telepace against the grammY loop
-// a bot author writes, in interleaved rounds — a headline telepace run of each at full size, a
+// a bot author writes, in interleaved rounds — a longer headline telepace run of each, a
 // free broadcast while 20 others chat, and telepace alone across kill -9 (a file journal, Redis).
 
 import { ScenarioClock } from "../dispatch/scenario-clock.js";
@@ -61,7 +61,7 @@ export async function runBroadcast(
       runOne(
         host,
         telepaceContender,
-        at(config.recipients, config.headlineFreeScale, false, config.seed),
+        at(config.headlineFreeRecipients, config.headlineFreeScale, false, config.seed),
       ),
     );
     const paid = await clock.time("headlinePaid", () =>
@@ -107,6 +107,7 @@ export async function runBroadcast(
         paidLoopRetryVsIdealRounds: perRound("paid", loopRetry),
       }),
       recipients: config.recipients,
+      freeRecipients: config.headlineFreeRecipients,
       freeVsIdeal: free.vsIdeal,
       paidVsIdeal: paid.vsIdeal,
       freeVsNominal: free.vsNominal,

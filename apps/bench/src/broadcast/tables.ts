@@ -60,8 +60,9 @@ function roundsTable(results: BroadcastResults, kind: "free" | "paid"): Table {
     }),
     notes: [
       `÷ ideal: time to reach everyone ÷ the fastest the limits allow (${kind === "free" ? "30 at once, then 30/s" : "1000 at once, then 1000/s"}).`,
-      `Every run stops at ${config.deadlineVsIdeal}× recipients ÷ the pace; ">": a run cut there, its figure the`,
-      "documented pace ÷ its pace over what it sent (a lower bound: its first second had the burst).",
+      `Every run stops at ${config.deadlineVsIdeal}× recipients ÷ the pace, or once the limits' fastest (the burst, then`,
+      `the pace) could no longer reach the rest by then; ">": a run cut, its figure the documented`,
+      "pace ÷ its pace over what it sent (a lower bound: a loop of awaits does not speed up).",
       "Missed: recipients without a message among those it reached before the deadline.",
       "Request: from its start to its answer, Telegram ms, median over the rounds.",
     ],
@@ -72,7 +73,7 @@ function headlineTable(results: BroadcastResults): Table {
   const runs = [results.free, results.paid, ...results.chatting.slice(0, 1), results.refused];
   const names = ["free", "paid", "free, 20 others chat", "paid on a bot without them"];
   return {
-    title: `telepace at full size: ${formatCount(results.free.recipients)} people, and its requests`,
+    title: "telepace's headline runs and their requests",
     columns: [
       { header: "run", align: "left" },
       { header: "recipients" },
