@@ -93,6 +93,7 @@ describe("runDispatch (tiny)", () => {
         crash: { ...tiny, count: 200, groupShare: 0, ioMs: [1, 2], seed: 13 },
         crashKillAfter: 50,
         floodSizes: [2_000, 5_000],
+        floodFileSize: 2_000,
         deadlineMs: 10_000,
       },
       hotBurst: {

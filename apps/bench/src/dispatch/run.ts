@@ -73,7 +73,7 @@ export const dispatchConfig: DispatchConfig = {
     ioMs: [0, 0],
     seed: 3,
   },
-  overheadRepeats: 11,
+  overheadRepeats: 7,
   endToEnd: endToEndConfig,
   hotBurst: hotBurstConfig,
   roundTripSweep: roundTripSweepConfig,
