@@ -10,6 +10,7 @@
 // The scenario (./cluster) is shared with the end-to-end test, test/scaleout.test.ts.
 
 import { type RedisTestServer, startRedis } from "@telepace/testing";
+import { ScenarioClock } from "../dispatch/scenario-clock.js";
 import type { AreaResult } from "../report.js";
 import { type Round, type Rounds, roundSummary, runRounds } from "../rounds.js";
 import {
@@ -24,7 +25,12 @@ import {
 import type { Table } from "../table.js";
 import type { ClusterStack } from "./cluster/cluster.js";
 import { ProcessPool } from "./cluster/process-pool.js";
-import { runScaleout, type ScaleoutOptions, type ScaleoutResult } from "./cluster/scenario.js";
+import {
+  runScaleout,
+  runScaleoutPastWindow,
+  type ScaleoutOptions,
+  type ScaleoutResult,
+} from "./cluster/scenario.js";
 
 /** Sizes of the scale-out runs. */
 export interface ScaleoutConfig {
@@ -181,6 +187,7 @@ export async function runScaleoutArea(
   if (redisUrl === undefined) server = await startRedis();
   const url = redisUrl ?? (server as RedisTestServer).url;
   const pool = new ProcessPool();
+  const clock = new ScenarioClock();
   try {
     const base: Omit<ScaleoutOptions, "processes"> = {
       redisUrl: url,
@@ -191,12 +198,27 @@ export async function runScaleoutArea(
     const most = Math.max(...config.processCounts);
     const throughput = (stack: ClusterStack, processes: number) =>
       runScaleout({ ...base, processes, stack, windowMs: config.windowMs });
-    // The largest count in rounds, the stacks interleaved; the smaller counts once each, in
-    // round 0's order.
+    // The largest count in rounds, the stacks interleaved; the last round's runs go on past the
+    // window to the last echo (the window leaves out a tail), measured both ways, so the runs to
+    // the last echo cost no runs of their own and run in warm processes, as the other rounds'.
+    // The smaller counts once each, in round 0's order.
+    const lastRound = config.rounds - 1;
+    const toLastEcho = {} as Record<ClusterStack, ScaleoutResult>;
     const rounds: Rounds<ScaleoutResult> = await runRounds(
       STACKS,
       { rounds: config.rounds, seed: config.seed, order: "rotate" },
-      (stack) => throughput(stack.id, most),
+      (stack, round) =>
+        clock.time(round.index === lastRound ? "roundsToLastEcho" : "rounds", async () => {
+          if (round.index !== lastRound) return throughput(stack.id, most);
+          const { window, toLastEcho: whole } = await runScaleoutPastWindow({
+            ...base,
+            processes: most,
+            stack: stack.id,
+            windowMs: config.windowMs,
+          });
+          toLastEcho[stack.id] = whole;
+          return window;
+        }),
     );
     const fewer: Record<ClusterStack, ScaleoutResult[]> = {
       telepace: [],
@@ -205,34 +227,30 @@ export async function runScaleoutArea(
     };
     for (const processes of config.processCounts.filter((count) => count !== most)) {
       for (const stack of (rounds.rounds[0] as Round).order as ClusterStack[]) {
-        fewer[stack].push(await throughput(stack, processes));
+        fewer[stack].push(await clock.time("fewerProcesses", () => throughput(stack, processes)));
       }
     }
-    // One run of each stack to the last echo, in round 0's order: the window leaves out a tail.
-    const toLastEcho = {} as Record<ClusterStack, ScaleoutResult>;
-    for (const stack of (rounds.rounds[0] as Round).order as ClusterStack[]) {
-      toLastEcho[stack] = await runScaleout({ ...base, processes: most, stack });
-    }
-    const alone = await runScaleout({
-      ...base,
-      processes: most,
-      windowMs: config.windowMs,
-      sharedPacing: false,
-    });
-    const killed = await runScaleout({
-      ...base,
-      messagesPerPerson: config.killMessagesPerPerson,
-      processes: most,
-      killWorkerAfterMs: config.killWorkerAfterMs,
-    });
-    const handover = await runScaleout({
-      redisUrl: url,
-      processes: most,
-      ...config.handover,
-      afterPollerKill: 1,
-      pool,
-    });
-    const runsOf = (stack: ClusterStack) => [...fewer[stack], ...rounds.of(stack)];
+    const alone = await clock.time("alone", () =>
+      runScaleout({ ...base, processes: most, windowMs: config.windowMs, sharedPacing: false }),
+    );
+    const killed = await clock.time("workerKill", () =>
+      runScaleout({
+        ...base,
+        messagesPerPerson: config.killMessagesPerPerson,
+        processes: most,
+        killWorkerAfterMs: config.killWorkerAfterMs,
+      }),
+    );
+    const handover = await clock.time("handover", () =>
+      runScaleout({ redisUrl: url, processes: most, ...config.handover, afterPollerKill: 1, pool }),
+    );
+    // Every run of a stack once, for counts: the last round's whole run in place of its window.
+    const runsOf = (stack: ClusterStack) => [
+      ...fewer[stack],
+      ...rounds
+        .of(stack)
+        .map((result, index) => (index === lastRound ? toLastEcho[stack] : result)),
+    ];
     const ours = runsOf("telepace");
     const total = (results: readonly ScaleoutResult[], figure: (r: ScaleoutResult) => number) =>
       results.reduce((sum, result) => sum + figure(result), 0);
@@ -241,7 +259,7 @@ export async function runScaleoutArea(
         ratio(result("telepace").sendsPerSecondVsLimit, result(peer).sendsPerSecondVsLimit),
       );
     const peerFigures = (peer: ClusterStack) => {
-      const runs = [...runsOf(peer), toLastEcho[peer]];
+      const runs = runsOf(peer);
       return {
         rateLimited: total(runs, (result) => result.rateLimited),
         lost: total(runs, (result) => result.lost),
@@ -273,14 +291,9 @@ export async function runScaleoutArea(
         toLastEcho.telepace.sendsPerSecondVsLimit,
         toLastEcho.bullmq.sendsPerSecondVsLimit,
       ),
-      rateLimited: total([...ours, toLastEcho.telepace, killed], (result) => result.rateLimited),
-      busiestSecondSends: Math.max(
-        ...[...ours, toLastEcho.telepace].map((result) => result.busiestSecondSends),
-      ),
-      orderViolations: total(
-        [...ours, toLastEcho.telepace, killed],
-        (result) => result.orderViolations,
-      ),
+      rateLimited: total([...ours, killed], (result) => result.rateLimited),
+      busiestSecondSends: Math.max(...ours.map((result) => result.busiestSecondSends)),
+      orderViolations: total([...ours, killed], (result) => result.orderViolations),
       lostAfterWorkerKill: killed.lost + handover.lost,
       handoverMs: handover.handoverMs ?? Number.NaN,
       handoverAtSimMs: handover.handoverAtSimMs ?? Number.NaN,
@@ -295,9 +308,7 @@ export async function runScaleoutArea(
       bullmqBusiestSecondSends: bullmq.busiestSecondSends,
     };
     const roundTrips = spread(
-      [...STACKS.flatMap(({ id }) => [...runsOf(id), toLastEcho[id]]), alone, killed].map(
-        (r) => r.roundTripMs,
-      ),
+      [...STACKS.flatMap(({ id }) => runsOf(id)), alone, killed].map((r) => r.roundTripMs),
     );
     const table: Table = {
       title: "Scale-out: one bot, N processes, one Redis (Telegram's limit: 30 sends/s)",
@@ -346,7 +357,22 @@ export async function runScaleoutArea(
     return {
       area: "scaleout",
       tables: [table],
-      figures: { config, summary, rounds, fewer, toLastEcho, alone, killed, handover },
+      figures: {
+        config,
+        summary,
+        rounds,
+        fewer,
+        toLastEcho,
+        alone,
+        killed,
+        handover,
+        // Each part's wall time, its runs' set-up included; processStarts is part of them.
+        scenarioDurationsMs: {
+          ...clock.durationsMs(),
+          processStarts: pool.snapshot().startingMs,
+        },
+        processesStarted: pool.snapshot().started,
+      },
       durationMs: performance.now() - startedAt,
     };
   } finally {
