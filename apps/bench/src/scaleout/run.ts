@@ -2,11 +2,12 @@
 // updates through one redis-server (@telepace/redis), next to two peers — grammY's throttler over
 // Bottleneck's Redis clustering, and grammY sending through a BullMQ queue under BullMQ's rate
 // limiter, their updates delivered by chat as webhooks — at the same process counts; the
-// 4-process runs in interleaved rounds, each throughput run measured over the same window. Then 4
-// processes that each pace alone (what a bot gets without a shared store), a 4-process run with a
-// worker killed mid-load, and a hand-over run at the reference bot's lease defaults below
-// Telegram's global limit, where a worker and then the poller are killed and the hand-over is
-// timed at the sim. Processes are started once per stack and serve run after run.
+// 4-process runs in interleaved rounds, each throughput run measured over the same window, the
+// last round's also to their last echo. Then 4 processes that each pace alone (what a bot gets
+// without a shared store), a 4-process run with a worker killed mid-load, and a hand-over run at
+// the reference bot's lease defaults below Telegram's global limit, where a worker and then the
+// poller are killed and the hand-over is timed at the sim. Processes are started once per stack
+// and serve run after run.
 // The scenario (./cluster) is shared with the end-to-end test, test/scaleout.test.ts.
 
 import { type RedisTestServer, startRedis } from "@telepace/testing";
@@ -121,8 +122,8 @@ export type ScaleoutSummary = ReturnType<typeof roundSummary<RoundFigure>> & {
   /** The most sends the sim got within any 1,000 ms in the peer's runs. */
   readonly bottleneckClusterBusiestSecondSends: number;
   /**
-   * telepace's sends/s ÷ each peer's in one run of each at the largest count that goes on to the
-   * last echo (no window): what a backlog costs past its first seconds.
+   * telepace's sends/s ÷ each peer's at the largest count in the last round's runs, which go on
+   * past their window to the last echo: what a backlog costs past its first seconds.
    */
   readonly toLastEchoVsBottleneckCluster: number;
   readonly toLastEchoVsBullmq: number;
@@ -344,7 +345,7 @@ export async function runScaleoutArea(
       ],
       notes: [
         `Throughput runs: ${config.people} people × ${config.messagesPerPerson} messages at once, each echoed; ${config.processCounts.join(", ")} processes, ${most} in ${config.rounds} rounds (the stacks take turns going first), fewer once each; each run measured over the ${formatFixed(config.windowMs / 1000, 0)} s after its first echo (sends in it ÷ (window + 1 s) ÷ 30), median (min–max) over the runs; counts summed. Lost there: sends the bot gave up on; waiting: neither echoed nor given up on when the window closed.`,
-        `telepace's sends/s ÷ each peer's at ${most} processes (median of the per-round ratios): throttler over clustered Bottleneck ${formatSpread(spread(vsBottleneck), formatRatio)}, BullMQ ${formatSpread(spread(vsBullmq), formatRatio)}; to the last echo (one run each, no window): ${formatRatio(summary.toLastEchoVsBottleneckCluster)} and ${formatRatio(summary.toLastEchoVsBullmq)}.`,
+        `telepace's sends/s ÷ each peer's at ${most} processes (median of the per-round ratios): throttler over clustered Bottleneck ${formatSpread(spread(vsBottleneck), formatRatio)}, BullMQ ${formatSpread(spread(vsBullmq), formatRatio)}; to the last echo (the last round's runs, followed past the window): ${formatRatio(summary.toLastEchoVsBottleneckCluster)} and ${formatRatio(summary.toLastEchoVsBullmq)}.`,
         "The throttler peer: @grammyjs/transformer-throttler with its default limiters, each given Bottleneck's Redis clustering (one id per run), then @grammyjs/auto-retry, its handler sequentialized by chat. The BullMQ peer: each echo a job of one queue per run, sent by a Worker in every process (concurrency 1, its default) under the Workers' shared limiter { max: 30, duration: 1000 }; a 429 rate-limits the queue for its retry_after and puts the job back. Both peers' updates come as webhooks behind a load balancer that routes by chat (the bench delivers them, at no cost to the peers); telepace's runs include its elected poller and shared queue.",
         `Round trip as run: ${formatSpread(roundTrips, (value) => `${formatFixed(value, 1)} ms`)} (each process times 5 getMe through its own client at start; median over processes, median (min–max) over the runs but the hand-over's, which adds ${config.handover.latencyMs} ms); one redis-server on loopback for every run.`,
         `The naive baseline: the throughput run with pacing per process (its updates are shared too, so per-person order holds). The kill run: ${config.people} people × ${config.killMessagesPerPerson} messages, a worker killed ${formatFixed(config.killWorkerAfterMs / 1000, 0)} s in, to the last echo.`,
