@@ -13,6 +13,7 @@ import { timeRoundTrip } from "../src/scaleout/cluster/round-trip.js";
 import {
   busiestSecond,
   runScaleout,
+  runScaleoutPastWindow,
   type ScaleoutResult,
 } from "../src/scaleout/cluster/scenario.js";
 
@@ -132,6 +133,39 @@ describeWithRedis("four processes, one bot", (server) => {
       await pool.close();
     }
   }, 60_000);
+
+  it("a run past its window measures the window as a cut run would, and then all of it", async () => {
+    // 40 × 2 texts at telepace's 30/s take about 2.7 s: a 1 s window holds about a third.
+    const { window, toLastEcho } = await runScaleoutPastWindow({
+      redisUrl: server().url,
+      processes: 2,
+      people: 40,
+      messagesPerPerson: 2,
+      windowMs: 1_000,
+    });
+    expectEverySend(toLastEcho, "telepace", 80);
+    expect(toLastEcho.orderViolations).toBe(0);
+    expect(toLastEcho.waitingAtWindowEnd).toBeUndefined();
+    // The window's view: what was echoed by its end, the rest waiting, nothing given up on.
+    expect(window.sent).toBeGreaterThan(0);
+    expect(window.sent).toBeLessThan(80);
+    expect(window.lost).toBe(0);
+    expect(window.sent + (window.waitingAtWindowEnd ?? 0)).toBe(80);
+    // Its span is the window (+ 1 s), not the run's: at 30/s no more than 31 in 1 s.
+    expect(window.sendsPerSecondVsLimit).toBeCloseTo(window.sent / 2 / 30, 10);
+    expect(window.sent).toBeLessThanOrEqual(31);
+    expect(window.durationMs).toBeLessThan(toLastEcho.durationMs);
+  }, 60_000);
+
+  it("a run past its window needs a window and no kills", async () => {
+    const options = { redisUrl: server().url, processes: 1, people: 1, messagesPerPerson: 1 };
+    await expect(runScaleoutPastWindow({ ...options, windowMs: 0 })).rejects.toThrow(
+      "Expected `windowMs` to be a number > 0, got 0",
+    );
+    await expect(
+      runScaleoutPastWindow({ ...options, windowMs: 1_000, killWorkerAfterMs: 500 }),
+    ).rejects.toThrow("Expected no kills in a run measured over a window");
+  });
 
   it("a process whose polling stops on a 409 ends the run with the reason", async () => {
     const sim = await start();

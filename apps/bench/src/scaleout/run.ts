@@ -2,14 +2,16 @@
 // updates through one redis-server (@telepace/redis), next to two peers — grammY's throttler over
 // Bottleneck's Redis clustering, and grammY sending through a BullMQ queue under BullMQ's rate
 // limiter, their updates delivered by chat as webhooks — at the same process counts; the
-// 4-process runs in interleaved rounds, each throughput run measured over the same window. Then 4
-// processes that each pace alone (what a bot gets without a shared store), a 4-process run with a
-// worker killed mid-load, and a hand-over run at the reference bot's lease defaults below
-// Telegram's global limit, where a worker and then the poller are killed and the hand-over is
-// timed at the sim. Processes are started once per stack and serve run after run.
+// 4-process runs in interleaved rounds, each throughput run measured over the same window, the
+// last round's also to their last echo. Then 4 processes that each pace alone (what a bot gets
+// without a shared store), a 4-process run with a worker killed mid-load, and a hand-over run at
+// the reference bot's lease defaults below Telegram's global limit, where a worker and then the
+// poller are killed and the hand-over is timed at the sim. Processes are started once per stack
+// and serve run after run.
 // The scenario (./cluster) is shared with the end-to-end test, test/scaleout.test.ts.
 
 import { type RedisTestServer, startRedis } from "@telepace/testing";
+import { ScenarioClock } from "../dispatch/scenario-clock.js";
 import type { AreaResult } from "../report.js";
 import { type Round, type Rounds, roundSummary, runRounds } from "../rounds.js";
 import {
@@ -24,7 +26,12 @@ import {
 import type { Table } from "../table.js";
 import type { ClusterStack } from "./cluster/cluster.js";
 import { ProcessPool } from "./cluster/process-pool.js";
-import { runScaleout, type ScaleoutOptions, type ScaleoutResult } from "./cluster/scenario.js";
+import {
+  runScaleout,
+  runScaleoutPastWindow,
+  type ScaleoutOptions,
+  type ScaleoutResult,
+} from "./cluster/scenario.js";
 
 /** Sizes of the scale-out runs. */
 export interface ScaleoutConfig {
@@ -115,8 +122,8 @@ export type ScaleoutSummary = ReturnType<typeof roundSummary<RoundFigure>> & {
   /** The most sends the sim got within any 1,000 ms in the peer's runs. */
   readonly bottleneckClusterBusiestSecondSends: number;
   /**
-   * telepace's sends/s ÷ each peer's in one run of each at the largest count that goes on to the
-   * last echo (no window): what a backlog costs past its first seconds.
+   * telepace's sends/s ÷ each peer's at the largest count in the last round's runs, which go on
+   * past their window to the last echo: what a backlog costs past its first seconds.
    */
   readonly toLastEchoVsBottleneckCluster: number;
   readonly toLastEchoVsBullmq: number;
@@ -181,6 +188,7 @@ export async function runScaleoutArea(
   if (redisUrl === undefined) server = await startRedis();
   const url = redisUrl ?? (server as RedisTestServer).url;
   const pool = new ProcessPool();
+  const clock = new ScenarioClock();
   try {
     const base: Omit<ScaleoutOptions, "processes"> = {
       redisUrl: url,
@@ -191,12 +199,27 @@ export async function runScaleoutArea(
     const most = Math.max(...config.processCounts);
     const throughput = (stack: ClusterStack, processes: number) =>
       runScaleout({ ...base, processes, stack, windowMs: config.windowMs });
-    // The largest count in rounds, the stacks interleaved; the smaller counts once each, in
-    // round 0's order.
+    // The largest count in rounds, the stacks interleaved; the last round's runs go on past the
+    // window to the last echo (the window leaves out a tail), measured both ways, so the runs to
+    // the last echo cost no runs of their own and run in warm processes, as the other rounds'.
+    // The smaller counts once each, in round 0's order.
+    const lastRound = config.rounds - 1;
+    const toLastEcho = {} as Record<ClusterStack, ScaleoutResult>;
     const rounds: Rounds<ScaleoutResult> = await runRounds(
       STACKS,
       { rounds: config.rounds, seed: config.seed, order: "rotate" },
-      (stack) => throughput(stack.id, most),
+      (stack, round) =>
+        clock.time(round.index === lastRound ? "roundsToLastEcho" : "rounds", async () => {
+          if (round.index !== lastRound) return throughput(stack.id, most);
+          const { window, toLastEcho: whole } = await runScaleoutPastWindow({
+            ...base,
+            processes: most,
+            stack: stack.id,
+            windowMs: config.windowMs,
+          });
+          toLastEcho[stack.id] = whole;
+          return window;
+        }),
     );
     const fewer: Record<ClusterStack, ScaleoutResult[]> = {
       telepace: [],
@@ -205,34 +228,30 @@ export async function runScaleoutArea(
     };
     for (const processes of config.processCounts.filter((count) => count !== most)) {
       for (const stack of (rounds.rounds[0] as Round).order as ClusterStack[]) {
-        fewer[stack].push(await throughput(stack, processes));
+        fewer[stack].push(await clock.time("fewerProcesses", () => throughput(stack, processes)));
       }
     }
-    // One run of each stack to the last echo, in round 0's order: the window leaves out a tail.
-    const toLastEcho = {} as Record<ClusterStack, ScaleoutResult>;
-    for (const stack of (rounds.rounds[0] as Round).order as ClusterStack[]) {
-      toLastEcho[stack] = await runScaleout({ ...base, processes: most, stack });
-    }
-    const alone = await runScaleout({
-      ...base,
-      processes: most,
-      windowMs: config.windowMs,
-      sharedPacing: false,
-    });
-    const killed = await runScaleout({
-      ...base,
-      messagesPerPerson: config.killMessagesPerPerson,
-      processes: most,
-      killWorkerAfterMs: config.killWorkerAfterMs,
-    });
-    const handover = await runScaleout({
-      redisUrl: url,
-      processes: most,
-      ...config.handover,
-      afterPollerKill: 1,
-      pool,
-    });
-    const runsOf = (stack: ClusterStack) => [...fewer[stack], ...rounds.of(stack)];
+    const alone = await clock.time("alone", () =>
+      runScaleout({ ...base, processes: most, windowMs: config.windowMs, sharedPacing: false }),
+    );
+    const killed = await clock.time("workerKill", () =>
+      runScaleout({
+        ...base,
+        messagesPerPerson: config.killMessagesPerPerson,
+        processes: most,
+        killWorkerAfterMs: config.killWorkerAfterMs,
+      }),
+    );
+    const handover = await clock.time("handover", () =>
+      runScaleout({ redisUrl: url, processes: most, ...config.handover, afterPollerKill: 1, pool }),
+    );
+    // Every run of a stack once, for counts: the last round's whole run in place of its window.
+    const runsOf = (stack: ClusterStack) => [
+      ...fewer[stack],
+      ...rounds
+        .of(stack)
+        .map((result, index) => (index === lastRound ? toLastEcho[stack] : result)),
+    ];
     const ours = runsOf("telepace");
     const total = (results: readonly ScaleoutResult[], figure: (r: ScaleoutResult) => number) =>
       results.reduce((sum, result) => sum + figure(result), 0);
@@ -241,7 +260,7 @@ export async function runScaleoutArea(
         ratio(result("telepace").sendsPerSecondVsLimit, result(peer).sendsPerSecondVsLimit),
       );
     const peerFigures = (peer: ClusterStack) => {
-      const runs = [...runsOf(peer), toLastEcho[peer]];
+      const runs = runsOf(peer);
       return {
         rateLimited: total(runs, (result) => result.rateLimited),
         lost: total(runs, (result) => result.lost),
@@ -273,14 +292,9 @@ export async function runScaleoutArea(
         toLastEcho.telepace.sendsPerSecondVsLimit,
         toLastEcho.bullmq.sendsPerSecondVsLimit,
       ),
-      rateLimited: total([...ours, toLastEcho.telepace, killed], (result) => result.rateLimited),
-      busiestSecondSends: Math.max(
-        ...[...ours, toLastEcho.telepace].map((result) => result.busiestSecondSends),
-      ),
-      orderViolations: total(
-        [...ours, toLastEcho.telepace, killed],
-        (result) => result.orderViolations,
-      ),
+      rateLimited: total([...ours, killed], (result) => result.rateLimited),
+      busiestSecondSends: Math.max(...ours.map((result) => result.busiestSecondSends)),
+      orderViolations: total([...ours, killed], (result) => result.orderViolations),
       lostAfterWorkerKill: killed.lost + handover.lost,
       handoverMs: handover.handoverMs ?? Number.NaN,
       handoverAtSimMs: handover.handoverAtSimMs ?? Number.NaN,
@@ -295,9 +309,7 @@ export async function runScaleoutArea(
       bullmqBusiestSecondSends: bullmq.busiestSecondSends,
     };
     const roundTrips = spread(
-      [...STACKS.flatMap(({ id }) => [...runsOf(id), toLastEcho[id]]), alone, killed].map(
-        (r) => r.roundTripMs,
-      ),
+      [...STACKS.flatMap(({ id }) => runsOf(id)), alone, killed].map((r) => r.roundTripMs),
     );
     const table: Table = {
       title: "Scale-out: one bot, N processes, one Redis (Telegram's limit: 30 sends/s)",
@@ -333,7 +345,7 @@ export async function runScaleoutArea(
       ],
       notes: [
         `Throughput runs: ${config.people} people × ${config.messagesPerPerson} messages at once, each echoed; ${config.processCounts.join(", ")} processes, ${most} in ${config.rounds} rounds (the stacks take turns going first), fewer once each; each run measured over the ${formatFixed(config.windowMs / 1000, 0)} s after its first echo (sends in it ÷ (window + 1 s) ÷ 30), median (min–max) over the runs; counts summed. Lost there: sends the bot gave up on; waiting: neither echoed nor given up on when the window closed.`,
-        `telepace's sends/s ÷ each peer's at ${most} processes (median of the per-round ratios): throttler over clustered Bottleneck ${formatSpread(spread(vsBottleneck), formatRatio)}, BullMQ ${formatSpread(spread(vsBullmq), formatRatio)}; to the last echo (one run each, no window): ${formatRatio(summary.toLastEchoVsBottleneckCluster)} and ${formatRatio(summary.toLastEchoVsBullmq)}.`,
+        `telepace's sends/s ÷ each peer's at ${most} processes (median of the per-round ratios): throttler over clustered Bottleneck ${formatSpread(spread(vsBottleneck), formatRatio)}, BullMQ ${formatSpread(spread(vsBullmq), formatRatio)}; to the last echo (the last round's runs, followed past the window): ${formatRatio(summary.toLastEchoVsBottleneckCluster)} and ${formatRatio(summary.toLastEchoVsBullmq)}.`,
         "The throttler peer: @grammyjs/transformer-throttler with its default limiters, each given Bottleneck's Redis clustering (one id per run), then @grammyjs/auto-retry, its handler sequentialized by chat. The BullMQ peer: each echo a job of one queue per run, sent by a Worker in every process (concurrency 1, its default) under the Workers' shared limiter { max: 30, duration: 1000 }; a 429 rate-limits the queue for its retry_after and puts the job back. Both peers' updates come as webhooks behind a load balancer that routes by chat (the bench delivers them, at no cost to the peers); telepace's runs include its elected poller and shared queue.",
         `Round trip as run: ${formatSpread(roundTrips, (value) => `${formatFixed(value, 1)} ms`)} (each process times 5 getMe through its own client at start; median over processes, median (min–max) over the runs but the hand-over's, which adds ${config.handover.latencyMs} ms); one redis-server on loopback for every run.`,
         `The naive baseline: the throughput run with pacing per process (its updates are shared too, so per-person order holds). The kill run: ${config.people} people × ${config.killMessagesPerPerson} messages, a worker killed ${formatFixed(config.killWorkerAfterMs / 1000, 0)} s in, to the last echo.`,
@@ -346,7 +358,22 @@ export async function runScaleoutArea(
     return {
       area: "scaleout",
       tables: [table],
-      figures: { config, summary, rounds, fewer, toLastEcho, alone, killed, handover },
+      figures: {
+        config,
+        summary,
+        rounds,
+        fewer,
+        toLastEcho,
+        alone,
+        killed,
+        handover,
+        // Each part's wall time, its runs' set-up included; processStarts is part of them.
+        scenarioDurationsMs: {
+          ...clock.durationsMs(),
+          processStarts: pool.snapshot().startingMs,
+        },
+        processesStarted: pool.snapshot().started,
+      },
       durationMs: performance.now() - startedAt,
     };
   } finally {

@@ -1,7 +1,7 @@
-// Bot processes kept between runs: starting one (Node, tsx, grammY or telepace from source) costs
-// about as much CPU as a second of a run's load, so an area starts each stack's processes once and
-// hands them from run to run; each run builds its own bot inside them (process-host.ts). A process
-// that was killed or stopped on its own is not handed back.
+// Bot processes kept between runs: starting one (Node, tsx, grammY or telepace) costs about as
+// much CPU as a second of a run's load, so an area starts each stack's processes once and hands
+// them from run to run; each run builds its own bot inside them (process-host.ts). A process that
+// was killed or stopped on its own is not handed back.
 
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -15,6 +15,13 @@ const SCRIPTS: Readonly<Record<ClusterStack, string>> = {
   bullmq: fileURLToPath(new URL("./bullmq-process.ts", import.meta.url)),
 };
 
+/** What a pool has started so far. */
+export interface ProcessPoolSnapshot {
+  readonly started: number;
+  /** Wall time `take` spent waiting for new processes to come up, ms. */
+  readonly startingMs: number;
+}
+
 export class ProcessPool {
   readonly #idle: Record<ClusterStack, ChildProcess[]> = {
     telepace: [],
@@ -22,6 +29,8 @@ export class ProcessPool {
     bullmq: [],
   };
   #isClosed = false;
+  #started = 0;
+  #startingMs = 0;
 
   /** `count` processes of `stack` that take runs: idle ones first, then new ones. */
   async take(stack: ClusterStack, count: number): Promise<ChildProcess[]> {
@@ -29,10 +38,17 @@ export class ProcessPool {
     const idle = this.#idle[stack].filter(isRunning);
     const taken = idle.splice(0, count);
     this.#idle[stack] = idle;
+    const startingAt = performance.now();
     const started = await Promise.all(
       Array.from({ length: count - taken.length }, () => startProcess(stack)),
     );
+    if (started.length > 0) this.#startingMs += performance.now() - startingAt;
+    this.#started += started.length;
     return [...taken, ...started];
+  }
+
+  snapshot(): ProcessPoolSnapshot {
+    return Object.freeze({ started: this.#started, startingMs: this.#startingMs });
   }
 
   /** Takes back processes whose run has ended; the dead are let go. */
@@ -63,10 +79,15 @@ function isRunning(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null && child.connected;
 }
 
-/** Forks a process of `stack` and resolves once it says it takes runs. */
+/**
+ * Forks a process of `stack` and resolves once it says it takes runs. It loads telepace as this
+ * process does: from dist, as users run it (and sooner started than tsx compiling the sources),
+ * or from source under tests.
+ */
 function startProcess(stack: ClusterStack): Promise<ChildProcess> {
+  const fromDist = import.meta.resolve("@telepace/redis").includes("/dist/");
   const child = fork(SCRIPTS[stack], [], {
-    execArgv: ["--conditions=@telepace/source", "--import", "tsx"],
+    execArgv: ["--import", "tsx", ...(fromDist ? [] : ["--conditions=@telepace/source"])],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   return new Promise((resolve, reject) => {

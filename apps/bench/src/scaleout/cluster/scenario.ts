@@ -101,7 +101,18 @@ export interface ScaleoutResult {
    * undefined without a poller kill or probes.
    */
   readonly pollerHandoverAtSimMs: number | undefined;
+  /** Real time from the load's start to the run's end (to the window's end, for a window). */
   readonly durationMs: number;
+}
+
+/**
+ * One throughput run measured twice (`runScaleoutPastWindow`): over its window, as a run cut there
+ * would be, and to its last echo. Up to the window's end nothing differs from a run that stops
+ * there, so the window's figures are those of such a run.
+ */
+export interface ScaleoutViews {
+  readonly window: ScaleoutResult;
+  readonly toLastEcho: ScaleoutResult;
 }
 
 const GLOBAL_LIMIT_PER_SECOND = 30;
@@ -121,6 +132,28 @@ async function waitFor(what: string, check: () => Promise<boolean> | boolean, ti
 
 /** Runs the scenario and tears everything down. */
 export async function runScaleout(options: ScaleoutOptions): Promise<ScaleoutResult> {
+  return (await run(options, false)).window;
+}
+
+/**
+ * A throughput run with a window that goes on to the last echo: the window's figures and the
+ * whole run's from one run, for the cost of the run to the last echo alone. No kills.
+ */
+export async function runScaleoutPastWindow(
+  options: ScaleoutOptions & { readonly windowMs: number },
+): Promise<ScaleoutViews> {
+  if (!(Number.isFinite(options.windowMs) && options.windowMs > 0)) {
+    throw new RangeError(`Expected \`windowMs\` to be a number > 0, got ${options.windowMs}`);
+  }
+  if (options.killWorkerAfterMs !== undefined || options.killPollerAfterMs !== undefined) {
+    throw new RangeError("Expected no kills in a run measured over a window");
+  }
+  const { window, toLastEcho } = await run(options, true);
+  return { window, toLastEcho: toLastEcho as ScaleoutResult };
+}
+
+/** The scenario's run: a run with a window and `pastWindow` goes on to its last echo. */
+async function run(options: ScaleoutOptions, pastWindow: boolean): Promise<Views> {
   // The sim's transcript times are on this clock, so kill times compare with them.
   const sim = await start({ clock: systemClock });
   if ((options.latencyMs ?? 0) > 0) sim.faults.setLatency(options.latencyMs as number);
@@ -141,9 +174,9 @@ export async function runScaleout(options: ScaleoutOptions): Promise<ScaleoutRes
     });
     const running = cluster;
     const scenario = (async () => {
-      if (stack !== "telepace") return drivePeer(sim, running, { ...options, stack });
+      if (stack !== "telepace") return drivePeer(sim, running, { ...options, stack }, pastWindow);
       await waitFor("a poller", async () => (await running.leader()) !== undefined, 10_000);
-      return drive(sim, running, { ...options, prefix });
+      return drive(sim, running, { ...options, prefix }, pastWindow);
     })();
     // A process that stopped on its own ends the run with its reason; the scenario then fails
     // against a closed sim, which says nothing more.
@@ -155,11 +188,18 @@ export async function runScaleout(options: ScaleoutOptions): Promise<ScaleoutRes
   }
 }
 
+/** A run's result, and with `pastWindow` the same run to its last echo. */
+interface Views {
+  readonly window: ScaleoutResult;
+  readonly toLastEcho: ScaleoutResult | undefined;
+}
+
 async function drive(
   sim: BotApiSim,
   cluster: Cluster,
   options: ScaleoutOptions & { readonly prefix: string },
-) {
+  pastWindow: boolean,
+): Promise<Views> {
   const load = crowd(sim, options.people);
   const probes = Array.from({ length: options.pollerProbes ?? 0 }, (_, i) => {
     const person = sim.users.create({ firstName: `probe${i}` });
@@ -216,7 +256,7 @@ async function drive(
   await Promise.all(kills);
   const { total, echoed } = load;
   // Done when every message was echoed, or (a send that failed for good is never echoed) when
-  // every update was fetched and completed, or when the window is over.
+  // every update was fetched and completed, or when the window is over (unless past it).
   const queue = new RedisUpdateQueue({
     redis: options.redisUrl,
     botId: botIdOf(sim.token),
@@ -228,10 +268,10 @@ async function drive(
       "every message echoed or completed",
       async () => {
         if (echoed() >= total()) return true;
-        if (isWindowOver(load, options.windowMs)) {
+        if (windowEnd === undefined && isWindowOver(load, options.windowMs)) {
           const gaveUp = (await cluster.stats()).reduce((sum, node) => sum + node.gaveUp, 0);
-          windowEnd = windowEndOf(load, options.windowMs as number, gaveUp);
-          return true;
+          windowEnd = windowEndOf(sim, load, options.windowMs as number, gaveUp);
+          if (!pastWindow) return true;
         }
         return sim.pendingUpdates() === 0 && (await queue.unfinished()) === 0 && echoed() > 0;
       },
@@ -242,7 +282,7 @@ async function drive(
   }
   // Let a duplicate from a hand-over land, if one is coming.
   if (kills.length > 0) await sleep(200);
-  return measure(sim, load, windowEnd, {
+  return views(sim, load, windowEnd, pastWindow, startedAt, {
     stack: "telepace",
     processes: options.processes,
     roundTripMs: median(cluster.roundTripsMs),
@@ -251,7 +291,6 @@ async function drive(
     chatsHeldByKilledWorker,
     pollerTakeoverMs,
     pollerHandoverAtSimMs,
-    durationMs: performance.now() - startedAt,
   });
 }
 
@@ -260,7 +299,8 @@ async function drivePeer(
   sim: BotApiSim,
   cluster: Cluster,
   options: ScaleoutOptions & { readonly stack: ClusterStack },
-) {
+  pastWindow: boolean,
+): Promise<Views> {
   const load = crowd(sim, options.people);
   const delivery = new WebhookDelivery(sim.apiRoot, sim.token, (update) => cluster.deliver(update));
   const startedAt = performance.now();
@@ -269,18 +309,18 @@ async function drivePeer(
   try {
     // Done when every message was echoed, or (a send that failed for good is never echoed) when
     // every update was delivered, every process finished what it got and every send settled, or
-    // when the window is over.
+    // when the window is over (unless past it).
     await waitFor(
       "every message echoed or finished",
       async () => {
         if (load.echoed() >= load.total()) return true;
-        const isOver = isWindowOver(load, options.windowMs);
+        const isOver = windowEnd === undefined && isWindowOver(load, options.windowMs);
         if (!isOver && delivery.delivered < load.total()) return false;
         const stats = await cluster.peerStats();
         if (isOver) {
           const gaveUp = stats.reduce((sum, process) => sum + process.gaveUp, 0);
-          windowEnd = windowEndOf(load, options.windowMs as number, gaveUp);
-          return true;
+          windowEnd = windowEndOf(sim, load, options.windowMs as number, gaveUp);
+          if (!pastWindow) return true;
         }
         const settled = stats.reduce((sum, process) => sum + process.sendsSettled, 0);
         return settled >= load.total() && stats.every((s) => s.finished === s.received);
@@ -290,7 +330,7 @@ async function drivePeer(
   } finally {
     await delivery.stop();
   }
-  return measure(sim, load, windowEnd, {
+  return views(sim, load, windowEnd, pastWindow, startedAt, {
     stack: options.stack,
     processes: options.processes,
     roundTripMs: median(cluster.roundTripsMs),
@@ -299,14 +339,18 @@ async function drivePeer(
     chatsHeldByKilledWorker: 0,
     pollerTakeoverMs: undefined,
     pollerHandoverAtSimMs: undefined,
-    durationMs: performance.now() - startedAt,
   });
 }
 
-/** Where a run with a window was cut: the sim's time then and what the bot had given up on. */
+/**
+ * Where a run with a window was cut: the sim's time then, what the bot had given up on and the
+ * sim's 429s by then, and when the bench saw it (`performance.now()`).
+ */
 interface WindowEnd {
   readonly atMs: number;
   readonly gaveUp: number;
+  readonly rateLimited: number;
+  readonly seenAt: number;
 }
 
 function isWindowOver(load: Crowd, windowMs: number | undefined): boolean {
@@ -314,8 +358,45 @@ function isWindowOver(load: Crowd, windowMs: number | undefined): boolean {
   return windowMs !== undefined && first !== undefined && systemClock.now() >= first + windowMs;
 }
 
-function windowEndOf(load: Crowd, windowMs: number, gaveUp: number): WindowEnd {
-  return { atMs: (load.firstEchoAtMs() as number) + windowMs, gaveUp };
+function windowEndOf(sim: BotApiSim, load: Crowd, windowMs: number, gaveUp: number): WindowEnd {
+  return {
+    atMs: (load.firstEchoAtMs() as number) + windowMs,
+    gaveUp,
+    rateLimited: sim.counters().tooManyRequests,
+    seenAt: performance.now(),
+  };
+}
+
+/** The figures every view of a run shares (the measured ones come from the sim). */
+type RunFacts = Pick<
+  ScaleoutResult,
+  | "stack"
+  | "processes"
+  | "roundTripMs"
+  | "handoverMs"
+  | "handoverAtSimMs"
+  | "chatsHeldByKilledWorker"
+  | "pollerTakeoverMs"
+  | "pollerHandoverAtSimMs"
+>;
+
+/** The run up to its window's end (or all of it), and with `pastWindow` all of it too. */
+function views(
+  sim: BotApiSim,
+  load: Crowd,
+  windowEnd: WindowEnd | undefined,
+  pastWindow: boolean,
+  startedAt: number,
+  facts: RunFacts,
+): Views {
+  const endedAt = performance.now();
+  const windowClosedAt = pastWindow ? (windowEnd?.seenAt ?? endedAt) : endedAt;
+  return {
+    window: measure(sim, load, windowEnd, { ...facts, durationMs: windowClosedAt - startedAt }),
+    toLastEcho: pastWindow
+      ? measure(sim, load, undefined, { ...facts, durationMs: endedAt - startedAt })
+      : undefined,
+  };
 }
 
 /** The run's figures from the sim's transcripts, up to the window's end when it was cut. */
@@ -323,18 +404,7 @@ function measure(
   sim: BotApiSim,
   { chats, expected }: Crowd,
   windowEnd: WindowEnd | undefined,
-  run: Pick<
-    ScaleoutResult,
-    | "stack"
-    | "processes"
-    | "roundTripMs"
-    | "handoverMs"
-    | "handoverAtSimMs"
-    | "chatsHeldByKilledWorker"
-    | "pollerTakeoverMs"
-    | "pollerHandoverAtSimMs"
-    | "durationMs"
-  >,
+  run: RunFacts & Pick<ScaleoutResult, "durationMs">,
 ): ScaleoutResult {
   let orderViolations = 0;
   let lost = 0;
@@ -366,7 +436,7 @@ function measure(
   return {
     sent,
     sendsPerSecondVsLimit: sent > 0 ? sent / seconds / GLOBAL_LIMIT_PER_SECOND : 0,
-    rateLimited: sim.counters().tooManyRequests,
+    rateLimited: windowEnd?.rateLimited ?? sim.counters().tooManyRequests,
     busiestSecondSends: busiestSecond(sentAt),
     orderViolations,
     lost: windowEnd === undefined ? lost : windowEnd.gaveUp,
