@@ -11,6 +11,7 @@ import { type AreaResult, type BenchReport, jsonReplacer } from "./report.js";
 import { runScaleoutArea } from "./scaleout/run.js";
 import { runStreaming } from "./streaming/run.js";
 import { renderTable } from "./table.js";
+import { telepaceLoadedFrom } from "./telepace-loading.js";
 import { runTransfers } from "./transfers/run.js";
 import { runWrites } from "./writes/run.js";
 
@@ -34,17 +35,12 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   const chosen = argv.length === 0 ? Object.keys(AREAS) : [...new Set(argv)];
   // Users run the built packages; the source (through tsx) carries transform helpers on hot paths.
-  const loadedFrom: "dist" | "source" = import.meta
-    .resolve("@telepace/update-dispatch")
-    .includes("/dist/")
-    ? "dist"
-    : "source";
-  const environment = { ...collectEnvironment(), telepaceLoadedFrom: loadedFrom };
+  const environment = { ...collectEnvironment(), telepaceLoadedFrom: telepaceLoadedFrom() };
   if (typeof (globalThis as { gc?: unknown }).gc !== "function") {
     console.warn("note: run with --expose-gc (as `pnpm bench` does) for stable heap figures");
   }
   console.log(
-    `telepace bench — ${environment.node} on ${environment.cpuCount}× ${environment.cpuModel}, commit ${environment.commit.slice(0, 12)}${environment.isDirty === true ? " (dirty)" : ""}, load ${environment.loadAverage1m.toFixed(2)}, telepace from ${loadedFrom}\n`,
+    `telepace bench — ${environment.node} on ${environment.cpuCount}× ${environment.cpuModel}, commit ${environment.commit.slice(0, 12)}${environment.isDirty === true ? " (dirty)" : ""}, load ${environment.loadAverage1m.toFixed(2)}, telepace from ${environment.telepaceLoadedFrom}\n`,
   );
   const startedAt = performance.now();
   const areas: Record<string, unknown> = {};

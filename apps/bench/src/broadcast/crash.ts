@@ -12,8 +12,9 @@ import { fileURLToPath } from "node:url";
 import type { BroadcastReport } from "@telepace/broadcast";
 import { FileUpdateJournal } from "@telepace/journal-file";
 import { startRedis } from "@telepace/testing";
+import { childExecArgv } from "../telepace-loading.js";
 import type { NodeConfig, NodeMessage } from "./broadcast-node.js";
-import { childExecArgv, type SimHost } from "./sim-link.js";
+import type { SimHost } from "./sim-link.js";
 
 const SCRIPT = fileURLToPath(new URL("./broadcast-node.ts", import.meta.url));
 

@@ -5,18 +5,10 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { childExecArgv } from "../telepace-loading.js";
 import type { SimClosed, SimCommand, SimConfig, SimReady, SimReport } from "./sim-process.js";
 
 const SCRIPT = fileURLToPath(new URL("./sim-process.ts", import.meta.url));
-
-/**
- * Node flags of this area's children: tsx, and the packages as this process loads them (the
- * build, as users run it, unless the bench itself runs from source).
- */
-export function childExecArgv(): string[] {
-  const fromDist = import.meta.resolve("@telepace/bot-api-sim").includes("/dist/");
-  return ["--import", "tsx", ...(fromDist ? [] : ["--conditions=@telepace/source"])];
-}
 
 /** One run's sim in the host's process. */
 export interface SimLink extends SimReady {

@@ -7,6 +7,7 @@ import { access, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { childExecArgv } from "../telepace-loading.js";
 import type { CrashChildConfig } from "./crash-child.js";
 import { openSimLink } from "./sim-link.js";
 import type { UpdateStream } from "./workload.js";
@@ -44,15 +45,9 @@ export interface CrashRun {
 const CHILD = fileURLToPath(new URL("./crash-child.ts", import.meta.url));
 const BENCH_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-/** Node flags for the child: tsx, and the source condition when this process runs from source. */
-function childFlags(): string[] {
-  const fromDist = import.meta.resolve("@telepace/update-dispatch").includes("/dist/");
-  return ["--import", "tsx", ...(fromDist ? [] : ["--conditions=@telepace/source"])];
-}
-
 /** Starts a bot process; it loads, then waits for {@link go} before it polls. */
 function startChild(config: CrashChildConfig): ChildProcess {
-  return spawn(process.execPath, [...childFlags(), CHILD, JSON.stringify(config)], {
+  return spawn(process.execPath, [...childExecArgv(), CHILD, JSON.stringify(config)], {
     cwd: BENCH_ROOT,
     stdio: ["pipe", "ignore", "inherit"],
   });

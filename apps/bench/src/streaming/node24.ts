@@ -6,6 +6,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { childExecArgv } from "../telepace-loading.js";
 
 /** The major version of the Node running this process. */
 export function nodeMajor(version = process.versions.node): number {
@@ -44,9 +45,7 @@ const BENCH_ROOT = fileURLToPath(new URL("../..", import.meta.url));
  * The child loads telepace as this process does (from dist, or from source under tests).
  */
 export function runInChild<T>(node: string, input: unknown): Promise<T> {
-  const fromDist = import.meta.resolve("@telepace/outbox").includes("/dist/");
-  const flags = ["--import", "tsx", ...(fromDist ? [] : ["--conditions=@telepace/source"])];
-  const child = spawn(node, [...flags, CHILD, JSON.stringify(input)], {
+  const child = spawn(node, [...childExecArgv(), CHILD, JSON.stringify(input)], {
     cwd: BENCH_ROOT,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });

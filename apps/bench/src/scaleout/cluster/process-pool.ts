@@ -5,6 +5,7 @@
 
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { childExecArgv } from "../../telepace-loading.js";
 
 /** The bot's stack: telepace over @telepace/redis, or one of the peers (see cluster.ts). */
 export type ClusterStack = "telepace" | "bottleneck" | "bullmq";
@@ -85,9 +86,8 @@ function isRunning(child: ChildProcess): boolean {
  * or from source under tests.
  */
 function startProcess(stack: ClusterStack): Promise<ChildProcess> {
-  const fromDist = import.meta.resolve("@telepace/redis").includes("/dist/");
   const child = fork(SCRIPTS[stack], [], {
-    execArgv: ["--import", "tsx", ...(fromDist ? [] : ["--conditions=@telepace/source"])],
+    execArgv: childExecArgv(),
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   return new Promise((resolve, reject) => {
