@@ -92,6 +92,7 @@ describe("runDispatch (tiny)", () => {
         },
         crash: { ...tiny, count: 200, groupShare: 0, ioMs: [1, 2], seed: 13 },
         crashKillAfter: 50,
+        floodRateRounds: 2,
         floodSizes: [2_000, 5_000],
         floodFileSize: 2_000,
         deadlineMs: 10_000,
@@ -138,7 +139,9 @@ describe("runDispatch (tiny)", () => {
       expect(run.lost).toBe(0);
       expect(run.updatesPerSecond).toBeGreaterThan(0);
     }
-    expect(result.tables.map((table) => table.rows.length)).toEqual([3, 3, 4, 4, 3, 3, 3, 4, 3, 7]);
+    expect(result.tables.map((table) => table.rows.length)).toEqual([
+      3, 3, 4, 4, 3, 3, 3, 4, 2, 3, 7,
+    ]);
     const area = result.figures as {
       summary: Record<string, number>;
       hotPrincipal: { late: number; rejected: number }[];
@@ -169,7 +172,10 @@ describe("runDispatch (tiny)", () => {
         "hotPrincipalOthersP99Ms",
         "orderViolations",
         "lostAfterCrash",
+        "floodRounds",
         "floodVsRunner",
+        "floodVsRunnerMin",
+        "floodVsRunnerMax",
         "floodFileVsRunner",
         "hotBurstSeconds",
         "hotBurstOthersP99Ms",

@@ -3,7 +3,17 @@
 // against grammY runner at equal concurrency and at its default, in the same run. (A backlog
 // drained by long polling is read from the round-trip sweep: polling-figures.ts.)
 
-import { formatCount, formatFixed, formatRatio, median, ratio, type Summary } from "../stats.js";
+import { type RoundSummary, type Rounds, roundSummary, runRounds } from "../rounds.js";
+import {
+  formatCount,
+  formatFixed,
+  formatRatio,
+  formatSpread,
+  median,
+  ratio,
+  type Summary,
+  spread,
+} from "../stats.js";
 import type { Column, Table } from "../table.js";
 import { type CrashRun, runCrash } from "./crash.js";
 import { type FloodRun, floodIntake, floodRunner } from "./flood.js";
@@ -22,6 +32,11 @@ export interface EndToEndConfig {
   readonly crash: StreamOptions;
   /** Updates finished before the kill. */
   readonly crashKillAfter: number;
+  /**
+   * Rounds of the largest flood through the intake (memory journal) and the runner at equal
+   * concurrency with no forced collection, for the drain rate alone.
+   */
+  readonly floodRateRounds: number;
   /** Flood sizes, smallest first; memory is flat when the largest peaks no higher. */
   readonly floodSizes: readonly number[];
   /**
@@ -54,6 +69,7 @@ export const endToEndConfig: EndToEndConfig = {
     seed: 13,
   },
   crashKillAfter: 1_000,
+  floodRateRounds: 5,
   floodSizes: [100_000, 1_000_000],
   floodFileSize: 100_000,
   deadlineMs: 30_000,
@@ -69,11 +85,16 @@ export interface EndToEndResult {
   readonly orderViolations: number;
   /** Updates the intake lost over the crash. */
   readonly lostAfterCrash: number;
-  /** The intake's flood drain rate (memory journal, largest flood) ÷ the runner's at equal concurrency. */
-  readonly floodVsRunner: number;
+  /**
+   * The intake's flood drain rate (memory journal, largest flood) ÷ the runner's at equal
+   * concurrency: the median of the rate rounds, with `…Min`, `…Max` and `floodRounds`.
+   */
+  readonly flood: RoundSummary<"floodVsRunner">;
   /** The same with the intake over a FileUpdateJournal. */
   readonly floodFileVsRunner: number;
 }
+
+const RATE_ONLY = { isLiveSampled: false } as const;
 
 function pollers(concurrency: number): PollerContender[] {
   return [
@@ -230,6 +251,40 @@ function floodTable(config: EndToEndConfig, runs: readonly FloodRun[][]): Table 
   };
 }
 
+function floodRateTable(
+  config: EndToEndConfig,
+  concurrency: number,
+  rounds: Rounds<FloodRun>,
+): Table {
+  const largest = config.floodSizes[config.floodSizes.length - 1] as number;
+  const rate = (run: FloodRun): number => (run.finished * 1000) / run.durationMs;
+  const ratios = rounds.perRound((run) => ratio(rate(run("intake")), rate(run("runner"))));
+  return {
+    title: `Dispatch, the flood's drain rate: ${formatCount(largest)} updates waiting, concurrency ${concurrency} on both sides, no forced collection; median of ${config.floodRateRounds} rounds (min–max)`,
+    columns: [
+      { header: "contender", align: "left" },
+      { header: "updates/s" },
+      { header: "CPU/update" },
+      { header: "vs telepace" },
+    ],
+    rows: (["intake", "runner"] as const).map((id) => {
+      const runs = rounds.of(id);
+      return [
+        (runs[0] as FloodRun).contender,
+        formatSpread(spread(runs.map(rate)), formatCount),
+        formatSpread(
+          spread(runs.map((run) => run.cpuMicrosPerUpdate)),
+          (us) => `${formatFixed(us, 2)} µs`,
+        ),
+        id === "intake" ? "—" : formatSpread(spread(ratios.map((r) => 1 / r)), formatRatio),
+      ];
+    }),
+    notes: [
+      "the heap runs above force a full collection every 100 ms for the live heap; a forced collection leaves the heap and the compiled code it stopped in a state the run then pays for, and the intake (its journal and 1000 unfinished updates live) paid more for it than the runner, so the drain rate comes from these runs, which force none; the rounds alternate which side goes first",
+    ],
+  };
+}
+
 /** Runs every end-to-end scenario. */
 export async function runEndToEnd(
   config: EndToEndConfig,
@@ -278,6 +333,7 @@ export async function runEndToEnd(
     return runs;
   });
 
+  const largest = config.floodSizes[config.floodSizes.length - 1] as number;
   const flood = await clock.time("flood", async () => {
     const runs: FloodRun[][] = [[], [], [], []];
     for (const size of config.floodSizes) {
@@ -290,19 +346,36 @@ export async function runEndToEnd(
     }
     return runs;
   });
+  // The drain rate alone: no forced collection in these runs (the heap runs above have them).
+  const floodRates = await clock.time("floodRate", () =>
+    runRounds(
+      [
+        { id: "intake", run: () => floodIntake(largest, concurrency, "memory", RATE_ONLY) },
+        { id: "runner", run: () => floodRunner(largest, concurrency, "", RATE_ONLY) },
+      ],
+      { rounds: config.floodRateRounds, seed: 17, order: "rotate" },
+      (contender) => contender.run(),
+    ),
+  );
   const rate = (run: FloodRun): number => (run.finished * 1000) / run.durationMs;
   const floodRate = (row: number, size: number): number =>
     rate((flood[row] as FloodRun[]).find((run) => run.updates === size) as FloodRun);
-  const largest = config.floodSizes[config.floodSizes.length - 1] as number;
 
   const intakeHot = hot[0] as PollingRun;
   return {
-    tables: [hotTable(config, hot), crashTable(config, crash), floodTable(config, flood)],
-    figures: { hotPrincipal: hot, crash, flood },
+    tables: [
+      hotTable(config, hot),
+      crashTable(config, crash),
+      floodTable(config, flood),
+      floodRateTable(config, concurrency, floodRates),
+    ],
+    figures: { hotPrincipal: hot, crash, flood, floodRates },
     hotPrincipalOthersP99Ms: intakeHot.othersQueueingMs.p99,
     orderViolations: violations(intakeHot),
     lostAfterCrash: (crash[0] as CrashRun).lost,
-    floodVsRunner: ratio(floodRate(0, largest), floodRate(1, largest)),
+    flood: roundSummary(config.floodRateRounds, {
+      floodVsRunner: floodRates.perRound((run) => ratio(rate(run("intake")), rate(run("runner")))),
+    }),
     floodFileVsRunner: ratio(
       floodRate(3, config.floodFileSize),
       floodRate(1, config.floodFileSize),

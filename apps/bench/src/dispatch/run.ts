@@ -291,7 +291,7 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
         hotPrincipalOthersP99Ms: endToEnd.hotPrincipalOthersP99Ms,
         orderViolations: telepaceViolations,
         lostAfterCrash: endToEnd.lostAfterCrash,
-        floodVsRunner: endToEnd.floodVsRunner,
+        ...(({ rounds, ...figures }) => ({ floodRounds: rounds, ...figures }))(endToEnd.flood),
         floodFileVsRunner: endToEnd.floodFileVsRunner,
         hotBurstSeconds: hotBurst.headline.burstSeconds,
         hotBurstOthersP99Ms: hotBurst.headline.othersQueueingMs.p99,
