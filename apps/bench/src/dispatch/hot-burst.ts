@@ -85,7 +85,9 @@ export function hotBurstStream(config: HotBurstConfig): UpdateStream {
   const othersPerSecond = config.others * config.otherPerSecond;
   const perSecond = hotPerSecond + othersPerSecond;
   return makeUpdateStream({
-    count: Math.round(perSecond * config.burstSeconds),
+    // One more than the rate × the length: arrivals at both ends, so the last is sent
+    // `burstSeconds` after the first (with only rate × length, 1/rate short of it).
+    count: Math.round(perSecond * config.burstSeconds) + 1,
     principals: config.others + 1,
     skew: 0,
     groupShare: 0,
