@@ -1,5 +1,6 @@
 import type { Update } from "@grammyjs/types";
 import { describe, expect, it } from "vitest";
+import { runHotBurst } from "../src/dispatch/hot-burst.js";
 import { ReplayRecorder, UpdateFeed } from "../src/dispatch/replay.js";
 import { SWEEP_CONTENDER_IDS } from "../src/dispatch/round-trip-sweep.js";
 import { type DispatchConfig, runDispatch } from "../src/dispatch/run.js";
@@ -118,7 +119,7 @@ describe("runDispatch (tiny)", () => {
         probes: 2,
       },
     };
-    const result = await runDispatch(config);
+    const result = await runDispatch(config, "full");
     const figures = result.figures as {
       steady: {
         finished: number;
@@ -231,4 +232,25 @@ describe("runDispatch (tiny)", () => {
       }
     }
   }, 180_000);
+
+  it("runs the hot burst through its headline alone, unless the scope is full", async () => {
+    const burst = await runHotBurst(
+      {
+        burstSeconds: 0.5,
+        others: 10,
+        otherPerSecond: 2,
+        hotFactor: 10,
+        ioMs: [8, 12],
+        latencyMs: 2,
+        drainMs: 10_000,
+        seed: 14,
+      },
+      8,
+      "headline",
+    );
+    expect(burst.runs.map((run) => run.contender)).toEqual([burst.headline.contender]);
+    expect(burst.headline.contender).toMatch(/FileUpdateJournal/);
+    expect(burst.table.rows).toHaveLength(1);
+    expect(burst.table.notes?.at(-1)).toMatch(/pnpm bench:full/);
+  }, 60_000);
 });

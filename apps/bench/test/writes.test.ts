@@ -170,6 +170,17 @@ describe("contenders", () => {
     }
   });
 
+  it("leave out only the naive rows (an edit per state) in the headline scope", () => {
+    for (const plan of writePlans(writesConfig.sizes)) {
+      const full = contenders(plan, "full").map(({ id }) => id);
+      const headline = contenders(plan, "headline").map(({ id }) => id);
+      expect(headline, plan.id).toEqual(full.filter((id) => !id.endsWith(":every-state")));
+      expect(headline.length < full.length, plan.id).toBe(
+        plan.chats.some((chat) => chat.stream !== undefined),
+      );
+    }
+  });
+
   it("have distinct ids in every workload, so rounds can pair them", () => {
     for (const plan of writePlans(writesConfig.sizes)) {
       const ids = contenders(plan).map(({ id }) => id);

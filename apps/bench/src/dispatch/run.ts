@@ -3,6 +3,7 @@
 
 import { type HeapReading, HeapSampler } from "../heap.js";
 import type { AreaResult } from "../report.js";
+import type { BenchScope } from "../scope.js";
 import { formatCount, formatFixed, formatRatio, ratio, type Summary, summarize } from "../stats.js";
 import type { Table } from "../table.js";
 import {
@@ -209,8 +210,11 @@ function describe(stream: StreamOptions): string {
   return `${formatCount(stream.count)} updates over ${formatCount(stream.principals)} principals (Zipf ${stream.skew}), ${arrivals}, I/O ${stream.ioMs[0]}–${stream.ioMs[1]} ms`;
 }
 
-/** Runs the dispatch comparison. */
-export async function runDispatch(config: DispatchConfig = dispatchConfig): Promise<AreaResult> {
+/** Runs the dispatch comparison; `scope` `"full"` adds the hot burst's comparison rows. */
+export async function runDispatch(
+  config: DispatchConfig = dispatchConfig,
+  scope: BenchScope = "headline",
+): Promise<AreaResult> {
   const { latencyMs } = config.endToEnd;
   if (!config.roundTripSweep.roundTripsMs.includes(latencyMs)) {
     throw new RangeError(
@@ -243,7 +247,7 @@ export async function runDispatch(config: DispatchConfig = dispatchConfig): Prom
   );
   const endToEnd = await runEndToEnd(config.endToEnd, config.concurrency, clock);
   const hotBurst = await clock.time("hotBurst", () =>
-    runHotBurst(config.hotBurst, config.concurrency),
+    runHotBurst(config.hotBurst, config.concurrency, scope),
   );
   const sweep = await clock.time("roundTripSweep", () =>
     runRoundTripSweep(config.roundTripSweep, config.concurrency),

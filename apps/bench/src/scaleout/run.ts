@@ -14,6 +14,7 @@ import { type RedisTestServer, startRedis } from "@telepace/testing";
 import { ScenarioClock } from "../dispatch/scenario-clock.js";
 import type { AreaResult } from "../report.js";
 import { type Round, type Rounds, roundSummary, runRounds } from "../rounds.js";
+import type { BenchScope } from "../scope.js";
 import {
   formatCount,
   formatFixed,
@@ -125,14 +126,22 @@ export type ScaleoutSummary = ReturnType<typeof roundSummary<RoundFigure>> & {
    * telepace's sends/s ÷ each peer's at the largest count in the last round's runs, which go on
    * past their window to the last echo: what a backlog costs past its first seconds.
    */
-  readonly toLastEchoVsBottleneckCluster: number;
-  readonly toLastEchoVsBullmq: number;
+  readonly toLastEchoVsBottleneckCluster?: number;
+  readonly toLastEchoVsBullmq?: number;
   /** The BullMQ peer's runs, every round and process count, as for the throttler peer. */
   readonly bullmqRateLimited: number;
   readonly bullmqLost: number;
   readonly bullmqOrderViolations: number;
   readonly bullmqBusiestSecondSends: number;
 };
+
+/** The process counts besides the largest, for a note: "1 and 2". */
+function fewerCountsOf(config: ScaleoutConfig, most: number): string {
+  const fewer = config.processCounts.filter((count) => count !== most);
+  return fewer.length <= 1
+    ? fewer.join("")
+    : `${fewer.slice(0, -1).join(", ")} and ${fewer.at(-1) as number}`;
+}
 
 /** One table row from one run, or from the rounds of one: medians, counts summed. */
 function row(label: string, results: readonly ScaleoutResult[]): string[] {
@@ -178,9 +187,13 @@ const LABELS: Readonly<Record<ClusterStack, string>> = {
   bullmq: "BullMQ queue, rate limiter 30 per 1 s",
 };
 
-/** Runs the area; `redisUrl` (e.g. `REDIS_URL`) or a redis-server from PATH on a free port. */
+/**
+ * Runs the area; `redisUrl` (e.g. `REDIS_URL`) or a redis-server from PATH on a free port. The
+ * full scope adds the smaller process counts and the last round's runs followed to the last echo.
+ */
 export async function runScaleoutArea(
   config: ScaleoutConfig = scaleoutConfig,
+  scope: BenchScope = "headline",
   redisUrl: string | undefined = process.env.REDIS_URL,
 ): Promise<AreaResult> {
   const startedAt = performance.now();
@@ -202,8 +215,9 @@ export async function runScaleoutArea(
     // The largest count in rounds, the stacks interleaved; the last round's runs go on past the
     // window to the last echo (the window leaves out a tail), measured both ways, so the runs to
     // the last echo cost no runs of their own and run in warm processes, as the other rounds'.
-    // The smaller counts once each, in round 0's order.
-    const lastRound = config.rounds - 1;
+    // The smaller counts once each, in round 0's order. Both in the full scope only.
+    const isFull = scope === "full";
+    const lastRound = isFull ? config.rounds - 1 : -1;
     const toLastEcho = {} as Record<ClusterStack, ScaleoutResult>;
     const rounds: Rounds<ScaleoutResult> = await runRounds(
       STACKS,
@@ -226,7 +240,8 @@ export async function runScaleoutArea(
       bottleneck: [],
       bullmq: [],
     };
-    for (const processes of config.processCounts.filter((count) => count !== most)) {
+    const fewerCounts = isFull ? config.processCounts.filter((count) => count !== most) : [];
+    for (const processes of fewerCounts) {
       for (const stack of (rounds.rounds[0] as Round).order as ClusterStack[]) {
         fewer[stack].push(await clock.time("fewerProcesses", () => throughput(stack, processes)));
       }
@@ -284,14 +299,16 @@ export async function runScaleoutArea(
           median(STACKS.map(({ id }) => result(id).roundTripMs)),
         ),
       }),
-      toLastEchoVsBottleneckCluster: ratio(
-        toLastEcho.telepace.sendsPerSecondVsLimit,
-        toLastEcho.bottleneck.sendsPerSecondVsLimit,
-      ),
-      toLastEchoVsBullmq: ratio(
-        toLastEcho.telepace.sendsPerSecondVsLimit,
-        toLastEcho.bullmq.sendsPerSecondVsLimit,
-      ),
+      ...(isFull && {
+        toLastEchoVsBottleneckCluster: ratio(
+          toLastEcho.telepace.sendsPerSecondVsLimit,
+          toLastEcho.bottleneck.sendsPerSecondVsLimit,
+        ),
+        toLastEchoVsBullmq: ratio(
+          toLastEcho.telepace.sendsPerSecondVsLimit,
+          toLastEcho.bullmq.sendsPerSecondVsLimit,
+        ),
+      }),
       rateLimited: total([...ours, killed], (result) => result.rateLimited),
       busiestSecondSends: Math.max(...ours.map((result) => result.busiestSecondSends)),
       orderViolations: total([...ours, killed], (result) => result.orderViolations),
@@ -328,7 +345,7 @@ export async function runScaleoutArea(
         { header: "at the sim ms" },
       ],
       rows: [
-        ...config.processCounts.flatMap((processes) =>
+        ...[...fewerCounts, most].flatMap((processes) =>
           STACKS.map(({ id }) =>
             row(
               LABELS[id],
@@ -338,14 +355,16 @@ export async function runScaleoutArea(
             ),
           ),
         ),
-        ...STACKS.map(({ id }) => row(`${LABELS[id]}, to the last echo`, [toLastEcho[id]])),
+        ...(isFull
+          ? STACKS.map(({ id }) => row(`${LABELS[id]}, to the last echo`, [toLastEcho[id]]))
+          : []),
         row("each paces alone (naive baseline)", [alone]),
         row("telepace, shared, worker kill -9", [killed]),
         row("telepace, hand-over: worker, then poller kill -9", [handover]),
       ],
       notes: [
-        `Throughput runs: ${config.people} people × ${config.messagesPerPerson} messages at once, each echoed; ${config.processCounts.join(", ")} processes, ${most} in ${config.rounds} rounds (the stacks take turns going first), fewer once each; each run measured over the ${formatFixed(config.windowMs / 1000, 0)} s after its first echo (sends in it ÷ (window + 1 s) ÷ 30), median (min–max) over the runs; counts summed. Lost there: sends the bot gave up on; waiting: neither echoed nor given up on when the window closed.`,
-        `telepace's sends/s ÷ each peer's at ${most} processes (median of the per-round ratios): throttler over clustered Bottleneck ${formatSpread(spread(vsBottleneck), formatRatio)}, BullMQ ${formatSpread(spread(vsBullmq), formatRatio)}; to the last echo (the last round's runs, followed past the window): ${formatRatio(summary.toLastEchoVsBottleneckCluster)} and ${formatRatio(summary.toLastEchoVsBullmq)}.`,
+        `Throughput runs: ${config.people} people × ${config.messagesPerPerson} messages at once, each echoed; ${isFull ? `${config.processCounts.join(", ")} processes, ${most} in ${config.rounds} rounds (the stacks take turns going first), fewer once each` : `${most} processes in ${config.rounds} rounds (the stacks take turns going first; ${fewerCountsOf(config, most)} processes and the runs to the last echo: pnpm bench:full)`}; each run measured over the ${formatFixed(config.windowMs / 1000, 0)} s after its first echo (sends in it ÷ (window + 1 s) ÷ 30), median (min–max) over the runs; counts summed. Lost there: sends the bot gave up on; waiting: neither echoed nor given up on when the window closed.`,
+        `telepace's sends/s ÷ each peer's at ${most} processes (median of the per-round ratios): throttler over clustered Bottleneck ${formatSpread(spread(vsBottleneck), formatRatio)}, BullMQ ${formatSpread(spread(vsBullmq), formatRatio)}${isFull ? `; to the last echo (the last round's runs, followed past the window): ${formatRatio(summary.toLastEchoVsBottleneckCluster ?? Number.NaN)} and ${formatRatio(summary.toLastEchoVsBullmq ?? Number.NaN)}` : ""}.`,
         "The throttler peer: @grammyjs/transformer-throttler with its default limiters, each given Bottleneck's Redis clustering (one id per run), then @grammyjs/auto-retry, its handler sequentialized by chat. The BullMQ peer: each echo a job of one queue per run, sent by a Worker in every process (concurrency 1, its default) under the Workers' shared limiter { max: 30, duration: 1000 }; a 429 rate-limits the queue for its retry_after and puts the job back. Both peers' updates come as webhooks behind a load balancer that routes by chat (the bench delivers them, at no cost to the peers); telepace's runs include its elected poller and shared queue.",
         `Round trip as run: ${formatSpread(roundTrips, (value) => `${formatFixed(value, 1)} ms`)} (each process times 5 getMe through its own client at start; median over processes, median (min–max) over the runs but the hand-over's, which adds ${config.handover.latencyMs} ms); one redis-server on loopback for every run.`,
         `The naive baseline: the throughput run with pacing per process (its updates are shared too, so per-person order holds). The kill run: ${config.people} people × ${config.killMessagesPerPerson} messages, a worker killed ${formatFixed(config.killWorkerAfterMs / 1000, 0)} s in, to the last echo.`,

@@ -6,6 +6,7 @@ import { setMaxListeners } from "node:events";
 import { start } from "@telepace/bot-api-sim";
 import type { AreaResult } from "../report.js";
 import { type RoundSummary, roundSummary, runRounds } from "../rounds.js";
+import type { BenchScope } from "../scope.js";
 import { formatCount, formatFixed, formatRatio, ratio } from "../stats.js";
 import type { Table } from "../table.js";
 import { analyse, type Bounded, type RunFigures } from "./analysis.js";
@@ -96,15 +97,22 @@ export interface Contender {
   readonly role: "telepace" | "fair-peer" | "other";
 }
 
-/** The contenders of a workload, telepace first. */
-export function contenders(plan: WritePlan): Contender[] {
+/**
+ * The contenders of a workload, telepace first. The naive rows (an edit per state, which no
+ * summary figure reads) are in the full scope only.
+ */
+export function contenders(plan: WritePlan, scope: BenchScope = "full"): Contender[] {
   const hasEdits = plan.chats.some((chat) => chat.stream !== undefined);
   const stacks: GrammyRecipe["install"][] = [
     ["throttler", "auto-retry"],
     ["auto-retry", "throttler"],
     ["auto-retry"],
   ];
-  const modes: GrammyRecipe["edits"][] = hasEdits ? ["every-state", "latest-only"] : ["none"];
+  const modes: GrammyRecipe["edits"][] = !hasEdits
+    ? ["none"]
+    : scope === "full"
+      ? ["every-state", "latest-only"]
+      : ["latest-only"];
   const peer = (recipe: GrammyRecipe): Contender => ({
     id: `grammy:${recipe.install.join("+")}:${recipe.edits}${recipe.rethrowHttpErrors === true ? ":rethrow" : ""}`,
     make: (target) => grammyWriter(target, recipe),
@@ -261,7 +269,7 @@ function workloadTable(
           ]),
       ...(hasStreams
         ? [
-            "staleness = how long the progress text on screen had been out of date, sampled every 50 ms; [latest-only edits: fair peer] = the author keeps one edit in flight and then sends the newest text (coalescing by hand); [edit per state: naive] = an editMessageText per state, what an author writes without coalescing; grammY + @telepace/grammy issues an edit per state too (the plugin coalesces)",
+            `staleness = how long the progress text on screen had been out of date, sampled every 50 ms; [latest-only edits: fair peer] = the author keeps one edit in flight and then sends the newest text (coalescing by hand); ${runs.some((run) => run.contender.includes("[edit per state: naive]")) ? "[edit per state: naive] = an editMessageText per state, what an author writes without coalescing" : "the naive rows (an editMessageText per state, what an author writes without coalescing): pnpm bench:full"}; grammY + @telepace/grammy issues an edit per state too (the plugin coalesces)`,
           ]
         : []),
     ],
@@ -399,8 +407,9 @@ export function writesSummary(
 async function runWorkload(
   plan: WritePlan,
   config: WritesConfig,
+  scope: BenchScope,
 ): Promise<{ runs: WriteRun[]; rounds: WriteRun[][] }> {
-  const all = contenders(plan);
+  const all = contenders(plan, scope);
   if (!ROUNDED_WORKLOADS.includes(plan.id)) {
     const runs: WriteRun[] = [];
     for (const contender of all) runs.push(await runOne(plan, contender, config));
@@ -456,10 +465,11 @@ export async function checksByScale(
   return checks;
 }
 
-/** Runs the writes comparison. */
+/** Runs the writes comparison; the full scope adds the naive rows. */
 export async function runWrites(
   config: WritesConfig = writesConfig,
   only?: readonly WritePlan["id"][],
+  scope: BenchScope = "headline",
 ): Promise<AreaResult> {
   const startedAt = performance.now();
   const plans = writePlans(config.sizes).filter((plan) => only?.includes(plan.id) ?? true);
@@ -480,7 +490,7 @@ export async function runWrites(
       plan,
       pace: plan.faults === undefined ? (check?.pace ?? []) : [],
       roundTrip: plan.faults === undefined ? check?.roundTrip : undefined,
-      ...(await runWorkload(plan, config)),
+      ...(await runWorkload(plan, config, scope)),
     });
   }
   const summary = writesSummary(results, config);
