@@ -3,9 +3,9 @@
 // a bot author writes, in interleaved rounds — a longer headline telepace run of each, a
 // free broadcast while 20 others chat, and telepace alone across kill -9 (a file journal, Redis).
 
-import { ScenarioClock } from "../dispatch/scenario-clock.js";
 import type { AreaResult } from "../report.js";
 import { type Round, roundSummary, runRounds } from "../rounds.js";
+import { ScenarioClock } from "../scenario-clock.js";
 import type { BenchScope } from "../scope.js";
 import { type BroadcastRun, type RunOptions, runOne } from "./broadcast-run.js";
 import { type BroadcastConfig, broadcastConfig } from "./config.js";

@@ -4,6 +4,7 @@
 // drained by long polling is read from the round-trip sweep: polling-figures.ts.)
 
 import { type RoundSummary, type Rounds, roundSummary, runRounds } from "../rounds.js";
+import { ScenarioClock } from "../scenario-clock.js";
 import {
   formatCount,
   formatFixed,
@@ -19,7 +20,6 @@ import { type CrashRun, runCrash } from "./crash.js";
 import { type FloodRun, floodIntake, floodRunner } from "./flood.js";
 import { intakePoller, type PollerContender, runnerPoller } from "./pollers.js";
 import { type PollingRun, runPolling } from "./polling.js";
-import { ScenarioClock } from "./scenario-clock.js";
 import { makeUpdateStream, type StreamOptions } from "./workload.js";
 
 /** Sizes of the end-to-end scenarios. */

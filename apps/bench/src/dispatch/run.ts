@@ -3,6 +3,7 @@
 
 import { type HeapReading, HeapSampler } from "../heap.js";
 import type { AreaResult } from "../report.js";
+import { ScenarioClock } from "../scenario-clock.js";
 import type { BenchScope } from "../scope.js";
 import { formatCount, formatFixed, formatRatio, ratio, type Summary, summarize } from "../stats.js";
 import type { Table } from "../table.js";
@@ -28,7 +29,6 @@ import {
   roundTripSweepConfig,
   runRoundTripSweep,
 } from "./round-trip-sweep.js";
-import { ScenarioClock } from "./scenario-clock.js";
 import { makeUpdateStream, type StreamOptions, type UpdateStream } from "./workload.js";
 
 /** Sizes of the dispatch comparison. */

@@ -11,9 +11,9 @@
 // The scenario (./cluster) is shared with the end-to-end test, test/scaleout.test.ts.
 
 import { type RedisTestServer, startRedis } from "@telepace/testing";
-import { ScenarioClock } from "../dispatch/scenario-clock.js";
 import type { AreaResult } from "../report.js";
 import { type Round, type Rounds, roundSummary, runRounds } from "../rounds.js";
+import { ScenarioClock } from "../scenario-clock.js";
 import type { BenchScope } from "../scope.js";
 import {
   formatCount,

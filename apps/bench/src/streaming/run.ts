@@ -4,9 +4,9 @@
 // interleaved rounds; the by-hand rows, which no summary figure reads, once on round 0's tokens.
 // The area runs on Node 24 (node24.ts).
 
-import { ScenarioClock } from "../dispatch/scenario-clock.js";
 import type { AreaResult } from "../report.js";
 import { roundSummary, runRounds } from "../rounds.js";
+import { ScenarioClock } from "../scenario-clock.js";
 import { ratio, spread } from "../stats.js";
 import { findNode24, node24Cache, nodeMajor, runInChild } from "./node24.js";
 import { PROFILES, runStream, type StreamProfile, type StreamRun } from "./stream-run.js";

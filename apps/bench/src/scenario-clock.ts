@@ -1,5 +1,5 @@
-// Wall time per scenario of the dispatch area, kept in its results, so where the area's minutes
-// go can be read from a run instead of guessed.
+// Wall time per scenario of an area, kept in its results, so where the area's minutes go can
+// be read from a run instead of guessed.
 
 /** Times each scenario of a run, in the order they ran. */
 export class ScenarioClock {
