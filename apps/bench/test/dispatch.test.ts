@@ -1,6 +1,6 @@
 import type { Update } from "@grammyjs/types";
 import { describe, expect, it } from "vitest";
-import { runHotBurst } from "../src/dispatch/hot-burst.js";
+import { type HotBurstConfig, runHotBurst } from "../src/dispatch/hot-burst.js";
 import { ReplayRecorder, UpdateFeed } from "../src/dispatch/replay.js";
 import { SWEEP_CONTENDER_IDS } from "../src/dispatch/round-trip-sweep.js";
 import { type DispatchConfig, runDispatch } from "../src/dispatch/run.js";
@@ -72,6 +72,17 @@ describe("the replay", () => {
   });
 });
 
+const tinyHotBurst: HotBurstConfig = {
+  burstSeconds: 0.5,
+  others: 10,
+  otherPerSecond: 2,
+  hotFactor: 10,
+  ioMs: [8, 12],
+  latencyMs: 2,
+  drainMs: 10_000,
+  seed: 14,
+};
+
 describe("runDispatch (tiny)", () => {
   it("replays every update through each contender in order and renders its tables", async () => {
     const config: DispatchConfig = {
@@ -98,16 +109,7 @@ describe("runDispatch (tiny)", () => {
         floodFileSize: 2_000,
         deadlineMs: 10_000,
       },
-      hotBurst: {
-        burstSeconds: 1.5,
-        others: 20,
-        otherPerSecond: 2,
-        hotFactor: 10,
-        ioMs: [8, 12],
-        latencyMs: 2,
-        drainMs: 10_000,
-        seed: 14,
-      },
+      hotBurst: { ...tinyHotBurst, burstSeconds: 1.5, others: 20 },
       roundTripSweep: {
         roundTripsMs: [2, 10],
         rounds: 2,
@@ -234,20 +236,7 @@ describe("runDispatch (tiny)", () => {
   }, 180_000);
 
   it("runs the hot burst through its headline alone, unless the scope is full", async () => {
-    const burst = await runHotBurst(
-      {
-        burstSeconds: 0.5,
-        others: 10,
-        otherPerSecond: 2,
-        hotFactor: 10,
-        ioMs: [8, 12],
-        latencyMs: 2,
-        drainMs: 10_000,
-        seed: 14,
-      },
-      8,
-      "headline",
-    );
+    const burst = await runHotBurst(tinyHotBurst, 8, "headline");
     expect(burst.runs.map((run) => run.contender)).toEqual([burst.headline.contender]);
     expect(burst.headline.contender).toMatch(/FileUpdateJournal/);
     expect(burst.table.rows).toHaveLength(1);
