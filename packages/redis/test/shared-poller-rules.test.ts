@@ -78,6 +78,8 @@ describeWithRedis("SharedPoller's polling rules", (server) => {
     expect(calls).toHaveLength(1); // no second call before retry_after on the clock
     await clock.advance(3_000);
     await eventually("stored after the wait", () => poller.snapshot().appended === 1);
+    // The next poll starts after the append settles, on its own turn of the loop.
+    await eventually("the next poll", () => calls.length === 3);
     expect(calls).toEqual([undefined, undefined, 2]);
   });
 
